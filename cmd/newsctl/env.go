@@ -1,0 +1,27 @@
+package main
+
+import (
+	"context"
+	"flag"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newscrawl/newscrawl/internal/app"
+	"github.com/newscrawl/newscrawl/internal/config"
+)
+
+// settings binds the shared settings onto a subcommand's flag set.
+func settings(name string) (*config.Set, config.Common) {
+	s := config.NewSet(flag.NewFlagSet("newsctl "+name, flag.ContinueOnError))
+	return s, config.BindCommon(s, "")
+}
+
+// connect opens Redis and Postgres for a subcommand; close releases both.
+func connect(ctx context.Context, c config.Common) (rdb redis.UniversalClient, pool *pgxpool.Pool, close func(), err error) {
+	rdb, pool, err = app.Connect(ctx, c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return rdb, pool, func() { pool.Close(); rdb.Close() }, nil
+}

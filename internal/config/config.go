@@ -1,0 +1,163 @@
+// Package config reads NewsCrawl's settings: environment variables first,
+// then command-line flags of the same meaning, which override them. Only
+// cmd/ packages use it. docs/CONFIG.md lists every variable.
+package config
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults shared by every binary.
+const (
+	DefaultRedisURL     = "redis://127.0.0.1:6379/0"
+	DefaultDatabaseURL  = "postgres://postgres@127.0.0.1:5432/newscrawl?sslmode=disable"
+	DefaultStreamPrefix = "nc"
+)
+
+// A Set binds settings to a flag set, each defaulting to its environment
+// variable (or a built-in default), so flags override the environment.
+type Set struct {
+	fs   *flag.FlagSet
+	errs []error
+}
+
+// NewSet wraps fs.
+func NewSet(fs *flag.FlagSet) *Set { return &Set{fs: fs} }
+
+// FlagSet returns the wrapped flag set.
+func (s *Set) FlagSet() *flag.FlagSet { return s.fs }
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+func flagName(envName string) string {
+	return strings.ReplaceAll(strings.ToLower(envName), "_", "-")
+}
+
+// String binds env var name (flag --lower-case-name) with default def.
+func (s *Set) String(name, def, usage string) *string {
+	return s.fs.String(flagName(name), env(name, def), usage+" ($"+name+")")
+}
+
+// Int binds an integer setting.
+func (s *Set) Int(name string, def int, usage string) *int {
+	v := def
+	if raw, ok := os.LookupEnv(name); ok && raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil {
+			s.errs = append(s.errs, fmt.Errorf("%s=%q: not an integer", name, raw))
+		} else {
+			v = n
+		}
+	}
+	return s.fs.Int(flagName(name), v, usage+" ($"+name+")")
+}
+
+// Int64 binds a 64-bit integer setting.
+func (s *Set) Int64(name string, def int64, usage string) *int64 {
+	v := def
+	if raw, ok := os.LookupEnv(name); ok && raw != "" {
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			s.errs = append(s.errs, fmt.Errorf("%s=%q: not an integer", name, raw))
+		} else {
+			v = n
+		}
+	}
+	return s.fs.Int64(flagName(name), v, usage+" ($"+name+")")
+}
+
+// Duration binds a Go duration setting ("60s", "1m30s").
+func (s *Set) Duration(name string, def time.Duration, usage string) *time.Duration {
+	v := def
+	if raw, ok := os.LookupEnv(name); ok && raw != "" {
+		d, err := time.ParseDuration(raw)
+		if err != nil {
+			s.errs = append(s.errs, fmt.Errorf("%s=%q: not a duration (e.g. 30s, 2m): %v", name, raw, err))
+		} else {
+			v = d
+		}
+	}
+	return s.fs.Duration(flagName(name), v, usage+" ($"+name+")")
+}
+
+// Bool binds a boolean setting; "1", "true", "yes" and "on" are true.
+func (s *Set) Bool(name string, def bool, usage string) *bool {
+	v := def
+	if raw, ok := os.LookupEnv(name); ok && raw != "" {
+		switch strings.ToLower(raw) {
+		case "1", "true", "yes", "on":
+			v = true
+		case "0", "false", "no", "off":
+			v = false
+		default:
+			s.errs = append(s.errs, fmt.Errorf("%s=%q: not a boolean", name, raw))
+		}
+	}
+	return s.fs.Bool(flagName(name), v, usage+" ($"+name+")")
+}
+
+// Parse parses args and reports the first bad environment value or flag.
+func (s *Set) Parse(args []string) error {
+	if len(s.errs) > 0 {
+		return s.errs[0]
+	}
+	return s.fs.Parse(args)
+}
+
+// Common holds the settings every binary shares.
+type Common struct {
+	RedisURL     *string
+	DatabaseURL  *string
+	StreamPrefix *string
+	MetricsAddr  *string
+	LogLevel     *string
+}
+
+// BindCommon binds REDIS_URL, DATABASE_URL, STREAM_PREFIX, METRICS_ADDR and
+// LOG_LEVEL; metricsDefault is the binary's own listener address.
+func BindCommon(s *Set, metricsDefault string) Common {
+	return Common{
+		RedisURL:     s.String("REDIS_URL", DefaultRedisURL, "Redis URL (redis:// or rediss://, user:password@, /db)"),
+		DatabaseURL:  s.String("DATABASE_URL", DefaultDatabaseURL, "PostgreSQL URL"),
+		StreamPrefix: s.String("STREAM_PREFIX", DefaultStreamPrefix, "prefix of every Redis key"),
+		MetricsAddr:  s.String("METRICS_ADDR", metricsDefault, "listen address for /metrics and /healthz; 0 or empty disables"),
+		LogLevel:     s.String("LOG_LEVEL", "info", "debug, info, warn or error"),
+	}
+}
+
+// Stage holds the streamkit settings of one stage, named <STAGE>_….
+type Stage struct {
+	Concurrency   *int
+	Visibility    *time.Duration
+	MaxAttempts   *int
+	MaxDeliveries *int64
+	BatchSize     *int
+	HighWater     *int64
+	GracePeriod   *time.Duration
+	Consumer      *string
+}
+
+// BindStage binds <PREFIX>_CONCURRENCY, _VISIBILITY, _MAX_ATTEMPTS,
+// _MAX_DELIVERIES, _BATCH_SIZE, _HIGH_WATER, _GRACE and _CONSUMER.
+func BindStage(s *Set, prefix string, concurrency int, visibility time.Duration) Stage {
+	return Stage{
+		Concurrency:   s.Int(prefix+"_CONCURRENCY", concurrency, "handlers running at once"),
+		Visibility:    s.Duration(prefix+"_VISIBILITY", visibility, "idle time before another worker may reclaim an entry"),
+		MaxAttempts:   s.Int(prefix+"_MAX_ATTEMPTS", 5, "failed attempts before the dead-letter stream"),
+		MaxDeliveries: s.Int64(prefix+"_MAX_DELIVERIES", 5, "deliveries before a crashing entry is dead-lettered as poison"),
+		BatchSize:     s.Int(prefix+"_BATCH_SIZE", 50, "entries per read and per ledger transaction"),
+		HighWater:     s.Int64(prefix+"_HIGH_WATER", 10000, "pause while the next stage has more than this waiting"),
+		GracePeriod:   s.Duration(prefix+"_GRACE", 30*time.Second, "shutdown grace for in-flight work"),
+		Consumer:      s.String(prefix+"_CONSUMER", "", "consumer name (default host-pid-random); set a stable one to resume own pending after restart"),
+	}
+}

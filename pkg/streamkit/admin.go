@@ -1,0 +1,330 @@
+package streamkit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Dead-letter fields added by streamkit next to the original fields.
+const (
+	DLQFieldStage     = "stage"
+	DLQFieldAttempts  = "attempts"
+	DLQFieldErrorType = "error_type"
+	DLQFieldError     = "error"
+	DLQFieldFailedAt  = "failed_at"
+	DLQFieldConsumer  = "consumer"
+	DLQFieldSourceID  = "source_id"
+	DLQFieldOriginal  = "original" // the original fields as JSON, used by replay
+	maxErrorText      = 2000
+)
+
+// A StageRef names a stage and the consumer group that reads its stream.
+type StageRef struct {
+	Stage string
+	Group string
+}
+
+// StageStats is a snapshot of one stage's Redis state.
+type StageStats struct {
+	Stage             string  `json:"stage"`
+	Stream            string  `json:"stream"`
+	Group             string  `json:"group"`
+	Length            int64   `json:"length"`
+	Lag               int64   `json:"lag"`
+	Pending           int64   `json:"pending"`
+	OldestPendingAgeS float64 `json:"oldest_pending_age_s"`
+	DLQ               int64   `json:"dlq"`
+	Retry             int64   `json:"retry"`
+	Consumers         int64   `json:"consumers"`
+}
+
+// Admin offers the operator's view of stages: stats and dead letters.
+type Admin struct {
+	RDB    redis.UniversalClient
+	Prefix string
+}
+
+// Stats reads every stage's stream, group, DLQ and retry set. A stage whose
+// stream or group does not exist yet reports zeros.
+func (a *Admin) Stats(ctx context.Context, stages []StageRef) ([]StageStats, error) {
+	out := make([]StageStats, 0, len(stages))
+	for _, ref := range stages {
+		k := KeysFor(a.Prefix, ref.Stage)
+		s := StageStats{Stage: ref.Stage, Stream: k.Stream(), Group: ref.Group}
+		pipe := a.RDB.Pipeline()
+		xlen := pipe.XLen(ctx, k.Stream())
+		dlq := pipe.XLen(ctx, k.DLQ())
+		retry := pipe.ZCard(ctx, k.Retry())
+		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+			return nil, fmt.Errorf("read stats of %s: %w", ref.Stage, err)
+		}
+		s.Length, s.DLQ, s.Retry = xlen.Val(), dlq.Val(), retry.Val()
+		g, err := groupInfo(ctx, a.RDB, k.Stream(), ref.Group)
+		if err != nil {
+			return nil, err
+		}
+		if g != nil {
+			s.Pending, s.Consumers = g.Pending, g.Consumers
+			s.Lag, err = lagOf(ctx, a.RDB, k.Stream(), g)
+			if err != nil {
+				return nil, err
+			}
+			if g.Pending > 0 {
+				p, err := a.RDB.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: k.Stream(), Group: ref.Group, Start: "-", End: "+", Count: 1}).Result()
+				if err != nil {
+					return nil, fmt.Errorf("read oldest pending of %s: %w", ref.Stage, err)
+				}
+				if len(p) == 1 {
+					s.OldestPendingAgeS = time.Since(idTime(p[0].ID)).Seconds()
+				}
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// groupInfo returns the group's XINFO entry, or nil when the stream or group is missing.
+func groupInfo(ctx context.Context, rdb redis.UniversalClient, stream, group string) (*redis.XInfoGroup, error) {
+	groups, err := rdb.XInfoGroups(ctx, stream).Result()
+	if err != nil {
+		if isNoSuchKey(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("read groups of %s: %w", stream, err)
+	}
+	for i := range groups {
+		if groups[i].Name == group {
+			return &groups[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// lagOf is the group's lag; when Redis cannot tell (-1 after deletions) it
+// counts the entries after the last delivered id.
+func lagOf(ctx context.Context, rdb redis.UniversalClient, stream string, g *redis.XInfoGroup) (int64, error) {
+	if g.Lag >= 0 {
+		return g.Lag, nil
+	}
+	msgs, err := rdb.XRangeN(ctx, stream, "("+g.LastDeliveredID, "+", 100000).Result()
+	if err != nil {
+		return 0, fmt.Errorf("count undelivered entries of %s: %w", stream, err)
+	}
+	return int64(len(msgs)), nil
+}
+
+// Pressure is the work waiting on a stage: the largest lag+pending over the
+// groups reading its stream, or its length when no group reads it yet.
+func (a *Admin) Pressure(ctx context.Context, stage string) (int64, error) {
+	stream := KeysFor(a.Prefix, stage).Stream()
+	groups, err := a.RDB.XInfoGroups(ctx, stream).Result()
+	if err != nil {
+		if isNoSuchKey(err) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("read groups of %s: %w", stream, err)
+	}
+	if len(groups) == 0 {
+		return a.RDB.XLen(ctx, stream).Result()
+	}
+	var worst int64
+	for i := range groups {
+		lag, err := lagOf(ctx, a.RDB, stream, &groups[i])
+		if err != nil {
+			return 0, err
+		}
+		worst = max(worst, lag+groups[i].Pending)
+	}
+	return worst, nil
+}
+
+// A DeadLetter is one entry of a stage's dead-letter stream.
+type DeadLetter struct {
+	ID        string            `json:"id"`
+	Stage     string            `json:"stage"`
+	Attempts  int               `json:"attempts"`
+	ErrorType string            `json:"error_type"`
+	Error     string            `json:"error"`
+	FailedAt  string            `json:"failed_at"`
+	Consumer  string            `json:"consumer"`
+	SourceID  string            `json:"source_id"`
+	Fields    map[string]string `json:"fields"`
+}
+
+// DLQFilter selects dead letters: by error type and/or entry ids; empty selects all.
+type DLQFilter struct {
+	ErrorType string
+	IDs       []string
+	Limit     int // 0: no limit
+}
+
+func (f DLQFilter) match(d DeadLetter) bool {
+	if f.ErrorType != "" && d.ErrorType != f.ErrorType {
+		return false
+	}
+	if len(f.IDs) > 0 {
+		for _, id := range f.IDs {
+			if id == d.ID {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// DLQList returns a stage's dead letters, oldest first, that match f.
+func (a *Admin) DLQList(ctx context.Context, stage string, f DLQFilter) ([]DeadLetter, error) {
+	var out []DeadLetter
+	err := a.scanDLQ(ctx, stage, func(d DeadLetter) bool {
+		if f.match(d) {
+			out = append(out, d)
+		}
+		return f.Limit == 0 || len(out) < f.Limit
+	})
+	return out, err
+}
+
+// DLQCounts counts a stage's dead letters by error type.
+func (a *Admin) DLQCounts(ctx context.Context, stage string) (map[string]int64, error) {
+	counts := map[string]int64{}
+	err := a.scanDLQ(ctx, stage, func(d DeadLetter) bool { counts[d.ErrorType]++; return true })
+	return counts, err
+}
+
+// DLQReplay moves matching dead letters back onto the stage's stream with
+// their original fields and a fresh attempt count; it returns how many moved.
+// Each move is atomic, so concurrent replays never duplicate an entry.
+func (a *Admin) DLQReplay(ctx context.Context, stage string, f DLQFilter) (int, error) {
+	list, err := a.DLQList(ctx, stage, f)
+	if err != nil {
+		return 0, err
+	}
+	k := KeysFor(a.Prefix, stage)
+	moved := 0
+	for _, d := range list {
+		fields := make(map[string]string, len(d.Fields))
+		for key, v := range d.Fields {
+			fields[key] = v
+		}
+		fields[FieldAttempt] = "0"
+		args := []interface{}{d.ID}
+		for _, key := range sortedKeys(fields) {
+			args = append(args, key, fields[key])
+		}
+		res, err := replayScript.Run(ctx, a.RDB, []string{k.DLQ(), k.Stream()}, args...).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return moved, fmt.Errorf("replay dead letter %s: %w", d.ID, err)
+		}
+		if res != nil {
+			moved++
+		}
+	}
+	return moved, nil
+}
+
+// DLQPurge deletes matching dead letters and returns how many were removed.
+func (a *Admin) DLQPurge(ctx context.Context, stage string, f DLQFilter) (int, error) {
+	list, err := a.DLQList(ctx, stage, f)
+	if err != nil {
+		return 0, err
+	}
+	ids := make([]string, len(list))
+	for i, d := range list {
+		ids[i] = d.ID
+	}
+	removed := 0
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		c, err := a.RDB.XDel(ctx, KeysFor(a.Prefix, stage).DLQ(), ids[:n]...).Result()
+		if err != nil {
+			return removed, fmt.Errorf("purge dead letters: %w", err)
+		}
+		removed += int(c)
+		ids = ids[n:]
+	}
+	return removed, nil
+}
+
+func (a *Admin) scanDLQ(ctx context.Context, stage string, visit func(DeadLetter) bool) error {
+	key := KeysFor(a.Prefix, stage).DLQ()
+	start := "-"
+	for {
+		msgs, err := a.RDB.XRangeN(ctx, key, start, "+", 500).Result()
+		if err != nil {
+			return fmt.Errorf("read dead letters of %s: %w", stage, err)
+		}
+		for _, m := range msgs {
+			if !visit(decodeDeadLetter(m)) {
+				return nil
+			}
+		}
+		if len(msgs) < 500 {
+			return nil
+		}
+		start = "(" + msgs[len(msgs)-1].ID
+	}
+}
+
+func decodeDeadLetter(m redis.XMessage) DeadLetter {
+	f, _ := fieldsOf(m.Values)
+	d := DeadLetter{
+		ID: m.ID, Stage: f[DLQFieldStage], ErrorType: f[DLQFieldErrorType], Error: f[DLQFieldError],
+		FailedAt: f[DLQFieldFailedAt], Consumer: f[DLQFieldConsumer], SourceID: f[DLQFieldSourceID],
+	}
+	d.Attempts, _ = strconv.Atoi(f[DLQFieldAttempts])
+	if err := json.Unmarshal([]byte(f[DLQFieldOriginal]), &d.Fields); err != nil {
+		d.Fields = map[string]string{}
+	}
+	return d
+}
+
+// deadLetterArgs builds the DLQ entry: metadata plus the original fields as JSON.
+func deadLetterArgs(stage string, attempts int, errType, errText, consumer, sourceID string, original map[string]string) []interface{} {
+	if len(errText) > maxErrorText {
+		errText = errText[:maxErrorText] + "…"
+	}
+	orig, _ := json.Marshal(original)
+	return []interface{}{
+		DLQFieldStage, stage,
+		DLQFieldAttempts, strconv.Itoa(attempts),
+		DLQFieldErrorType, errType,
+		DLQFieldError, errText,
+		DLQFieldFailedAt, time.Now().UTC().Format(time.RFC3339Nano),
+		DLQFieldConsumer, consumer,
+		DLQFieldSourceID, sourceID,
+		DLQFieldOriginal, string(orig),
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func isNoSuchKey(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "no such key") || errors.Is(err, redis.Nil))
+}
+
+func isBusyGroup(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "BUSYGROUP")
+}
+
+func isNoGroup(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "NOGROUP")
+}
+
+func (a *Admin) keys(stage string) Keys { return KeysFor(a.Prefix, stage) }

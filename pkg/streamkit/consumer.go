@@ -1,0 +1,307 @@
+package streamkit
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+)
+
+// Defaults for Config fields left zero.
+const (
+	DefaultVisibility      = 30 * time.Second
+	DefaultMaxDeliveries   = 5
+	DefaultMaxAttempts     = 5
+	DefaultConcurrency     = 8
+	DefaultBatchSize       = 100
+	DefaultBlock           = 2 * time.Second
+	DefaultGracePeriod     = 30 * time.Second
+	DefaultRetryBase       = 5 * time.Second
+	DefaultRetryMax        = 15 * time.Minute
+	DefaultPromoteInterval = time.Second
+	DefaultJanitorInterval = 30 * time.Second
+	DefaultRetainLen       = 1000
+	DefaultDeadConsumer    = time.Hour
+	DefaultHighWater       = 10000
+	bookkeepingTimeout     = 10 * time.Second
+)
+
+// Config describes one stage's consumer. Zero fields take the defaults above.
+type Config struct {
+	Prefix   string // key prefix (STREAM_PREFIX)
+	Stage    string // names the stream, retry set and DLQ: <prefix>:{<stage>}:…
+	Group    string // consumer group; default Stage
+	Consumer string // consumer name; default host-pid-random, unique per process
+
+	Visibility     time.Duration // idle time after which another consumer may reclaim an entry
+	HandlerTimeout time.Duration // handler deadline; default 5×Visibility. The lease is not extended past it.
+	MaxDeliveries  int64         // deliveries after which a reclaimed entry is poison
+	MaxAttempts    int           // failed attempts before the dead-letter stream
+	Concurrency    int           // handlers running at once
+	BatchSize      int           // entries per read and per ledger transaction
+	Block          time.Duration // XREADGROUP BLOCK
+	GracePeriod    time.Duration // how long shutdown waits for in-flight handlers
+	RetryBase      time.Duration // first retry delay; doubles per attempt
+	RetryMax       time.Duration // retry delay ceiling
+	Version        string        // appended to idempotency keys (model/prompt version)
+	Key            KeyFunc       // default DefaultKey
+
+	Downstream string // stage whose stream is watched for backpressure ("" = none)
+	HighWater  int64  // pause reading while Downstream's lag+pending is above this
+
+	PromoteInterval time.Duration // retry promoter period
+	JanitorInterval time.Duration // trimming period; negative disables the janitor
+	RetainLen       int64         // finished entries kept in the stream for inspection
+	DeadConsumer    time.Duration // idle time after which a consumer with nothing pending is removed
+
+	Logger  *slog.Logger
+	Metrics *Metrics
+}
+
+func (c *Config) setDefaults() error {
+	if c.Stage == "" {
+		return errors.New("streamkit: Config.Stage is required")
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	if c.Group == "" {
+		c.Group = c.Stage
+	}
+	if c.Consumer == "" {
+		c.Consumer = ConsumerName()
+	}
+	def(&c.Visibility, DefaultVisibility)
+	def(&c.HandlerTimeout, 5*c.Visibility)
+	def(&c.Block, DefaultBlock)
+	def(&c.GracePeriod, DefaultGracePeriod)
+	def(&c.RetryBase, DefaultRetryBase)
+	def(&c.RetryMax, DefaultRetryMax)
+	def(&c.PromoteInterval, DefaultPromoteInterval)
+	if c.JanitorInterval == 0 {
+		c.JanitorInterval = DefaultJanitorInterval
+	}
+	def(&c.DeadConsumer, DefaultDeadConsumer)
+	if c.MaxDeliveries <= 0 {
+		c.MaxDeliveries = DefaultMaxDeliveries
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = DefaultConcurrency
+	}
+	if c.BatchSize <= 0 {
+		c.BatchSize = DefaultBatchSize
+	}
+	if c.HighWater <= 0 {
+		c.HighWater = DefaultHighWater
+	}
+	if c.RetainLen < 0 {
+		c.RetainLen = 0
+	} else if c.RetainLen == 0 {
+		c.RetainLen = DefaultRetainLen
+	}
+	if c.Key == nil {
+		c.Key = DefaultKey
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Metrics == nil {
+		c.Metrics = NewMetrics(nil)
+	}
+	return nil
+}
+
+// ConsumerName returns host-pid-random, unique per process.
+func ConsumerName() string {
+	host, _ := os.Hostname()
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// A Consumer runs one stage: it reads its stream with its group, runs the
+// handler, commits, emits downstream and acks, with the background loops
+// (reclaimer, lease keeper, retry promoter, janitor) that make it safe.
+type Consumer struct {
+	cfg     Config
+	keys    Keys
+	rdb     redis.UniversalClient
+	ledger  *Ledger
+	handler Handler
+	admin   *Admin
+	log     *slog.Logger
+	metrics *stageMetrics
+
+	slots   chan struct{}     // one token per in-flight entry
+	work    chan *Message     // entries waiting for a handler
+	commits chan *ledgerEntry // finished entries waiting for the ledger
+	leases  *leaseTable
+}
+
+// NewConsumer builds a consumer; it does not touch Redis until Run.
+func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Handler) (*Consumer, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	inflight := cfg.Concurrency + cfg.BatchSize
+	c := &Consumer{
+		cfg:     cfg,
+		keys:    KeysFor(cfg.Prefix, cfg.Stage),
+		rdb:     rdb,
+		ledger:  NewLedger(pool),
+		handler: h,
+		admin:   &Admin{RDB: rdb, Prefix: cfg.Prefix},
+		log:     cfg.Logger.With("stage", cfg.Stage, "consumer", cfg.Consumer),
+		metrics: cfg.Metrics.forStage(cfg.Stage),
+		slots:   make(chan struct{}, inflight),
+		work:    make(chan *Message, inflight),
+		commits: make(chan *ledgerEntry, inflight),
+		leases:  newLeaseTable(),
+	}
+	return c, nil
+}
+
+// Name is the consumer's name in its group.
+func (c *Consumer) Name() string { return c.cfg.Consumer }
+
+// Keys are the Redis keys of the consumer's stage.
+func (c *Consumer) Keys() Keys { return c.keys }
+
+// EnsureGroup creates the stream and group if missing (from the stream's
+// first entry, so entries published before the group existed are read).
+func (c *Consumer) EnsureGroup(ctx context.Context) error {
+	return EnsureGroup(ctx, c.rdb, c.keys.Stream(), c.cfg.Group)
+}
+
+// EnsureGroup creates stream and group if missing; an existing group is fine.
+func EnsureGroup(ctx context.Context, rdb redis.UniversalClient, stream, group string) error {
+	err := rdb.XGroupCreateMkStream(ctx, stream, group, "0").Err()
+	if err != nil && !isBusyGroup(err) {
+		return fmt.Errorf("create group %s on %s: %w", group, stream, err)
+	}
+	return nil
+}
+
+// Run consumes until ctx is cancelled, then stops reading, gives in-flight
+// handlers the grace period to finish, commits and acks what finished, and
+// returns nil. Entries still unfinished stay pending for a later reclaim.
+// It returns an error only when the group cannot be created.
+func (c *Consumer) Run(ctx context.Context) error {
+	if err := c.EnsureGroup(ctx); err != nil {
+		return err
+	}
+	c.log.Info("consumer started", "stream", c.keys.Stream(), "group", c.cfg.Group,
+		"visibility", c.cfg.Visibility, "concurrency", c.cfg.Concurrency)
+
+	// hardCtx outlives ctx by the grace period: handlers and bookkeeping use it.
+	hardCtx, hardCancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer hardCancel()
+
+	var loops, workers, committer sync.WaitGroup
+	lease := newLeaseKeeper(c)
+	promoter := newPromoter(c)
+	janitor := newJanitor(c)
+	lease.start(&loops)
+	promoter.start(&loops)
+	janitor.start(&loops)
+
+	for range c.cfg.Concurrency {
+		workers.Add(1)
+		go func() { defer workers.Done(); c.workLoop(hardCtx) }()
+	}
+	committer.Add(1)
+	go func() { defer committer.Done(); c.commitLoop() }()
+
+	rd := newReader(c)
+	rd.run(ctx) // returns when ctx is cancelled
+
+	// Shutdown order: reader stopped; workers drain within the grace period;
+	// the committer flushes; then the background loops stop.
+	close(c.work)
+	drained := make(chan struct{})
+	go func() { workers.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(c.cfg.GracePeriod):
+		c.log.Warn("grace period over; cancelling handlers", "grace", c.cfg.GracePeriod)
+		hardCancel()
+		select {
+		case <-drained:
+		case <-time.After(5 * time.Second):
+			c.log.Error("handlers ignore cancellation; leaving their entries pending")
+		}
+	}
+	close(c.commits)
+	committer.Wait()
+	lease.shutdown()
+	promoter.shutdown()
+	janitor.shutdown()
+	loops.Wait()
+	c.log.Info("consumer stopped")
+	return nil
+}
+
+// acquire takes between 1 and n slots, blocking for the first; it returns 0
+// when ctx is done.
+func (c *Consumer) acquire(ctx context.Context, n int) int {
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return 0
+	}
+	got := 1
+	for got < n {
+		select {
+		case c.slots <- struct{}{}:
+			got++
+		default:
+			return got
+		}
+	}
+	return got
+}
+
+// tryAcquire takes up to n slots without blocking.
+func (c *Consumer) tryAcquire(n int) int {
+	got := 0
+	for got < n {
+		select {
+		case c.slots <- struct{}{}:
+			got++
+		default:
+			return got
+		}
+	}
+	return got
+}
+
+func (c *Consumer) release(n int) {
+	for range n {
+		<-c.slots
+	}
+}
+
+// finish ends an entry's life in this consumer: its lease and its slot.
+func (c *Consumer) finish(m *Message) {
+	c.leases.remove(m.ID)
+	c.release(1)
+}
+
+// bookkeeping is the context for acks and ledger writes: short, and
+// independent of the handler's (possibly cancelled) context.
+func bookkeeping() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), bookkeepingTimeout)
+}

@@ -1,0 +1,86 @@
+package streamkit
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Error types written to dead letters by streamkit itself.
+const (
+	ErrorTypePoison     = "poison"      // delivered more often than the ceiling allows
+	ErrorTypeBadMessage = "bad_message" // missing or malformed fields
+	ErrorTypePermanent  = "permanent"   // a Permanent error without a type of its own
+	ErrorTypeRetries    = "retries_exhausted"
+	ErrorTypeTimeout    = "timeout"
+)
+
+// A classified error carries how streamkit should treat a handler failure.
+type classified struct {
+	err        error
+	permanent  bool
+	errType    string
+	retryAfter time.Duration
+}
+
+func (c *classified) Error() string { return c.err.Error() }
+func (c *classified) Unwrap() error { return c.err }
+
+// Permanent marks err as one that will never succeed: the message goes to
+// the dead-letter stream at once, with error type errType (or "permanent").
+func Permanent(errType string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errType == "" {
+		errType = ErrorTypePermanent
+	}
+	return &classified{err: err, permanent: true, errType: errType}
+}
+
+// Retryable marks err as transient with an error type for metrics and the
+// dead letter written after the last attempt. Unclassified errors are
+// retryable too; this only names them.
+func Retryable(errType string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &classified{err: err, errType: errType}
+}
+
+// RetryAfter asks for the message to be retried after d without counting a
+// failed attempt (a rate limit, a 429 with Retry-After).
+func RetryAfter(d time.Duration, err error) error {
+	if err == nil {
+		err = fmt.Errorf("retry after %s", d)
+	}
+	return &classified{err: err, errType: "rate_limited", retryAfter: d}
+}
+
+// IsPermanent reports whether err was marked Permanent.
+func IsPermanent(err error) bool {
+	var c *classified
+	return errors.As(err, &c) && c.permanent
+}
+
+// ErrorType names the class of err for dead letters and metrics.
+func ErrorType(err error) string {
+	var c *classified
+	if errors.As(err, &c) && c.errType != "" {
+		return c.errType
+	}
+	if errors.Is(err, errHandlerTimeout) {
+		return ErrorTypeTimeout
+	}
+	return "transient"
+}
+
+func retryAfterOf(err error) (time.Duration, bool) {
+	var c *classified
+	if errors.As(err, &c) && c.retryAfter > 0 {
+		return c.retryAfter, true
+	}
+	return 0, false
+}
+
+var errHandlerTimeout = errors.New("handler timed out")

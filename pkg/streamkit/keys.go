@@ -1,0 +1,25 @@
+package streamkit
+
+import "fmt"
+
+// Keys names the Redis keys of one stage under a prefix.
+type Keys struct {
+	Prefix string
+	Stage  string
+}
+
+// KeysFor returns the keys of stage under prefix.
+func KeysFor(prefix, stage string) Keys { return Keys{Prefix: prefix, Stage: stage} }
+
+// Stream is the stage's input stream.
+func (k Keys) Stream() string { return k.key("stream") }
+
+// Retry is the sorted set of delayed retries, scored by due time (unix ms).
+func (k Keys) Retry() string { return k.key("retry") }
+
+// DLQ is the stage's dead-letter stream.
+func (k Keys) DLQ() string { return k.key("dlq") }
+
+func (k Keys) key(kind string) string {
+	return fmt.Sprintf("%s:{%s}:%s", k.Prefix, k.Stage, kind)
+}

@@ -1,0 +1,136 @@
+package streamkit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// A Ledger records finished work in the Postgres table stage_results
+// (created by the project's migrations), keyed on content, never on the
+// Redis entry id.
+type Ledger struct {
+	pool *pgxpool.Pool
+}
+
+// NewLedger returns a ledger over pool.
+func NewLedger(pool *pgxpool.Pool) *Ledger { return &Ledger{pool: pool} }
+
+// Lookup returns, for each key already finished, the messages it emitted.
+// Keys not in the result are not done. One round trip for all keys.
+func (l *Ledger) Lookup(ctx context.Context, keys []string) (map[string][]Emit, error) {
+	done := make(map[string][]Emit)
+	if len(keys) == 0 {
+		return done, nil
+	}
+	rows, err := l.pool.Query(ctx, `SELECT key, emitted FROM stage_results WHERE key = ANY($1)`, keys)
+	if err != nil {
+		return nil, fmt.Errorf("look up ledger keys: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key string
+		var raw []byte
+		if err := rows.Scan(&key, &raw); err != nil {
+			return nil, fmt.Errorf("scan ledger row: %w", err)
+		}
+		var emits []Emit
+		if len(raw) > 0 {
+			if err := json.Unmarshal(raw, &emits); err != nil {
+				return nil, fmt.Errorf("decode emitted messages of %s: %w", key, err)
+			}
+		}
+		done[key] = emits
+	}
+	return done, rows.Err()
+}
+
+// Done reports whether key is finished (a cheap pre-check for handlers).
+func (l *Ledger) Done(ctx context.Context, key string) (bool, error) {
+	var ok bool
+	err := l.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM stage_results WHERE key = $1)`, key).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("check ledger key %s: %w", key, err)
+	}
+	return ok, nil
+}
+
+// ledgerEntry is one message's finished work, ready to commit.
+type ledgerEntry struct {
+	key      string
+	stage    string
+	result   Result
+	msg      *Message
+	finished bool  // already in the ledger: only re-emit and ack
+	err      error // set by commit when this entry's own writes failed
+}
+
+// commit writes a batch in one transaction: each entry's Commit in its own
+// savepoint (a failing entry is rolled back alone and reported in its err),
+// then one multi-row insert of the ledger rows. A returned error means the
+// whole transaction failed and nothing was written.
+func (l *Ledger) commit(ctx context.Context, entries []*ledgerEntry) error {
+	tx, err := l.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin ledger transaction: %w", err)
+	}
+	defer tx.Rollback(ctx)
+
+	keys := make([]string, 0, len(entries))
+	stages := make([]string, 0, len(entries))
+	docs := make([]string, 0, len(entries))
+	emitted := make([]*string, 0, len(entries))
+	for _, e := range entries {
+		if e.result.Commit != nil {
+			if err := commitOne(ctx, tx, e.result.Commit); err != nil {
+				e.err = err
+				continue
+			}
+		}
+		var js *string
+		if len(e.result.Emit) > 0 {
+			b, err := json.Marshal(e.result.Emit)
+			if err != nil {
+				e.err = fmt.Errorf("encode emitted messages: %w", err)
+				continue
+			}
+			s := string(b)
+			js = &s
+		}
+		keys = append(keys, e.key)
+		stages = append(stages, e.stage)
+		docs = append(docs, e.result.DocID)
+		emitted = append(emitted, js)
+	}
+	if len(keys) > 0 {
+		_, err = tx.Exec(ctx, `
+			INSERT INTO stage_results (key, stage, doc_id, emitted)
+			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[])
+			ON CONFLICT (key) DO NOTHING`, keys, stages, docs, emitted)
+		if err != nil {
+			return fmt.Errorf("insert ledger rows: %w", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit ledger transaction: %w", err)
+	}
+	return nil
+}
+
+func commitOne(ctx context.Context, tx pgx.Tx, fn func(context.Context, pgx.Tx) error) error {
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("open savepoint: %w", err)
+	}
+	if err := fn(ctx, sp); err != nil {
+		_ = sp.Rollback(ctx)
+		return err
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return fmt.Errorf("release savepoint: %w", err)
+	}
+	return nil
+}

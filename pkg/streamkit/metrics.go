@@ -1,0 +1,129 @@
+package streamkit
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+)
+
+// Metrics holds the counters and latency histogram of every stage in a
+// process, labelled by stage. Build one per registry with NewMetrics.
+type Metrics struct {
+	processed    *prometheus.CounterVec
+	failed       *prometheus.CounterVec
+	retried      *prometheus.CounterVec
+	deadLettered *prometheus.CounterVec
+	duplicates   *prometheus.CounterVec
+	lost         *prometheus.CounterVec
+	latency      *prometheus.HistogramVec
+}
+
+// NewMetrics creates the vectors and registers them with reg (nil: unregistered).
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "newscrawl", Subsystem: "stage", Name: name, Help: help}, append([]string{"stage"}, labels...))
+	}
+	m := &Metrics{
+		processed:    counter("processed_total", "Messages whose work was committed and acked."),
+		failed:       counter("failed_total", "Handler failures, by error type.", "error_type"),
+		retried:      counter("retried_total", "Messages scheduled for a delayed retry."),
+		deadLettered: counter("dead_lettered_total", "Messages moved to the dead-letter stream, by error type.", "error_type"),
+		duplicates:   counter("duplicate_total", "Messages whose key was already in the ledger (acked without redoing the work)."),
+		lost:         counter("lost_total", "Pending entries whose bodies had been trimmed (acked and counted)."),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "newscrawl", Subsystem: "stage", Name: "handler_seconds",
+			Help:    "Handler latency.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2.5, 14),
+		}, []string{"stage"}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.processed, m.failed, m.retried, m.deadLettered, m.duplicates, m.lost, m.latency)
+	}
+	return m
+}
+
+// stageMetrics are the children of one stage, kept on the consumer.
+type stageMetrics struct {
+	m            *Metrics
+	stage        string
+	processed    prometheus.Counter
+	retried      prometheus.Counter
+	duplicates   prometheus.Counter
+	lost         prometheus.Counter
+	latency      prometheus.Observer
+}
+
+func (m *Metrics) forStage(stage string) *stageMetrics {
+	return &stageMetrics{
+		m:          m,
+		stage:      stage,
+		processed:  m.processed.WithLabelValues(stage),
+		retried:    m.retried.WithLabelValues(stage),
+		duplicates: m.duplicates.WithLabelValues(stage),
+		lost:       m.lost.WithLabelValues(stage),
+		latency:    m.latency.WithLabelValues(stage),
+	}
+}
+
+func (s *stageMetrics) failed(errType string) { s.m.failed.WithLabelValues(s.stage, errType).Inc() }
+func (s *stageMetrics) deadLettered(errType string) {
+	s.m.deadLettered.WithLabelValues(s.stage, errType).Inc()
+}
+
+// A StatsCollector exports the Redis-side state of stages (stream length,
+// group lag, PEL depth, oldest pending age, DLQ length, retry-set size) as
+// gauges, read from Redis at scrape time.
+type StatsCollector struct {
+	admin  *Admin
+	stages []StageRef
+	descs  map[string]*prometheus.Desc
+}
+
+// NewStatsCollector returns a collector for stages; register it with a registry.
+func NewStatsCollector(rdb redis.UniversalClient, prefix string, stages ...StageRef) *StatsCollector {
+	d := func(name, help string) *prometheus.Desc {
+		return prometheus.NewDesc("newscrawl_stage_"+name, help, []string{"stage"}, nil)
+	}
+	return &StatsCollector{
+		admin:  &Admin{RDB: rdb, Prefix: prefix},
+		stages: stages,
+		descs: map[string]*prometheus.Desc{
+			"length":  d("stream_length", "Entries in the stage's stream."),
+			"lag":     d("group_lag", "Entries not yet delivered to the stage's group."),
+			"pending": d("pending", "Entries delivered but not acked (PEL depth)."),
+			"age":     d("oldest_pending_age_seconds", "Age of the oldest pending entry."),
+			"dlq":     d("dlq_length", "Entries in the stage's dead-letter stream."),
+			"retry":   d("retry_set_size", "Entries waiting for a delayed retry."),
+		},
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *StatsCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range c.descs {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector; on a Redis error it exports nothing.
+func (c *StatsCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	stats, err := c.admin.Stats(ctx, c.stages)
+	if err != nil {
+		return
+	}
+	for _, s := range stats {
+		g := func(key string, v float64) {
+			ch <- prometheus.MustNewConstMetric(c.descs[key], prometheus.GaugeValue, v, s.Stage)
+		}
+		g("length", float64(s.Length))
+		g("lag", float64(s.Lag))
+		g("pending", float64(s.Pending))
+		g("age", s.OldestPendingAgeS)
+		g("dlq", float64(s.DLQ))
+		g("retry", float64(s.Retry))
+	}
+}
