@@ -22,8 +22,9 @@ const (
 	DLQFieldFailedAt  = "failed_at"
 	DLQFieldConsumer  = "consumer"
 	DLQFieldSourceID  = "source_id"
-	DLQFieldOriginal  = "original" // the original fields as JSON, used by replay
+	DLQFieldOriginal  = "original_fields" // JSON list of the original field names, used by replay
 	maxErrorText      = 2000
+	collisionPrefix   = "orig:" // an original field named like a DLQ field is stored under this prefix
 )
 
 // A StageRef names a stage and the consumer group that reads its stream.
@@ -282,19 +283,43 @@ func decodeDeadLetter(m redis.XMessage) DeadLetter {
 		FailedAt: f[DLQFieldFailedAt], Consumer: f[DLQFieldConsumer], SourceID: f[DLQFieldSourceID],
 	}
 	d.Attempts, _ = strconv.Atoi(f[DLQFieldAttempts])
-	if err := json.Unmarshal([]byte(f[DLQFieldOriginal]), &d.Fields); err != nil {
-		d.Fields = map[string]string{}
+	var names []string
+	_ = json.Unmarshal([]byte(f[DLQFieldOriginal]), &names)
+	d.Fields = make(map[string]string, len(names))
+	for _, name := range names {
+		if v, ok := f[storedName(name)]; ok {
+			d.Fields[name] = v
+		}
 	}
 	return d
 }
 
-// deadLetterArgs builds the DLQ entry: metadata plus the original fields as JSON.
+// dlqFields are the names streamkit writes into a dead letter.
+var dlqFields = map[string]bool{DLQFieldStage: true, DLQFieldAttempts: true, DLQFieldErrorType: true,
+	DLQFieldError: true, DLQFieldFailedAt: true, DLQFieldConsumer: true, DLQFieldSourceID: true, DLQFieldOriginal: true}
+
+// storedName is where an original field lives in a dead letter: under its
+// own name (byte-exact, so binary values survive), unless that clashes.
+func storedName(name string) string {
+	if dlqFields[name] || strings.HasPrefix(name, collisionPrefix) {
+		return collisionPrefix + name
+	}
+	return name
+}
+
+// deadLetterArgs builds the DLQ entry: the original fields verbatim plus
+// the failure's context.
 func deadLetterArgs(stage string, attempts int, errType, errText, consumer, sourceID string, original map[string]string) []interface{} {
 	if len(errText) > maxErrorText {
 		errText = errText[:maxErrorText] + "…"
 	}
-	orig, _ := json.Marshal(original)
-	return []interface{}{
+	names := sortedKeys(original)
+	orig, _ := json.Marshal(names)
+	args := make([]interface{}, 0, 2*len(names)+16)
+	for _, name := range names {
+		args = append(args, storedName(name), original[name])
+	}
+	return append(args,
 		DLQFieldStage, stage,
 		DLQFieldAttempts, strconv.Itoa(attempts),
 		DLQFieldErrorType, errType,
@@ -303,7 +328,7 @@ func deadLetterArgs(stage string, attempts int, errType, errText, consumer, sour
 		DLQFieldConsumer, consumer,
 		DLQFieldSourceID, sourceID,
 		DLQFieldOriginal, string(orig),
-	}
+	)
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -19,14 +19,14 @@ type Producer struct {
 	poll      time.Duration
 
 	mu     sync.Mutex
-	okTill map[string]time.Time // stage was under the mark; skip checks until then
+	budget map[string]int64 // publishes allowed before the next check: mark minus last pressure
 }
 
 // NewProducer returns a producer for keys under prefix. highWater <= 0
 // disables backpressure.
 func NewProducer(rdb redis.UniversalClient, prefix string, highWater int64) *Producer {
 	return &Producer{rdb: rdb, admin: &Admin{RDB: rdb, Prefix: prefix}, highWater: highWater,
-		poll: 100 * time.Millisecond, okTill: map[string]time.Time{}}
+		poll: 100 * time.Millisecond, budget: map[string]int64{}}
 }
 
 // Publish appends one message to stage's stream and returns its id. It
@@ -47,28 +47,29 @@ func (p *Producer) Publish(ctx context.Context, stage string, fields map[string]
 	return id, nil
 }
 
-// Wait blocks while stage has more than the high-water mark waiting.
+// Wait blocks while stage has the high-water mark or more waiting.
 func (p *Producer) Wait(ctx context.Context, stage string) error {
 	if p.highWater <= 0 {
 		return nil
 	}
 	p.mu.Lock()
-	fresh := time.Now().Before(p.okTill[stage])
-	p.mu.Unlock()
-	if fresh {
+	if p.budget[stage] > 0 {
+		p.budget[stage]--
+		p.mu.Unlock()
 		return nil
 	}
+	p.mu.Unlock()
 	for {
 		n, err := p.admin.Pressure(ctx, stage)
 		if err != nil {
 			return err
 		}
-		if n <= p.highWater {
-			if n <= p.highWater/2 { // far from the mark: skip checks for a while
-				p.mu.Lock()
-				p.okTill[stage] = time.Now().Add(p.poll)
-				p.mu.Unlock()
-			}
+		if n < p.highWater {
+			// Room for highWater-n more even if nobody consumes: this
+			// publish takes one, the next checks come when the rest is used.
+			p.mu.Lock()
+			p.budget[stage] = p.highWater - n - 1
+			p.mu.Unlock()
 			return nil
 		}
 		select {

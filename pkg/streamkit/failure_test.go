@@ -1,0 +1,496 @@
+package streamkit_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+// deliverToDeadConsumer reads n entries as a consumer that then dies: they
+// stay pending under its name, never acked.
+func (e *env) deliverToDeadConsumer(stage, group string, n int) []redis.XMessage {
+	e.t.Helper()
+	ctx := context.Background()
+	if err := streamkit.EnsureGroup(ctx, e.rdb, e.keys(stage).Stream(), group); err != nil {
+		e.t.Fatal(err)
+	}
+	res, err := e.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: "dead",
+		Streams: []string{e.keys(stage).Stream(), ">"}, Count: int64(n)}).Result()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if got := len(res[0].Messages); got != n {
+		e.t.Fatalf("dead consumer read %d, want %d", got, n)
+	}
+	return res[0].Messages
+}
+
+func TestConsumer_ReclaimsFromStoppedConsumer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.resultTable()
+	e.publish("s", 10)
+	e.deliverToDeadConsumer("s", "s-group", 10)
+
+	e.start(e.config("s"), streamkit.HandlerFunc(writeResult))
+	e.eventually("reclaimed entries processed", 10*time.Second, func() bool { return e.ledgerCount("s") == 10 })
+	e.eventually("PEL empty", 5*time.Second, func() bool { return e.pending("s", "s-group") == 0 })
+	if rows, sum := e.resultRows(); rows != 10 || sum != 10 {
+		t.Fatalf("results: %d rows, %d writes; want 10, 10 (no duplicates)", rows, sum)
+	}
+}
+
+// commitAsIfCrashed writes what a consumer that died after its commit left
+// behind: the result rows and ledger rows (with the emitted messages).
+func (e *env) commitAsIfCrashed(stage string, msgs []redis.XMessage) {
+	e.t.Helper()
+	ctx := context.Background()
+	for _, m := range msgs {
+		doc := m.Values["doc_id"].(string)
+		emit, _ := json.Marshal([]streamkit.Emit{{Stage: "next", Fields: map[string]string{"doc_id": doc, "content_hash": "h2"}}})
+		if _, err := e.pool.Exec(ctx, `INSERT INTO results (doc_id) VALUES ($1)`, doc); err != nil {
+			e.t.Fatal(err)
+		}
+		if _, err := e.pool.Exec(ctx, `INSERT INTO stage_results (key, stage, doc_id, emitted) VALUES ($1, $2, $3, $4)`,
+			stage+":"+doc+":h", stage, doc, emit); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+func TestConsumer_CrashBetweenCommitAndAck(t *testing.T) {
+	tests := []struct {
+		name             string
+		emittedBefore    bool  // the dead consumer got its XADD out before dying
+		wantNextEntries  int64 // entries on the next stream after recovery
+	}{
+		{name: "after downstream XADD, before XACK", emittedBefore: true, wantNextEntries: 10},
+		{name: "after commit, before downstream XADD", emittedBefore: false, wantNextEntries: 5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			e.resultTable()
+			e.publish("s", 5)
+			msgs := e.deliverToDeadConsumer("s", "s-group", 5)
+			e.commitAsIfCrashed("s", msgs)
+			if tc.emittedBefore {
+				e.publishHash("next", 5, "h2") // what the dead consumer forwarded
+			}
+			var calls atomic.Int64
+			e.start(e.config("s"), streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+				calls.Add(1)
+				return writeResult(ctx, m)
+			}))
+			e.eventually("PEL empty", 10*time.Second, func() bool { return e.pending("s", "s-group") == 0 })
+			if n := calls.Load(); n != 0 {
+				t.Errorf("handler ran %d times; finished work must not be redone", n)
+			}
+			if rows, sum := e.resultRows(); rows != 5 || sum != 5 {
+				t.Errorf("results: %d rows, %d writes; want 5, 5", rows, sum)
+			}
+			if n := e.xlen(e.keys("next").Stream()); n != tc.wantNextEntries {
+				t.Errorf("next stream has %d entries, want %d", n, tc.wantNextEntries)
+			}
+
+			// Downstream, the ledger absorbs any duplicate: each doc once.
+			e.start(e.config("next"), streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+				return streamkit.Result{DocID: m.Get("doc_id")}, nil
+			}))
+			e.eventually("downstream drained", 10*time.Second, func() bool {
+				return e.pending("next", "next-group") == 0 && e.ledgerCount("next") == 5
+			})
+		})
+	}
+}
+
+func TestConsumer_KeepsLeaseOfSlowHandler(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.resultTable()
+	e.publish("s", 1)
+	cfg := e.config("s")
+	var calls atomic.Int64
+	slow := streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		calls.Add(1)
+		select {
+		case <-time.After(3 * cfg.Visibility):
+		case <-ctx.Done():
+			return streamkit.Result{}, ctx.Err()
+		}
+		return writeResult(ctx, m)
+	})
+	// Two consumers: the idle one would steal the entry if the lease lapsed.
+	e.start(cfg, slow)
+	e.start(cfg, slow)
+	e.eventually("processed", 10*time.Second, func() bool { return e.ledgerCount("s") == 1 })
+	time.Sleep(cfg.Visibility) // a late steal would show up as a second call
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("slow handler ran %d times, want 1", n)
+	}
+	if rows, sum := e.resultRows(); rows != 1 || sum != 1 {
+		t.Fatalf("results: %d rows, %d writes; want 1, 1", rows, sum)
+	}
+}
+
+func TestConsumer_PoisonGoesToDLQ(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.resultTable()
+	e.publish("s", 20)
+	cfg := e.config("s")
+	cfg.MaxDeliveries = 3
+	var poisonCalls atomic.Int64
+	e.start(cfg, streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		if m.Get("doc_id") == "doc-7" {
+			poisonCalls.Add(1)
+			panic("boom")
+		}
+		return writeResult(ctx, m)
+	}))
+	e.eventually("19 good entries processed", 10*time.Second, func() bool { return e.ledgerCount("s") == 19 })
+	e.eventually("poison dead-lettered", 15*time.Second, func() bool { return e.xlen(e.keys("s").DLQ()) == 1 })
+	e.eventually("PEL empty", 5*time.Second, func() bool { return e.pending("s", "s-group") == 0 })
+
+	admin := &streamkit.Admin{RDB: e.rdb, Prefix: e.prefix}
+	dl, err := admin.DLQList(context.Background(), "s", streamkit.DLQFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dl[0].ErrorType != streamkit.ErrorTypePoison || dl[0].Fields["doc_id"] != "doc-7" || dl[0].Stage != "s" {
+		t.Fatalf("dead letter = %+v, want poison of doc-7", dl[0])
+	}
+	if n := poisonCalls.Load(); n < 1 || n > cfg.MaxDeliveries {
+		t.Fatalf("poison handler ran %d times, want 1..%d", n, cfg.MaxDeliveries)
+	}
+}
+
+func TestConsumer_RetriesThenDeadLettersThenReplays(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.resultTable()
+	e.publish("s", 3) // doc-0 transient twice, doc-1 permanent, doc-2 fine
+	cfg := e.config("s")
+	var mu sync.Mutex
+	seen := map[string][]time.Time{}
+	fixed := atomic.Bool{}
+	h := streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		doc := m.Get("doc_id")
+		mu.Lock()
+		seen[doc] = append(seen[doc], time.Now())
+		n := len(seen[doc])
+		mu.Unlock()
+		switch {
+		case doc == "doc-0" && n <= 2:
+			return streamkit.Result{}, errors.New("upstream flaked")
+		case doc == "doc-1" && !fixed.Load():
+			return streamkit.Result{}, streamkit.Permanent("not_found", errors.New("HTTP 404"))
+		}
+		return writeResult(ctx, m)
+	})
+	e.start(cfg, h)
+	e.eventually("doc-0 and doc-2 done, doc-1 dead", 10*time.Second, func() bool {
+		return e.ledgerCount("s") == 2 && e.xlen(e.keys("s").DLQ()) == 1
+	})
+	mu.Lock()
+	t0 := seen["doc-0"]
+	mu.Unlock()
+	if len(t0) != 3 {
+		t.Fatalf("doc-0 handled %d times, want 3", len(t0))
+	}
+	if d1, d2 := t0[1].Sub(t0[0]), t0[2].Sub(t0[1]); d1 < 35*time.Millisecond || d2 < 70*time.Millisecond {
+		t.Errorf("retry delays %s, %s: want about 50ms then 100ms (±20%%)", d1, d2)
+	}
+	admin := &streamkit.Admin{RDB: e.rdb, Prefix: e.prefix}
+	ctx := context.Background()
+	dl, err := admin.DLQList(ctx, "s", streamkit.DLQFilter{ErrorType: "not_found"})
+	if err != nil || len(dl) != 1 {
+		t.Fatalf("DLQList = %v, %v; want one not_found letter", dl, err)
+	}
+	if d := dl[0]; d.Fields["doc_id"] != "doc-1" || d.Error != "HTTP 404" || d.Attempts != 1 || d.FailedAt == "" || d.Consumer == "" {
+		t.Fatalf("dead letter lacks context: %+v", d)
+	}
+	counts, _ := admin.DLQCounts(ctx, "s")
+	if counts["not_found"] != 1 {
+		t.Fatalf("DLQCounts = %v", counts)
+	}
+
+	fixed.Store(true)
+	n, err := admin.DLQReplay(ctx, "s", streamkit.DLQFilter{ErrorType: "not_found"})
+	if err != nil || n != 1 {
+		t.Fatalf("replay = %d, %v", n, err)
+	}
+	e.eventually("replayed entry processed", 10*time.Second, func() bool { return e.ledgerCount("s") == 3 })
+	if got := e.xlen(e.keys("s").DLQ()); got != 0 {
+		t.Fatalf("DLQ still has %d entries after replay", got)
+	}
+	e.eventually("retry set and PEL empty", 5*time.Second, func() bool {
+		return e.zcard(e.keys("s").Retry()) == 0 && e.pending("s", "s-group") == 0
+	})
+}
+
+func TestConsumer_LastAttemptDeadLetters(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.publish("s", 1)
+	cfg := e.config("s")
+	cfg.MaxAttempts = 3
+	var calls atomic.Int64
+	e.start(cfg, streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		calls.Add(1)
+		return streamkit.Result{}, streamkit.Retryable("model_timeout", errors.New("slow model"))
+	}))
+	e.eventually("dead-lettered after 3 attempts", 10*time.Second, func() bool { return e.xlen(e.keys("s").DLQ()) == 1 })
+	admin := &streamkit.Admin{RDB: e.rdb, Prefix: e.prefix}
+	dl, _ := admin.DLQList(context.Background(), "s", streamkit.DLQFilter{})
+	if dl[0].ErrorType != "model_timeout" || dl[0].Attempts != 3 || calls.Load() != 3 {
+		t.Fatalf("dead letter %+v after %d calls; want model_timeout after 3", dl[0], calls.Load())
+	}
+}
+
+func TestConsumer_BadInputDeadLettered(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	e.rdb.XAdd(ctx, &redis.XAddArgs{Stream: e.keys("s").Stream(), Values: []string{"garbage", "\x00\xff"}})
+	e.publish("s", 1)
+	e.start(e.config("s"), streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		return streamkit.Result{}, nil
+	}))
+	e.eventually("good one processed, bad one dead", 10*time.Second, func() bool {
+		return e.ledgerCount("s") == 1 && e.xlen(e.keys("s").DLQ()) == 1
+	})
+	admin := &streamkit.Admin{RDB: e.rdb, Prefix: e.prefix}
+	dl, _ := admin.DLQList(ctx, "s", streamkit.DLQFilter{})
+	if dl[0].ErrorType != streamkit.ErrorTypeBadMessage || dl[0].Fields["garbage"] != "\x00\xff" {
+		t.Fatalf("dead letter = %+v, want bad_message with the original fields", dl[0])
+	}
+}
+
+func TestConsumer_TrimmedPendingEntryCountedLost(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.publish("s", 3)
+	msgs := e.deliverToDeadConsumer("s", "s-group", 3)
+	e.rdb.XDel(context.Background(), e.keys("s").Stream(), msgs[1].ID)
+	e.start(e.config("s"), streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		return streamkit.Result{}, nil
+	}))
+	e.eventually("PEL empty, two processed", 10*time.Second, func() bool {
+		return e.pending("s", "s-group") == 0 && e.ledgerCount("s") == 2
+	})
+}
+
+func TestPromote_ConcurrentPromotersMoveEachRetryOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	k := e.keys("s")
+	const n = 2000
+	for i := range n {
+		member := fmt.Sprintf(`{"id":"0-%d","f":{"doc_id":"doc-%d","attempt":"1"}}`, i, i)
+		e.rdb.ZAdd(ctx, k.Retry(), redis.Z{Score: 1, Member: member})
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				moved, err := streamkit.Promote(ctx, e.rdb, k, 50)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if moved == 0 {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	msgs, err := e.rdb.XRange(ctx, k.Stream(), "-", "+").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]int{}
+	for _, m := range msgs {
+		docs[m.Values["doc_id"].(string)]++
+	}
+	if len(msgs) != n || len(docs) != n {
+		t.Fatalf("stream has %d entries for %d docs, want %d each once", len(msgs), len(docs), n)
+	}
+	if left := e.zcard(k.Retry()); left != 0 {
+		t.Fatalf("retry set still has %d", left)
+	}
+}
+
+func TestProducer_BackpressureHoldsBurst(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	if err := streamkit.EnsureGroup(ctx, e.rdb, e.keys("s").Stream(), "s-group"); err != nil {
+		t.Fatal(err)
+	}
+	p := streamkit.NewProducer(e.rdb, e.prefix, 100)
+	burst, cancel := context.WithTimeout(ctx, 700*time.Millisecond)
+	defer cancel()
+	published := 0
+	var err error
+	for range 1000 {
+		if _, err = p.Publish(burst, "s", map[string]string{"doc_id": "d", "content_hash": "h"}); err != nil {
+			break
+		}
+		published++
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("producer was not held: published %d, err %v", published, err)
+	}
+	if n := e.xlen(e.keys("s").Stream()); n > 101 || n < 100 {
+		t.Fatalf("stream grew to %d entries under a high-water mark of 100", n)
+	}
+
+	// Once a consumer drains the stage, the producer moves again.
+	e.start(e.config("s"), streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		return streamkit.Result{}, nil
+	}))
+	later, cancel2 := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel2()
+	if _, err := p.Publish(later, "s", map[string]string{"doc_id": "d2", "content_hash": "h"}); err != nil {
+		t.Fatalf("producer still held after the consumer drained: %v", err)
+	}
+}
+
+func TestConsumer_PausesWhileDownstreamSaturated(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	if err := streamkit.EnsureGroup(ctx, e.rdb, e.keys("next").Stream(), "next-group"); err != nil {
+		t.Fatal(err)
+	}
+	e.publish("next", 50) // downstream already over its mark
+	e.publish("s", 10)
+	cfg := e.config("s")
+	cfg.Downstream, cfg.HighWater = "next", 20
+	e.resultTable()
+	e.start(cfg, streamkit.HandlerFunc(writeResult))
+	time.Sleep(500 * time.Millisecond)
+	if n := e.ledgerCount("s"); n != 0 {
+		t.Fatalf("consumer processed %d entries while downstream was saturated", n)
+	}
+	e.rdb.XTrimMaxLen(ctx, e.keys("next").Stream(), 0)
+	e.rdb.XGroupSetID(ctx, e.keys("next").Stream(), "next-group", "$")
+	e.eventually("resumed after downstream drained", 10*time.Second, func() bool { return e.ledgerCount("s") == 10 })
+}
+
+func TestTrim_NeverPastWhatAGroupNeeds(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	stream := e.keys("s").Stream()
+	e.publish("s", 100)
+	all, _ := e.rdb.XRange(ctx, stream, "-", "+").Result()
+	for _, g := range []string{"fast", "lagging"} {
+		if err := streamkit.EnsureGroup(ctx, e.rdb, stream, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// fast read and acked everything; lagging read 60, acked all but #30.
+	fast, _ := e.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "fast", Consumer: "c", Streams: []string{stream, ">"}, Count: 100}).Result()
+	for _, m := range fast[0].Messages {
+		e.rdb.XAck(ctx, stream, "fast", m.ID)
+	}
+	lag, _ := e.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "lagging", Consumer: "c", Streams: []string{stream, ">"}, Count: 60}).Result()
+	for i, m := range lag[0].Messages {
+		if i != 30 {
+			e.rdb.XAck(ctx, stream, "lagging", m.ID)
+		}
+	}
+
+	removed, err := streamkit.Trim(ctx, e.rdb, stream, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if removed != 30 {
+		t.Fatalf("trimmed %d entries, want exactly the 30 before the lagging group's oldest pending", removed)
+	}
+	left, _ := e.rdb.XRange(ctx, stream, "-", "+").Result()
+	if len(left) != 70 || left[0].ID != all[30].ID {
+		t.Fatalf("stream starts at %s with %d entries; want %s with 70", left[0].ID, len(left), all[30].ID)
+	}
+
+	// Acking #30 lets the trim reach the lagging group's undelivered entries, not past them.
+	e.rdb.XAck(ctx, stream, "lagging", all[30].ID)
+	if removed, _ = streamkit.Trim(ctx, e.rdb, stream, 10); removed != 20 {
+		t.Fatalf("trim with retain 10 removed %d, want 20 (60 finished, keep 10 of them... first 30 gone)", removed)
+	}
+	left, _ = e.rdb.XRange(ctx, stream, "-", "+").Result()
+	if len(left) != 50 || left[0].ID != all[50].ID {
+		t.Fatalf("stream starts at %s with %d entries; want %s with 50", left[0].ID, len(left), all[50].ID)
+	}
+}
+
+// Not parallel: it loads both cores, and runs before the parallel tests.
+func TestConsumer_ManyConsumersRandomFailures(t *testing.T) {
+	e := newEnv(t)
+	const n = 10000
+	e.publish("s", n)
+	cfg := e.config("s")
+	cfg.BatchSize, cfg.Concurrency, cfg.MaxAttempts = 100, 8, 20
+	cfg.RetryBase, cfg.RetryMax = 10*time.Millisecond, 50*time.Millisecond
+	var calls atomic.Int64
+	h := streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		calls.Add(1)
+		if rand.IntN(10) == 0 {
+			return streamkit.Result{}, errors.New("random failure")
+		}
+		doc := m.Get("doc_id")
+		return streamkit.Result{DocID: doc, Commit: func(ctx context.Context, tx pgx.Tx) error { return nil }}, nil
+	})
+	for range 4 {
+		e.start(cfg, h)
+	}
+	e.eventually("all 10,000 keys in the ledger", 90*time.Second, func() bool { return e.ledgerCount("s") == n })
+	e.eventually("PEL and retry set empty", 10*time.Second, func() bool {
+		return e.pending("s", "s-group") == 0 && e.zcard(e.keys("s").Retry()) == 0
+	})
+	var dup int
+	e.pool.QueryRow(context.Background(), `SELECT count(*) - count(DISTINCT doc_id) FROM stage_results WHERE stage = 's'`).Scan(&dup)
+	if dup != 0 || e.xlen(e.keys("s").DLQ()) != 0 {
+		t.Fatalf("%d duplicate ledger docs, %d dead letters", dup, e.xlen(e.keys("s").DLQ()))
+	}
+	t.Logf("%d handler calls for %d messages", calls.Load(), n)
+}
+
+func TestConsumer_GracefulShutdownLetsInFlightFinish(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.resultTable()
+	e.publish("s", 1)
+	started := make(chan struct{})
+	stop := e.start(e.config("s"), streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		close(started)
+		time.Sleep(300 * time.Millisecond)
+		return writeResult(ctx, m)
+	}))
+	<-started
+	stop() // returns once Run has returned
+	if n := e.ledgerCount("s"); n != 1 {
+		t.Fatalf("in-flight work was not finished on shutdown: %d ledger rows", n)
+	}
+	if p := e.pending("s", "s-group"); p != 0 {
+		t.Fatalf("PEL = %d after graceful shutdown", p)
+	}
+}
