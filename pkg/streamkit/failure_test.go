@@ -71,9 +71,9 @@ func (e *env) commitAsIfCrashed(stage string, msgs []redis.XMessage) {
 
 func TestConsumer_CrashBetweenCommitAndAck(t *testing.T) {
 	tests := []struct {
-		name             string
-		emittedBefore    bool  // the dead consumer got its XADD out before dying
-		wantNextEntries  int64 // entries on the next stream after recovery
+		name            string
+		emittedBefore   bool  // the dead consumer got its XADD out before dying
+		wantNextEntries int64 // entries on the next stream after recovery
 	}{
 		{name: "after downstream XADD, before XACK", emittedBefore: true, wantNextEntries: 10},
 		{name: "after commit, before downstream XADD", emittedBefore: false, wantNextEntries: 5},

@@ -46,13 +46,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 
 // stageMetrics are the children of one stage, kept on the consumer.
 type stageMetrics struct {
-	m            *Metrics
-	stage        string
-	processed    prometheus.Counter
-	retried      prometheus.Counter
-	duplicates   prometheus.Counter
-	lost         prometheus.Counter
-	latency      prometheus.Observer
+	m          *Metrics
+	stage      string
+	processed  prometheus.Counter
+	retried    prometheus.Counter
+	duplicates prometheus.Counter
+	lost       prometheus.Counter
+	latency    prometheus.Observer
 }
 
 func (m *Metrics) forStage(stage string) *stageMetrics {
