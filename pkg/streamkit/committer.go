@@ -2,17 +2,22 @@ package streamkit
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// commitLoop group-commits finished entries: whatever is ready, up to a
-// batch, goes into one ledger transaction; then one pipeline emits
-// downstream and acks. It returns when the commits channel closes.
+// commitLoop group-commits finished entries: up to a batch, gathered for
+// at most the linger after the first, goes into one ledger transaction;
+// then one pipeline emits downstream and acks. It returns when the commits
+// channel closes.
 func (c *Consumer) commitLoop() {
 	batch := make([]*ledgerEntry, 0, c.cfg.BatchSize)
+	linger := time.NewTimer(0)
+	<-linger.C
 	for first := range c.commits {
 		batch = append(batch[:0], first)
+		linger.Reset(c.cfg.CommitLinger)
 	fill:
 		for len(batch) < c.cfg.BatchSize {
 			select {
@@ -21,8 +26,14 @@ func (c *Consumer) commitLoop() {
 					break fill
 				}
 				batch = append(batch, e)
-			default:
+			case <-linger.C:
 				break fill
+			}
+		}
+		if !linger.Stop() {
+			select {
+			case <-linger.C:
+			default:
 			}
 		}
 		c.commitBatch(batch)

@@ -31,6 +31,8 @@ const (
 	DefaultRetainLen       = 1000
 	DefaultDeadConsumer    = time.Hour
 	DefaultHighWater       = 10000
+	DefaultCommitters      = 4 // concurrent ledger transactions: overlaps their WAL flushes
+	DefaultCommitLinger    = 2 * time.Millisecond
 	bookkeepingTimeout     = 10 * time.Second
 )
 
@@ -47,6 +49,8 @@ type Config struct {
 	MaxAttempts    int           // failed attempts before the dead-letter stream
 	Concurrency    int           // handlers running at once
 	BatchSize      int           // entries per read and per ledger transaction
+	Committers     int           // ledger transactions in flight at once
+	CommitLinger   time.Duration // how long a commit waits to fill its batch
 	Block          time.Duration // XREADGROUP BLOCK
 	GracePeriod    time.Duration // how long shutdown waits for in-flight handlers
 	RetryBase      time.Duration // first retry delay; doubles per attempt
@@ -86,6 +90,7 @@ func (c *Config) setDefaults() error {
 	def(&c.Block, DefaultBlock)
 	def(&c.GracePeriod, DefaultGracePeriod)
 	def(&c.RetryBase, DefaultRetryBase)
+	def(&c.CommitLinger, DefaultCommitLinger)
 	def(&c.RetryMax, DefaultRetryMax)
 	def(&c.PromoteInterval, DefaultPromoteInterval)
 	if c.JanitorInterval == 0 {
@@ -103,6 +108,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.BatchSize <= 0 {
 		c.BatchSize = DefaultBatchSize
+	}
+	if c.Committers <= 0 {
+		c.Committers = DefaultCommitters
 	}
 	if c.HighWater <= 0 {
 		c.HighWater = DefaultHighWater
@@ -156,7 +164,9 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	inflight := cfg.Concurrency + cfg.BatchSize
+	// Enough slots for every committer to hold a batch while the reader
+	// fetches the next one and the handlers stay busy.
+	inflight := cfg.Concurrency + (cfg.Committers+1)*cfg.BatchSize
 	c := &Consumer{
 		cfg:     cfg,
 		keys:    KeysFor(cfg.Prefix, cfg.Stage),
@@ -222,8 +232,10 @@ func (c *Consumer) Run(ctx context.Context) error {
 		workers.Add(1)
 		go func() { defer workers.Done(); c.workLoop(hardCtx) }()
 	}
-	committer.Add(1)
-	go func() { defer committer.Done(); c.commitLoop() }()
+	for range c.cfg.Committers {
+		committer.Add(1)
+		go func() { defer committer.Done(); c.commitLoop() }()
+	}
 
 	rd := newReader(c)
 	rd.run(ctx) // returns when ctx is cancelled

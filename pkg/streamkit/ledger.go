@@ -26,7 +26,9 @@ func (l *Ledger) Lookup(ctx context.Context, keys []string) (map[string][]Emit, 
 	if len(keys) == 0 {
 		return done, nil
 	}
-	rows, err := l.pool.Query(ctx, `SELECT key, emitted FROM stage_results WHERE key = ANY($1)`, keys)
+	// QueryExecModeExec plans with the actual keys every time: a cached
+	// generic plan made while the table was small would seq-scan it forever.
+	rows, err := l.pool.Query(ctx, `SELECT key, emitted FROM stage_results WHERE key = ANY($1)`, pgx.QueryExecModeExec, keys)
 	if err != nil {
 		return nil, fmt.Errorf("look up ledger keys: %w", err)
 	}
@@ -108,7 +110,7 @@ func (l *Ledger) commit(ctx context.Context, entries []*ledgerEntry) error {
 	if len(keys) > 0 {
 		_, err = tx.Exec(ctx, `
 			INSERT INTO stage_results (key, stage, doc_id, emitted)
-			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[])
+			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::json[])
 			ON CONFLICT (key) DO NOTHING`, keys, stages, docs, emitted)
 		if err != nil {
 			return fmt.Errorf("insert ledger rows: %w", err)
