@@ -1,0 +1,23 @@
+# syntax=docker/dockerfile:1
+# NewsCrawl: one image holding all binaries (crawler, cleaner, extractor, embedder, newsctl, …)
+# in /usr/local/bin. docker-compose.yml picks the binary per service with `command:`.
+
+FROM golang:1.26-bookworm AS build
+WORKDIR /src
+ENV CGO_ENABLED=0
+COPY go.mod go.sum ./
+RUN --mount=type=cache,target=/go/pkg/mod \
+    go mod download
+COPY . .
+RUN --mount=type=cache,target=/go/pkg/mod \
+    --mount=type=cache,target=/root/.cache/go-build \
+    go build -trimpath -ldflags=-s -o /out/ ./cmd/...
+
+# Static binaries need no libc; distroless/static carries CA certificates and tzdata and
+# runs as an unprivileged user (nonroot, uid 65532).
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/ /usr/local/bin/
+USER nonroot:nonroot
+EXPOSE 9100 8080
+# No ENTRYPOINT: the command names the binary, e.g. `crawler` or `newsctl migrate`.
+CMD ["newsctl", "help"]

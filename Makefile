@@ -1,0 +1,49 @@
+# NewsCrawl. Start here:
+#   make up     run the pipeline locally (Docker if an engine runs, else local services)
+#   make test   everything CI checks (services, vet, compose file, go test -race)
+# `make help` lists the rest.
+
+SHELL := /bin/bash
+GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/newscrawl_bench?sslmode=disable
+# extra arguments for the bench commands, e.g. make bench-streamkit ARGS='-n 20000'
+ARGS ?=
+
+.DEFAULT_GOAL := help
+.PHONY: help build test up down bench-streamkit bench-cleaner bench-search lint clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-16s %s\n", $$1, $$2 }'
+
+build: ## build every binary into bin/
+	$(GO) build -o bin/ ./cmd/...
+
+test: ## services + go vet + compose check + go test -race (what CI runs)
+	@bash scripts/test.sh
+
+up: ## start services, migrate, run the four workers (see .run/)
+	@MAKE='$(MAKE)' GO='$(GO)' bash scripts/up.sh
+
+down: ## stop the workers (SIGTERM, 30 s grace) or docker compose down
+	@bash scripts/down.sh
+
+# Bench targets print the command's output unchanged; its last line is the result.
+bench-streamkit: ## streamkit throughput vs raw go-redis (last line: the ratio)
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./cmd/benchstreamkit $(ARGS)
+
+bench-cleaner: ## cleaner quality/speed bench (scripts/bench-cleaner.sh)
+	@bash scripts/bench-cleaner.sh $(ARGS)
+
+bench-search: ## search quality/latency bench
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./cmd/benchsearch $(ARGS)
+
+lint: ## go vet and gofmt
+	$(GO) vet ./...
+	@files=$$(gofmt -l .); \
+	if [ -n "$$files" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$files"; exit 1; fi
+
+clean: ## stop local workers, remove bin/ and .run/
+	@if [ -d .run ]; then bash scripts/down.sh; fi
+	rm -rf bin .run
