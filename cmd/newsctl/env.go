@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
@@ -24,4 +25,18 @@ func connect(ctx context.Context, c config.Common) (rdb redis.UniversalClient, p
 		return nil, nil, nil, err
 	}
 	return rdb, pool, func() { pool.Close(); rdb.Close() }, nil
+}
+
+// redisOnly opens Redis alone, for subcommands that never touch Postgres.
+func redisOnly(ctx context.Context, c config.Common) (*redis.Client, error) {
+	opt, err := redis.ParseURL(*c.RedisURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse REDIS_URL: %w", err)
+	}
+	rdb := redis.NewClient(opt)
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		rdb.Close()
+		return nil, fmt.Errorf("connect redis %s: %w", opt.Addr, err)
+	}
+	return rdb, nil
 }

@@ -92,6 +92,9 @@ func (l *Ledger) commit(ctx context.Context, entries []*ledgerEntry) error {
 				continue
 			}
 		}
+		if e.result.EmitFunc != nil {
+			e.result.Emit = e.result.EmitFunc()
+		}
 		var js *string
 		if len(e.result.Emit) > 0 {
 			b, err := json.Marshal(e.result.Emit)

@@ -55,6 +55,9 @@ type Result struct {
 	// Emit is sent downstream after the commit, and again whenever the same
 	// key is redelivered, so a crash between commit and XADD loses nothing.
 	Emit []Emit
+	// EmitFunc, when set, replaces Emit: it is called after Commit succeeded,
+	// for stages whose routing depends on what their transaction saw.
+	EmitFunc func() []Emit
 	// DocID is recorded in the ledger row (optional).
 	DocID string
 }
