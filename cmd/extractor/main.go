@@ -1,0 +1,87 @@
+// Command extractor is the pipeline's third stage: it reads cleaned
+// articles, extracts structured facts with an OpenAI-compatible model (or
+// the heuristic provider when OPENAI_BASE_URL is unset), stores them in the
+// extractions table and forwards each document to the embedder.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/newscrawl/newscrawl/internal/app"
+	"github.com/newscrawl/newscrawl/internal/config"
+	"github.com/newscrawl/newscrawl/internal/extract"
+	"github.com/newscrawl/newscrawl/internal/extract/llm"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+// Defaults of the extractor binary.
+const (
+	defaultMetricsAddr = "127.0.0.1:9103"
+	defaultConcurrency = 4
+	defaultVisibility  = 60 * time.Second
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
+		fmt.Fprintf(os.Stderr, "extractor: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	s := config.NewSet(flag.NewFlagSet("extractor", flag.ContinueOnError))
+	common := config.BindCommon(s, defaultMetricsAddr)
+	stage := config.BindStage(s, "EXTRACT", defaultConcurrency, defaultVisibility)
+	kind := s.String("EXTRACT_PROVIDER", extract.ProviderAuto, "auto (openai when OPENAI_BASE_URL is set, else heuristic), openai or heuristic")
+	baseURL := s.String("OPENAI_BASE_URL", "", "OpenAI-compatible API base URL, e.g. http://127.0.0.1:11434/v1; unset = heuristic provider")
+	// Not bound with a default: -h would print the key.
+	apiKeyFlag := s.FlagSet().String("openai-api-key", "", "API key, optional for local servers (default $OPENAI_API_KEY, never printed)")
+	model := s.String("EXTRACT_MODEL", "", "model name as the server knows it (required with openai)")
+	timeout := s.Duration("EXTRACT_TIMEOUT", llm.DefaultTimeout, "timeout of one model request")
+	maxInput := s.Int("EXTRACT_MAX_INPUT_CHARS", extract.DefaultMaxInputChars, "article budget in characters, cut at a sentence boundary")
+	maxTokens := s.Int("EXTRACT_MAX_TOKENS", llm.DefaultMaxTokens, "answer token budget (leave room for reasoning models)")
+	rpm := s.Int("EXTRACT_RPM", 0, "model requests per minute for this process (0 = unlimited)")
+	tpm := s.Int("EXTRACT_TPM", 0, "model tokens per minute for this process, prompt estimate + max tokens (0 = unlimited)")
+	mode := s.String("EXTRACT_MODE", "", "first output mode: json_schema, json_object or text (default json_schema, stepping down on rejection)")
+	noThink := s.Bool("EXTRACT_DISABLE_THINKING", false, "send chat_template_kwargs enable_thinking=false (vLLM/llama.cpp with Qwen3-style models)")
+	skipped := s.Bool("EXTRACT_INCLUDE_DUPLICATES", false, "also extract duplicates and non-articles")
+	if err := s.Parse(args); err != nil {
+		return err
+	}
+	apiKey := apiKeyFlag
+	if *apiKey == "" {
+		key := os.Getenv("OPENAI_API_KEY")
+		apiKey = &key
+	}
+
+	log := app.Logger(*common.LogLevel).With("binary", "extractor")
+	p, err := extract.NewProvider(extract.ProviderConfig{Provider: *kind, LLM: llm.Config{
+		BaseURL: *baseURL, APIKey: *apiKey, Model: *model, Timeout: *timeout, MaxTokens: *maxTokens,
+		Mode: *mode, DisableThinking: *noThink, Limiter: llm.NewLimiter(*rpm, *tpm, 0), Logger: log,
+	}})
+	if err != nil {
+		return err
+	}
+	if handlerTimeout := 5 * *stage.Visibility; *timeout > handlerTimeout/2 && p.Name() == llm.Name {
+		log.Warn("EXTRACT_TIMEOUT leaves no room for a repair request within the handler timeout (5×EXTRACT_VISIBILITY)",
+			"timeout", *timeout, "handler_timeout", handlerTimeout)
+	}
+	log.Info("extraction provider", "provider", p.Name(), "model", p.Model(), "version", extract.Version(p))
+
+	return app.Worker{
+		Name: "extractor", Stage: pipeline.Extract, Group: pipeline.ExtractorGroup, Downstream: pipeline.Embed,
+		Version: extract.Version(p), Common: common, Settings: stage,
+	}.Run(func(d app.Deps) (streamkit.Handler, error) {
+		return extract.NewHandler(d.DB, p, extract.Config{
+			MaxInputChars: *maxInput, ExtractSkipped: *skipped, Logger: d.Log,
+		}), nil
+	})
+}

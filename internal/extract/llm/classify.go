@@ -1,0 +1,137 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+// Error types of model failures, as written to dead letters and metrics.
+const (
+	ErrTypeUnavailable   = "model_unavailable"  // 5xx, connection refused, reset
+	ErrTypeTimeout       = "model_timeout"      // no answer within Config.Timeout
+	ErrTypeRejected      = "model_rejected"     // a 4xx that will never succeed
+	ErrTypeAuth          = "model_auth"         // 401/403: fix the key, then it succeeds
+	ErrTypeNotFound      = "model_not_found"    // 404: model not pulled or misnamed
+	ErrTypeBadResponse   = "model_bad_response" // 200 with an unreadable body or no choices
+	ErrTypeSchemaInvalid = "schema_invalid"     // still invalid after one repair
+	ErrTypeTruncated     = "output_truncated"   // finish_reason length even with half the input
+	ErrTypeRateLimited   = "rate_limited"       // 429 or the local limiter
+)
+
+// statusOf returns the HTTP status of a go-openai error, or 0.
+func statusOf(err error) int {
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.HTTPStatusCode
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) {
+		return reqErr.HTTPStatusCode
+	}
+	return 0
+}
+
+// serverMessage is the server's own error text, for dead letters.
+func serverMessage(err error) string {
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Message
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) {
+		body := strings.TrimSpace(string(reqErr.Body))
+		if len(body) > 500 {
+			body = body[:500] + "…"
+		}
+		return body
+	}
+	return err.Error()
+}
+
+// isClientError reports a 4xx that retrying unchanged cannot fix (and that
+// may mean the server does not support the requested output mode).
+func isClientError(status int) bool {
+	switch status {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity,
+		http.StatusMethodNotAllowed, http.StatusNotAcceptable, http.StatusUnsupportedMediaType:
+		return true
+	}
+	return false
+}
+
+// classify turns a failed call into a streamkit-classified error. parent is
+// the handler's context: when it is done, its error is returned unchanged
+// so streamkit can tell a shutdown or handler timeout apart.
+func (p *Provider) classify(parent context.Context, err error, rec *recorder) error {
+	if parent.Err() != nil {
+		return fmt.Errorf("model call cancelled: %w", context.Cause(parent))
+	}
+	var wait *WaitError
+	if errors.As(err, &wait) {
+		return streamkit.RetryAfter(wait.Delay, err)
+	}
+	status := statusOf(err)
+	if status == 0 && rec != nil {
+		status = rec.status
+	}
+	msg := serverMessage(err)
+	switch {
+	case status == http.StatusTooManyRequests:
+		d := retryAfter(rec, time.Now())
+		p.cfg.Limiter.Pause(d)
+		p.log.Warn("model server rate-limited the stage", "retry_after", d, "message", msg)
+		return streamkit.RetryAfter(d, fmt.Errorf("model server answered 429 (retry after %s): %s", d, msg))
+	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
+		return streamkit.Retryable(ErrTypeTimeout, fmt.Errorf("model server timed out (HTTP %d): %s", status, msg))
+	case status >= 500:
+		return streamkit.Retryable(ErrTypeUnavailable, fmt.Errorf("model server error (HTTP %d): %s", status, msg))
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return streamkit.Retryable(ErrTypeAuth, fmt.Errorf("model server refused the credentials (HTTP %d): %s", status, msg))
+	case status == http.StatusNotFound:
+		return streamkit.Retryable(ErrTypeNotFound, fmt.Errorf("model %q or endpoint not found (HTTP 404): %s", p.cfg.Model, msg))
+	case status >= 400:
+		return streamkit.Permanent(ErrTypeRejected, fmt.Errorf("model server rejected the request (HTTP %d): %s", status, msg))
+	case isTimeout(err):
+		return streamkit.Retryable(ErrTypeTimeout, fmt.Errorf("no answer from the model within %s: %w", p.cfg.Timeout, err))
+	case status >= 200 && status < 300:
+		return streamkit.Retryable(ErrTypeBadResponse, fmt.Errorf("unreadable model response: %w", err))
+	}
+	return streamkit.Retryable(ErrTypeUnavailable, fmt.Errorf("model server unreachable: %w", err))
+}
+
+func isTimeout(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// retryAfter reads retry-after-ms or Retry-After (seconds or an HTTP date),
+// defaulting to DefaultRateLimitDelay.
+func retryAfter(rec *recorder, now time.Time) time.Duration {
+	if rec == nil || rec.header == nil {
+		return DefaultRateLimitDelay
+	}
+	if ms, err := strconv.ParseFloat(rec.header.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	v := strings.TrimSpace(rec.header.Get("Retry-After"))
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return DefaultRateLimitDelay
+}
