@@ -6,6 +6,7 @@ package config
 import (
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -46,6 +47,41 @@ func flagName(envName string) string {
 // String binds env var name (flag --lower-case-name) with default def.
 func (s *Set) String(name, def, usage string) *string {
 	return s.fs.String(flagName(name), env(name, def), usage+" ($"+name+")")
+}
+
+// URL binds a URL setting whose password never shows in -h output.
+func (s *Set) URL(name, def, usage string) *string {
+	v := &redacted{val: env(name, def)}
+	s.fs.Var(v, flagName(name), usage+" ($"+name+")")
+	return &v.val
+}
+
+// Secret binds a setting (an API key) whose value never shows in -h output.
+func (s *Set) Secret(name, usage string) *string {
+	v := &redacted{val: env(name, ""), hide: true}
+	s.fs.Var(v, flagName(name), usage+" ($"+name+")")
+	return &v.val
+}
+
+// redacted is a flag value printed without its secret part.
+type redacted struct {
+	val  string
+	hide bool
+}
+
+func (r *redacted) Set(v string) error { r.val = v; return nil }
+
+func (r *redacted) String() string {
+	if r == nil || r.val == "" {
+		return ""
+	}
+	if r.hide {
+		return "(set)"
+	}
+	if u, err := url.Parse(r.val); err == nil {
+		return u.Redacted()
+	}
+	return "(set)"
 }
 
 // Int binds an integer setting.
@@ -127,8 +163,8 @@ type Common struct {
 // LOG_LEVEL; metricsDefault is the binary's own listener address.
 func BindCommon(s *Set, metricsDefault string) Common {
 	return Common{
-		RedisURL:     s.String("REDIS_URL", DefaultRedisURL, "Redis URL (redis:// or rediss://, user:password@, /db)"),
-		DatabaseURL:  s.String("DATABASE_URL", DefaultDatabaseURL, "PostgreSQL URL"),
+		RedisURL:     s.URL("REDIS_URL", DefaultRedisURL, "Redis URL (redis:// or rediss://, user:password@, /db)"),
+		DatabaseURL:  s.URL("DATABASE_URL", DefaultDatabaseURL, "PostgreSQL URL"),
 		StreamPrefix: s.String("STREAM_PREFIX", DefaultStreamPrefix, "prefix of every Redis key"),
 		MetricsAddr:  s.String("METRICS_ADDR", metricsDefault, "listen address for /metrics and /healthz; 0 or empty disables"),
 		LogLevel:     s.String("LOG_LEVEL", "info", "debug, info, warn or error"),
