@@ -19,12 +19,15 @@ type reader struct {
 func newReader(c *Consumer) *reader { return &reader{c: c, reclaimer: newReclaimer(c)} }
 
 // run reads until ctx is cancelled. The reclaimer runs on its own ticker
-// once the start-up sequence is done.
+// once the start-up sequence is done; run returns only after it stopped,
+// so nothing is dispatched once the consumer starts draining.
 func (r *reader) run(ctx context.Context) {
 	c := r.c
 	r.readOwnPending(ctx)
 	r.reclaimer.exec(ctx)
-	go r.reclaimer.loop(ctx)
+	reclaiming := make(chan struct{})
+	go func() { defer close(reclaiming); r.reclaimer.loop(ctx) }()
+	defer func() { <-reclaiming }()
 	for ctx.Err() == nil {
 		if r.backpressured(ctx) {
 			sleep(ctx, c.cfg.Block/4)
