@@ -47,6 +47,9 @@ type Worker struct {
 	Key        streamkit.KeyFunc
 	Common     config.Common
 	Settings   config.Stage
+	// Background, if set, runs beside the consumer (e.g. the crawler's
+	// recrawl scheduler) until shutdown; Run waits for it to return.
+	Background func(ctx context.Context, d Deps)
 }
 
 // Logger builds the JSON logger for level ("debug", "info", "warn", "error").
@@ -124,7 +127,15 @@ func (w Worker) Run(build func(Deps) (streamkit.Handler, error)) error {
 	if err != nil {
 		return err
 	}
+	background := make(chan struct{})
+	go func() {
+		defer close(background)
+		if w.Background != nil {
+			w.Background(ctx, deps)
+		}
+	}()
 	err = consumer.Run(ctx)
+	<-background
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

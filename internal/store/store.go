@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"hash/fnv"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -45,8 +46,16 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]int64, error) {
 }
 
 func migrateDB(ctx context.Context, db *sql.DB) ([]int64, error) {
-	// The advisory-lock session locker lets many workers start at once.
-	locker, err := lock.NewPostgresSessionLocker()
+	// The advisory lock lets many workers start at once. Its id is derived
+	// from the target schema, so migrations of different schemas (parallel
+	// tests) do not queue behind each other; waiters poll every second.
+	var schema string
+	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return nil, fmt.Errorf("read current schema: %w", err)
+	}
+	h := fnv.New64a()
+	h.Write([]byte("newscrawl-migrate:" + schema))
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64()>>1)), lock.WithLockTimeout(1, 600))
 	if err != nil {
 		return nil, fmt.Errorf("create migration lock: %w", err)
 	}
