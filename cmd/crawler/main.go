@@ -1,0 +1,119 @@
+// Command crawler is the pipeline's first stage: it reads crawl requests,
+// fetches pages politely (robots.txt, per-host delays shared through
+// Redis), stores them in PostgreSQL, sends new or changed pages to the
+// cleaner and enqueues the URLs it discovers. It also re-enqueues hubs
+// (feeds, sitemaps, seed pages) when their recrawl interval has passed.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/netip"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/newscrawl/newscrawl/internal/app"
+	"github.com/newscrawl/newscrawl/internal/config"
+	"github.com/newscrawl/newscrawl/internal/crawl"
+	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+// Defaults of the crawler binary.
+const (
+	defaultMetricsAddr = "127.0.0.1:9101"
+	defaultConcurrency = 16
+	defaultVisibility  = 30 * time.Second
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
+		fmt.Fprintf(os.Stderr, "crawler: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	s := config.NewSet(flag.NewFlagSet("crawler", flag.ContinueOnError))
+	common := config.BindCommon(s, defaultMetricsAddr)
+	stage := config.BindStage(s, "CRAWL", defaultConcurrency, defaultVisibility)
+	hostDelay := s.Duration("CRAWL_HOST_DELAY", crawl.DefaultHostDelay, "minimum gap between requests to one host, across all crawlers; robots.txt Crawl-delay raises it; 0 disables (benchmarks only)")
+	maxDepth := s.Int("CRAWL_MAX_DEPTH", crawl.DefaultMaxDepth, "link depth followed from a seed that names none")
+	userAgent := s.String("CRAWL_USER_AGENT", fetch.DefaultUserAgent, "User-Agent sent; its first word is our name in robots.txt")
+	maxBody := s.Int64("CRAWL_MAX_BODY", fetch.DefaultMaxBody, "largest body in bytes after decoding; larger pages are recorded too_large")
+	allowPrivate := s.Bool("CRAWL_ALLOW_PRIVATE", false, "fetch loopback/private/link-local addresses (local demo and tests only)")
+	allowCIDRs := s.String("CRAWL_ALLOW_CIDRS", "", "comma-separated non-public ranges allowed even without CRAWL_ALLOW_PRIVATE")
+	recrawl := s.Duration("CRAWL_RECRAWL_INTERVAL", crawl.DefaultRecrawlInterval, "hubs (feeds, sitemaps, seed pages) are fetched again after this; 0 disables")
+	connectTimeout := s.Duration("CRAWL_CONNECT_TIMEOUT", fetch.DefaultConnectTimeout, "TCP connect and TLS handshake timeout")
+	headerTimeout := s.Duration("CRAWL_HEADER_TIMEOUT", fetch.DefaultResponseHeaderTimeout, "time allowed until response headers")
+	fetchTimeout := s.Duration("CRAWL_FETCH_TIMEOUT", fetch.DefaultTimeout, "whole request timeout, body included")
+	maxRedirects := s.Int("CRAWL_MAX_REDIRECTS", fetch.DefaultMaxRedirects, "redirects followed per fetch")
+	maxWait := s.Duration("CRAWL_MAX_WAIT", crawl.DefaultMaxWait, "longest wait for a host slot before the request is re-queued")
+	schedule := s.Duration("CRAWL_SCHEDULE_PERIOD", crawl.DefaultSchedulePeriod, "how often due hubs are looked for")
+	if err := s.Parse(args); err != nil {
+		return err
+	}
+	if *hostDelay == 0 {
+		*hostDelay = -1 // crawl.Config: zero is the default, negative is off
+	}
+	if *recrawl == 0 {
+		*recrawl = -1
+	}
+	cidrs, err := parseCIDRs(*allowCIDRs)
+	if err != nil {
+		return err
+	}
+	cfg := crawl.Config{Prefix: *common.StreamPrefix, UserAgent: *userAgent, HostDelay: *hostDelay,
+		MaxWait: *maxWait, MaxDepth: *maxDepth, RecrawlInterval: *recrawl, MaxBody: *maxBody,
+		ConnectTimeout: *connectTimeout, ResponseHeaderTimeout: *headerTimeout, FetchTimeout: *fetchTimeout,
+		MaxRedirects: *maxRedirects, AllowPrivate: *allowPrivate, AllowCIDRs: cidrs, SchedulePeriod: *schedule}
+
+	w := app.Worker{
+		Name: "crawler", Stage: pipeline.Crawl, Group: pipeline.CrawlerGroup, Downstream: pipeline.Clean,
+		Key: crawl.Key, Common: common, Settings: stage,
+	}
+	if *recrawl > 0 {
+		w.Background = func(ctx context.Context, d app.Deps) { crawl.NewScheduler(d.DB, d.Producer, cfg).Run(ctx) }
+	}
+	return w.Run(func(d app.Deps) (streamkit.Handler, error) {
+		cfg.Logger = d.Log
+		c, err := crawl.New(d.Redis, d.DB, cfg, d.Registry)
+		if err != nil {
+			return nil, err
+		}
+		d.Log.Info("crawler configured", "host_delay", *hostDelay, "max_depth", *maxDepth,
+			"allow_private", *allowPrivate, "recrawl", *recrawl, "user_agent", *userAgent)
+		return c, nil
+	})
+}
+
+func parseCIDRs(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if !strings.Contains(f, "/") {
+			a, err := netip.ParseAddr(f)
+			if err != nil {
+				return nil, fmt.Errorf("CRAWL_ALLOW_CIDRS: %q: %w", f, err)
+			}
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("CRAWL_ALLOW_CIDRS: %q: %w", f, err)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}

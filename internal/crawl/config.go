@@ -1,0 +1,92 @@
+// Package crawl is the crawler stage: it turns crawl requests from the
+// crawl stream into fetched documents in Postgres and messages for the
+// cleaner, discovering more URLs as it goes, politely and resumably.
+package crawl
+
+import (
+	"log/slog"
+	"net/netip"
+	"time"
+
+	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
+	"github.com/newscrawl/newscrawl/internal/crawl/politeness"
+	"github.com/newscrawl/newscrawl/internal/crawl/robots"
+)
+
+// Defaults for Config fields left zero.
+const (
+	DefaultHostDelay       = time.Second
+	DefaultMaxDepth        = 2
+	DefaultRecrawlInterval = time.Hour
+	DefaultMaxWait         = politeness.DefaultMaxWait
+	DefaultMaxRetryAfter   = time.Hour
+	DefaultSchedulePeriod  = 30 * time.Second
+	DefaultScheduleBatch   = 500
+)
+
+// Config describes the crawler stage. Zero fields take the defaults above
+// or those of the fetch, robots and politeness packages.
+type Config struct {
+	Prefix    string // Redis key prefix (STREAM_PREFIX)
+	UserAgent string // sent with every request; its first word names us in robots.txt
+
+	// HostDelay is the minimum gap between two requests to one host, across
+	// every crawler process; robots.txt Crawl-delay raises it, never lowers
+	// it. Negative disables politeness (benchmarks only).
+	HostDelay time.Duration
+	MaxWait   time.Duration // longest wait for a host slot before the request is re-queued
+
+	MaxDepth        int           // link depth from the seed, for seeds that name none
+	RecrawlInterval time.Duration // hubs (feeds, sitemaps, seed pages) are fetched again after this; negative disables
+	MaxRetryAfter   time.Duration // cap on a server's Retry-After
+
+	MaxBody               int64
+	ConnectTimeout        time.Duration
+	ResponseHeaderTimeout time.Duration
+	FetchTimeout          time.Duration
+	MaxRedirects          int
+	AllowPrivate          bool           // fetch loopback/private addresses (tests, local demo)
+	AllowCIDRs            []netip.Prefix // non-public ranges allowed anyway
+	RobotsTTL             time.Duration
+
+	SchedulePeriod time.Duration // how often the scheduler looks for due hubs
+	ScheduleBatch  int           // due hubs re-enqueued per pass
+
+	// OnReserve, when set, is called with every politeness slot granted
+	// before a fetch (observability and tests).
+	OnReserve func(politeness.Reservation)
+	Logger    *slog.Logger
+}
+
+func (c *Config) setDefaults() {
+	if c.UserAgent == "" {
+		c.UserAgent = fetch.DefaultUserAgent
+	}
+	if c.HostDelay == 0 {
+		c.HostDelay = DefaultHostDelay
+	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = DefaultMaxWait
+	}
+	if c.MaxDepth <= 0 {
+		c.MaxDepth = DefaultMaxDepth
+	}
+	if c.RecrawlInterval == 0 {
+		c.RecrawlInterval = DefaultRecrawlInterval
+	}
+	if c.MaxRetryAfter <= 0 {
+		c.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	if c.RobotsTTL <= 0 {
+		c.RobotsTTL = robots.DefaultTTL
+	}
+	if c.SchedulePeriod <= 0 {
+		c.SchedulePeriod = DefaultSchedulePeriod
+	}
+	if c.ScheduleBatch <= 0 {
+		c.ScheduleBatch = DefaultScheduleBatch
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}

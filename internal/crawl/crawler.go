@@ -1,0 +1,364 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newscrawl/newscrawl/internal/crawl/discover"
+	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
+	"github.com/newscrawl/newscrawl/internal/crawl/politeness"
+	"github.com/newscrawl/newscrawl/internal/crawl/robots"
+	"github.com/newscrawl/newscrawl/internal/crawl/urlnorm"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+// A Crawler handles crawl requests: robots check, politeness slot, fetch,
+// store, discovery, and the messages for the cleaner and the frontier.
+type Crawler struct {
+	cfg     Config
+	pool    *pgxpool.Pool
+	fetcher *fetch.Fetcher
+	robots  *robots.Cache
+	limiter *politeness.Limiter
+	log     *slog.Logger
+	metrics *metrics
+}
+
+// New builds a Crawler over Redis (politeness, robots cache) and Postgres
+// (urls, documents). reg may be nil.
+func New(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, reg prometheus.Registerer) (*Crawler, error) {
+	cfg.setDefaults()
+	f := fetch.New(fetch.Config{UserAgent: cfg.UserAgent, MaxBody: cfg.MaxBody, ConnectTimeout: cfg.ConnectTimeout,
+		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout, Timeout: cfg.FetchTimeout, MaxRedirects: cfg.MaxRedirects,
+		AllowPrivate: cfg.AllowPrivate, AllowCIDRs: cfg.AllowCIDRs})
+	c := &Crawler{cfg: cfg, pool: pool, fetcher: f, limiter: politeness.New(rdb, cfg.Prefix, cfg.MaxWait),
+		log: cfg.Logger.With("component", "crawl")}
+	c.robots = robots.New(rdb, f, robots.Config{Prefix: cfg.Prefix, UserAgent: cfg.UserAgent, TTL: cfg.RobotsTTL,
+		Logger: c.log, BeforeFetch: func(ctx context.Context, host string) error {
+			_, err := c.wait(ctx, host, c.cfg.HostDelay)
+			return err
+		}})
+	m, err := newMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	c.metrics = m
+	return c, nil
+}
+
+// Handle processes one crawl request. Outcomes that are facts about the
+// URL (gone, disallowed, too large, skipped, redirect loop) are recorded
+// and acked; 429/503 ask for a retry after Retry-After; other 5xx,
+// timeouts and network errors are retryable; a bad URL or an SSRF refusal
+// is permanent.
+func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+	r, err := parseRequest(m, &c.cfg)
+	if err != nil {
+		c.metrics.outcome(streamkit.ErrorType(err))
+		return streamkit.Result{}, err
+	}
+	prev, err := lookupPrior(ctx, c.pool, r.URL)
+	if err != nil {
+		return streamkit.Result{}, streamkit.Retryable(ErrTypeStore, err)
+	}
+	rules, err := c.robots.Get(ctx, r.u.Scheme+"://"+r.Host)
+	if err != nil {
+		return streamkit.Result{}, c.classifyErr(r, err)
+	}
+	var links []link
+	if r.Seed || rules.Fetched {
+		for _, s := range rules.Sitemaps {
+			if u, ok := urlnorm.Resolve(r.u, s); ok {
+				links = c.addLink(links, r, u, r.Depth, discover.KindSitemap)
+			}
+		}
+	}
+	if !rules.Allowed(pathQuery(r.u)) {
+		c.metrics.outcome(StateDisallowed)
+		return c.result(r, &outcome{State: StateDisallowed, Links: links}), nil
+	}
+	if _, err := c.wait(ctx, r.Host, max(c.cfg.HostDelay, rules.CrawlDelay)); err != nil {
+		return streamkit.Result{}, c.classifyErr(r, err)
+	}
+	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: r.URL, ETag: prev.ETag, LastModified: prev.LastModified})
+	o, err := c.outcomeOf(r, prev, resp, err)
+	if err != nil {
+		c.metrics.outcome(streamkit.ErrorType(err))
+		return streamkit.Result{}, err
+	}
+	o.Links = append(links, o.Links...)
+	c.metrics.outcome(o.State)
+	return c.result(r, o), nil
+}
+
+// wait takes a politeness slot for host; delay < 0 disables politeness.
+func (c *Crawler) wait(ctx context.Context, host string, delay time.Duration) (politeness.Reservation, error) {
+	if delay < 0 {
+		return politeness.Reservation{Host: host, Slot: time.Now(), Reserved: true}, nil
+	}
+	res, err := c.limiter.Wait(ctx, host, delay)
+	if err == nil && c.cfg.OnReserve != nil {
+		c.cfg.OnReserve(res)
+	}
+	return res, err
+}
+
+// classifyErr turns a failure before or during the fetch into streamkit's terms.
+func (c *Crawler) classifyErr(r *request, err error) error {
+	if d, ok := politeness.IsTooLong(err); ok {
+		return streamkit.RetryAfter(d, fmt.Errorf("politeness slot for %s: %w", r.Host, err))
+	}
+	switch {
+	case errors.Is(err, fetch.ErrBlocked):
+		return streamkit.Permanent(ErrTypeSSRF, err)
+	case errors.Is(err, robots.ErrUnavailable):
+		return streamkit.Retryable(ErrTypeRobots, err)
+	case fetch.IsTimeout(err):
+		return streamkit.Retryable(ErrTypeTimeout, err)
+	case fetch.IsDNS(err):
+		return streamkit.Retryable(ErrTypeDNS, err)
+	}
+	return streamkit.Retryable(ErrTypeConnection, err)
+}
+
+// outcomeOf turns a fetch into an outcome to record, or an error for streamkit.
+func (c *Crawler) outcomeOf(r *request, prev prior, resp *fetch.Response, err error) (*outcome, error) {
+	o := &outcome{Fetched: resp != nil}
+	if resp != nil {
+		o.Status, o.ContentType, o.FinalURL = resp.Status, resp.ContentType, resp.FinalURL
+	}
+	switch {
+	case errors.Is(err, fetch.ErrTooLarge):
+		o.State, o.Err = StateTooLarge, err.Error()
+		return o, nil
+	case errors.Is(err, fetch.ErrRedirectLoop), errors.Is(err, fetch.ErrTooManyRedirects):
+		o.State, o.Err, o.Fetched = StateRedirectError, err.Error(), true
+		return o, nil
+	case err != nil:
+		var ue *url.Error
+		if errors.As(err, &ue) && strings.Contains(ue.Err.Error(), "unsupported protocol scheme") {
+			o.State, o.Err, o.Fetched = StateRedirectError, err.Error(), true
+			return o, nil
+		}
+		return nil, c.classifyErr(r, err)
+	}
+	switch s := resp.Status; {
+	case s == http.StatusNotModified:
+		o.State, o.ETag, o.LastModified, o.Hash = StateNotModified, prev.ETag, prev.LastModified, prev.ContentHash
+		o.Hub = r.Seed || r.Hint != "" || prev.IsHub
+		return o, nil
+	case s == http.StatusNotFound || s == http.StatusGone:
+		o.State = StateGone
+		return o, nil
+	case s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable:
+		cause := fmt.Errorf("get %s: status %d", r.URL, s)
+		if d, ok := fetch.RetryAfter(resp.Header, time.Now()); ok && d > 0 {
+			return nil, streamkit.RetryAfter(min(d, c.cfg.MaxRetryAfter), cause)
+		}
+		return nil, streamkit.Retryable(ErrTypeRateLimited, cause)
+	case s >= 500:
+		return nil, streamkit.Retryable(ErrTypeServer, fmt.Errorf("get %s: status %d", r.URL, s))
+	case s >= 400:
+		o.State = StateClientError
+		return o, nil
+	case s < 200 || s > 299:
+		o.State = StateRedirectError // a 3xx without a usable Location
+		return o, nil
+	case !resp.Accepted:
+		o.State = StateSkipped
+		return o, nil
+	}
+	o.ETag, o.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	o.Kind = discover.Sniff(resp.MediaType, resp.Body)
+	switch o.Kind {
+	case discover.KindHTML:
+		return c.htmlOutcome(r, prev, resp, o)
+	case discover.KindFeed, discover.KindSitemap:
+		return c.hubOutcome(r, prev, resp, o), nil
+	}
+	o.State = StateSkipped
+	return o, nil
+}
+
+// htmlOutcome converts a page to UTF-8, keys it on its canonical (or
+// final) URL when that is an allowed host, and takes its links.
+func (c *Crawler) htmlOutcome(r *request, prev prior, resp *fetch.Response, o *outcome) (*outcome, error) {
+	body, cs, err := fetch.ToUTF8(resp.Body, resp.ContentType)
+	if err != nil {
+		o.State, o.Err = StateSkipped, err.Error()
+		return o, nil
+	}
+	o.Hash = pipeline.ContentHash(body)
+	o.Hub = r.Seed || prev.IsHub
+	base := r.u
+	if fu, err := url.Parse(resp.FinalURL); err == nil {
+		base = fu
+	}
+	page := discover.HTML(base, body)
+	docURL := r.URL
+	if n, err := urlnorm.Normalize(resp.FinalURL); err == nil && n != r.URL && c.allowed(r, n) {
+		docURL = n
+	}
+	if page.Canonical != "" && c.allowed(r, page.Canonical) {
+		docURL = page.Canonical
+	}
+	for _, a := range []string{docURL, mustNormalize(resp.FinalURL)} {
+		if a != "" && a != r.URL {
+			o.Aliases = c.addLink(o.Aliases, r, a, r.Depth, "")
+		}
+	}
+	if page.NoIndex {
+		o.State = StateNoIndex
+	} else {
+		o.State = StateFetched
+		du, _ := url.Parse(docURL)
+		o.Doc = &document{DocID: pipeline.DocID(docURL), URL: docURL, FinalURL: resp.FinalURL, Host: du.Host,
+			ContentType: resp.ContentType, Kind: discover.KindHTML, Charset: cs, Hash: o.Hash, ETag: o.ETag,
+			LastModified: o.LastModified, Status: resp.Status, Body: body, Headers: keptHeaders(resp.Header)}
+	}
+	if prev.ContentHash == o.Hash {
+		return o, nil // same page as last time: its links are known already
+	}
+	for _, f := range page.Feeds {
+		o.Links = c.addLink(o.Links, r, f, r.Depth, discover.KindFeed)
+	}
+	for _, l := range page.Links {
+		o.Links = c.addLink(o.Links, r, l, r.Depth+1, "")
+	}
+	return o, nil
+}
+
+// hubOutcome parses a feed or sitemap for URLs; hubs are recrawled.
+func (c *Crawler) hubOutcome(r *request, prev prior, resp *fetch.Response, o *outcome) *outcome {
+	o.Hash = pipeline.ContentHash(resp.Body)
+	o.Hub = true
+	o.State = StateFetched
+	if prev.ContentHash == o.Hash {
+		o.State = StateUnchanged
+		return o
+	}
+	base := r.u
+	if fu, err := url.Parse(resp.FinalURL); err == nil {
+		base = fu
+	}
+	if o.Kind == discover.KindFeed {
+		items, err := discover.Feed(base, resp.Body)
+		if err != nil {
+			o.State, o.Err = StateParseError, err.Error()
+			return o
+		}
+		for _, u := range items {
+			o.Links = c.addLink(o.Links, r, u, r.Depth+1, "")
+		}
+		return o
+	}
+	sm, err := discover.ParseSitemap(base, resp.Body)
+	if err != nil {
+		o.State, o.Err = StateParseError, err.Error()
+		return o
+	}
+	for _, u := range sm.Children {
+		o.Links = c.addLink(o.Links, r, u, r.Depth, discover.KindSitemap)
+	}
+	for _, u := range sm.Pages {
+		o.Links = c.addLink(o.Links, r, u, r.Depth+1, "")
+	}
+	return o
+}
+
+// addLink appends a normalized URL when its host is allowed and its depth
+// within the request's limit; hub hints (feeds, sitemaps) keep the depth.
+func (c *Crawler) addLink(links []link, r *request, u string, depth int, hint string) []link {
+	if depth > r.MaxDepth || !c.allowed(r, u) {
+		return links
+	}
+	for _, l := range links {
+		if l.URL == u {
+			return links
+		}
+	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		return links
+	}
+	return append(links, link{URL: u, DocID: pipeline.DocID(u), Host: pu.Host, Hint: hint, Depth: depth, Hub: hint != ""})
+}
+
+func (c *Crawler) allowed(r *request, u string) bool {
+	pu, err := url.Parse(u)
+	return err == nil && HostAllowed(pu.Hostname(), r.Hosts)
+}
+
+// result packages an outcome: Commit records it, then EmitFunc sends the
+// cleaner's message if the document is new or changed and a crawl request
+// for each discovered URL the seen-set did not hold (decided inside the
+// same transaction, so concurrent workers never both enqueue a URL).
+func (c *Crawler) result(r *request, o *outcome) streamkit.Result {
+	var recrawl *time.Duration
+	if r.Recrawl != c.cfg.RecrawlInterval {
+		recrawl = &r.Recrawl
+	}
+	c.metrics.discovered.Add(float64(len(o.Links)))
+	var w written
+	return streamkit.Result{
+		DocID: r.DocID,
+		Commit: func(ctx context.Context, tx pgx.Tx) error {
+			var err error
+			w, err = commit(ctx, tx, r, o)
+			return err
+		},
+		EmitFunc: func() []streamkit.Emit {
+			var emits []streamkit.Emit
+			if o.Doc != nil && w.changed {
+				emits = append(emits, streamkit.Emit{Stage: pipeline.Clean, Fields: map[string]string{
+					pipeline.FieldDocID: o.Doc.DocID, pipeline.FieldContentHash: o.Doc.Hash, pipeline.FieldURL: o.Doc.URL}})
+			}
+			for _, l := range o.Links {
+				if w.fresh[l.URL] {
+					emits = append(emits, streamkit.Emit{Stage: pipeline.Crawl, Fields: RequestFields(l.URL, l.Depth,
+						r.MaxDepth, r.Hosts, recrawl, false, l.Hint, NewNonce(), r.URL)})
+				}
+			}
+			return emits
+		},
+	}
+}
+
+func pathQuery(u *url.URL) string {
+	p := u.EscapedPath()
+	if u.RawQuery != "" {
+		p += "?" + u.RawQuery
+	}
+	return p
+}
+
+func mustNormalize(s string) string {
+	n, err := urlnorm.Normalize(s)
+	if err != nil {
+		return ""
+	}
+	return n
+}
+
+// keptHeaders are the response headers stored with a document.
+func keptHeaders(h http.Header) map[string]string {
+	out := map[string]string{}
+	for _, k := range []string{"Content-Type", "Content-Language", "Last-Modified", "ETag", "Date", "Cache-Control", "Link", "X-Robots-Tag"} {
+		if v := h.Get(k); v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}

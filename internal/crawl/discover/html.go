@@ -1,0 +1,122 @@
+package discover
+
+import (
+	"bytes"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/newscrawl/newscrawl/internal/crawl/urlnorm"
+)
+
+// MaxLinks bounds the URLs taken from one body.
+const MaxLinks = 5000
+
+// Page is what an HTML page points to; URLs are absolute and normalized.
+type Page struct {
+	Links     []string // a[href] (without rel=nofollow), deduplicated, in order
+	Canonical string   // <link rel=canonical>, "" when absent
+	Feeds     []string // <link rel=alternate type=rss/atom>
+	NoIndex   bool     // <meta name=robots content=noindex>
+	NoFollow  bool     // <meta name=robots content=nofollow>: Links is empty
+}
+
+// HTML extracts a page's links from a UTF-8 body fetched from pageURL
+// (resolving against <base href> when present). Malformed markup yields
+// what could be read, never an error.
+func HTML(pageURL *url.URL, body []byte) Page {
+	var p Page
+	base := pageURL
+	seen := map[string]bool{}
+	add := func(list *[]string, href string) {
+		if len(*list) >= MaxLinks {
+			return
+		}
+		if u, ok := urlnorm.Resolve(base, href); ok && !seen[u] {
+			seen[u] = true
+			*list = append(*list, u)
+		}
+	}
+	z := html.NewTokenizer(bytes.NewReader(body))
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		name, hasAttr := z.TagName()
+		if !hasAttr {
+			continue
+		}
+		a := atom.Lookup(name)
+		if a != atom.A && a != atom.Link && a != atom.Base && a != atom.Meta && a != atom.Area {
+			continue
+		}
+		attrs := readAttrs(z)
+		switch a {
+		case atom.Base:
+			if b, err := base.Parse(strings.TrimSpace(attrs["href"])); err == nil && attrs["href"] != "" {
+				base = b
+			}
+		case atom.A, atom.Area:
+			if !hasToken(attrs["rel"], "nofollow") {
+				add(&p.Links, attrs["href"])
+			}
+		case atom.Link:
+			rel := attrs["rel"]
+			switch {
+			case hasToken(rel, "canonical"):
+				if u, ok := urlnorm.Resolve(base, attrs["href"]); ok && p.Canonical == "" {
+					p.Canonical = u
+				}
+			case hasToken(rel, "alternate") && isFeedType(attrs["type"]):
+				add(&p.Feeds, attrs["href"])
+			}
+		case atom.Meta:
+			if strings.EqualFold(attrs["name"], "robots") {
+				c := strings.ToLower(attrs["content"])
+				p.NoIndex = p.NoIndex || strings.Contains(c, "noindex") || strings.Contains(c, "none")
+				p.NoFollow = p.NoFollow || strings.Contains(c, "nofollow") || strings.Contains(c, "none")
+			}
+		}
+	}
+	if p.NoFollow {
+		p.Links = nil
+	}
+	return p
+}
+
+func readAttrs(z *html.Tokenizer) map[string]string {
+	m := map[string]string{}
+	for {
+		k, v, more := z.TagAttr()
+		key := strings.ToLower(string(k))
+		if _, dup := m[key]; !dup {
+			m[key] = string(v)
+		}
+		if !more {
+			return m
+		}
+	}
+}
+
+func hasToken(list, tok string) bool {
+	for _, f := range strings.Fields(strings.ToLower(list)) {
+		if f == tok {
+			return true
+		}
+	}
+	return false
+}
+
+func isFeedType(t string) bool {
+	switch strings.ToLower(strings.TrimSpace(t)) {
+	case "application/rss+xml", "application/atom+xml", "application/feed+json", "application/rdf+xml":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,86 @@
+package fetch
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/andybalholm/brotli"
+)
+
+// readCapped reads r to the end, failing with ErrTooLarge past limit bytes,
+// so neither a large body nor a decompression bomb can exhaust memory.
+func readCapped(r io.Reader, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%w (%d bytes)", ErrTooLarge, limit)
+	}
+	return b, nil
+}
+
+// decodeBody undoes Content-Encoding (gzip, deflate, br; identity) and, when
+// the payload itself is a gzip file (a sitemap.xml.gz), unwraps it. Every
+// stage reads at most limit bytes.
+func decodeBody(r io.Reader, encoding string, limit int64) ([]byte, error) {
+	raw, err := readCapped(r, limit)
+	if err != nil {
+		return nil, err
+	}
+	body := raw
+	for _, enc := range strings.Split(encoding, ",") {
+		enc = strings.ToLower(strings.TrimSpace(enc))
+		if enc == "" || enc == "identity" {
+			continue
+		}
+		if body, err = decodeOne(body, enc, limit); err != nil {
+			return nil, err
+		}
+	}
+	if isGzip(body) { // a gzip'd file served as such (sitemap.xml.gz)
+		if body, err = decodeOne(body, "gzip", limit); err != nil {
+			return nil, err
+		}
+	}
+	return body, nil
+}
+
+func decodeOne(body []byte, enc string, limit int64) ([]byte, error) {
+	var r io.Reader
+	switch enc {
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("decode gzip body: %w", err)
+		}
+		defer zr.Close()
+		r = zr
+	case "deflate":
+		// "deflate" is zlib-wrapped by the spec, raw deflate in practice.
+		if zr, err := zlib.NewReader(bytes.NewReader(body)); err == nil {
+			defer zr.Close()
+			r = zr
+		} else {
+			fr := flate.NewReader(bytes.NewReader(body))
+			defer fr.Close()
+			r = fr
+		}
+	case "br":
+		r = brotli.NewReader(bytes.NewReader(body))
+	default:
+		return nil, fmt.Errorf("unsupported content encoding %q", enc)
+	}
+	out, err := readCapped(r, limit)
+	if err != nil {
+		return nil, fmt.Errorf("decode %s body: %w", enc, err)
+	}
+	return out, nil
+}
+
+func isGzip(b []byte) bool { return len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8 }

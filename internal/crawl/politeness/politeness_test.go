@@ -1,0 +1,75 @@
+package politeness_test
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/newscrawl/newscrawl/internal/crawl/politeness"
+	"github.com/newscrawl/newscrawl/internal/testenv"
+)
+
+// Two limiters stand for two crawler processes sharing one Redis.
+func TestLimiter_GapsHoldAcrossProcesses(t *testing.T) {
+	rdb, prefix := testenv.Redis(t)
+	a := politeness.New(rdb, prefix, 5*time.Second)
+	b := politeness.New(rdb, prefix, 5*time.Second)
+	const delay = 40 * time.Millisecond
+	var mu sync.Mutex
+	var slots []time.Time
+	var wg sync.WaitGroup
+	for i := range 10 {
+		l := a
+		if i%2 == 1 {
+			l = b
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := l.Wait(context.Background(), "news.example:8080", delay)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if time.Now().Before(r.Slot.Add(-5 * time.Millisecond)) {
+				t.Errorf("Wait returned before its slot")
+			}
+			mu.Lock()
+			slots = append(slots, r.Slot)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	sort.Slice(slots, func(i, j int) bool { return slots[i].Before(slots[j]) })
+	for i := 1; i < len(slots); i++ {
+		if gap := slots[i].Sub(slots[i-1]); gap < delay {
+			t.Fatalf("slots %d and %d only %s apart, want >= %s", i-1, i, gap, delay)
+		}
+	}
+	// Another host is independent.
+	r, err := a.Reserve(context.Background(), "other.example", delay)
+	if err != nil || !r.Reserved || r.Wait != 0 {
+		t.Fatalf("other host: %+v, %v", r, err)
+	}
+}
+
+func TestLimiter_TooLongIsNotReserved(t *testing.T) {
+	rdb, prefix := testenv.Redis(t)
+	l := politeness.New(rdb, prefix, 100*time.Millisecond)
+	ctx := context.Background()
+	if _, err := l.Reserve(ctx, "h", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := rdb.Get(ctx, l.Key("h")).Int64()
+	r, err := l.Wait(ctx, "h", time.Second)
+	wait, ok := politeness.IsTooLong(err)
+	if !ok || r.Reserved || wait < 800*time.Millisecond {
+		t.Fatalf("Wait = %+v, %v; want TooLongError near 1s", r, err)
+	}
+	after, _ := rdb.Get(ctx, l.Key("h")).Int64()
+	if before != after {
+		t.Fatalf("a refused reservation moved the host's next slot: %d -> %d", before, after)
+	}
+}

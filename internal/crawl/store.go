@@ -1,0 +1,217 @@
+package crawl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// URL states recorded in the urls table.
+const (
+	StateQueued        = "queued"
+	StateFetched       = "fetched"      // stored (HTML) or parsed (feed, sitemap), new or changed
+	StateUnchanged     = "unchanged"    // 200 with the same content hash
+	StateNotModified   = "not_modified" // 304
+	StateGone          = "gone"         // 404, 410
+	StateDisallowed    = "disallowed"   // robots.txt
+	StateTooLarge      = "too_large"
+	StateSkipped       = "skipped"        // content type or kind not crawled
+	StateNoIndex       = "noindex"        // meta robots noindex: links followed, not published
+	StateRedirectError = "redirect_error" // loop or too many hops
+	StateClientError   = "client_error"   // other 4xx
+	StateParseError    = "parse_error"    // a feed or sitemap that does not parse
+	StateAlias         = "alias"          // a canonical or redirect target of a fetched URL
+)
+
+// prior is what the urls table knows of a URL before it is fetched again.
+type prior struct {
+	ETag, LastModified, ContentHash, State string
+	IsHub                                  bool
+}
+
+// lookupPrior returns the URL's row, or a zero prior when it has none.
+func lookupPrior(ctx context.Context, pool *pgxpool.Pool, u string) (prior, error) {
+	var p prior
+	err := pool.QueryRow(ctx, `SELECT etag, last_modified, content_hash, state, is_hub FROM urls WHERE url = $1`, u).
+		Scan(&p.ETag, &p.LastModified, &p.ContentHash, &p.State, &p.IsHub)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return p, fmt.Errorf("look up %s in urls: %w", u, err)
+	}
+	return p, nil
+}
+
+// document is a fetched HTML page to store.
+type document struct {
+	DocID, URL, FinalURL, Host, ContentType, Kind, Charset, Hash, ETag, LastModified string
+	Status                                                                           int
+	Body                                                                             []byte
+	Headers                                                                          map[string]string
+}
+
+// link is a discovered URL to enqueue if unseen.
+type link struct {
+	URL, DocID, Host, Hint string
+	Depth                  int
+	Hub                    bool
+}
+
+// outcome is the result of one crawl request, written by commit.
+type outcome struct {
+	State, Kind, ContentType, FinalURL, Hash, ETag, LastModified, Err string
+	Status                                                            int
+	Fetched                                                           bool // a request was sent (counts, fetched_at)
+	Hub                                                               bool
+	Doc                                                               *document
+	Aliases                                                           []link // canonical / final URLs recorded as seen
+	Links                                                             []link
+}
+
+// written is what commit found new: whether the document row was inserted
+// or its content changed, and which discovered URLs the seen-set lacked.
+type written struct {
+	changed bool
+	fresh   map[string]bool
+}
+
+// commit writes an outcome inside the ledger transaction and reports what
+// was new, so that only new documents go to the cleaner and only unseen
+// URLs to the frontier.
+func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome) (written, error) {
+	var w written
+	if o.Doc != nil {
+		changed, err := upsertDocument(ctx, tx, o.Doc)
+		if err != nil {
+			return w, err
+		}
+		w.changed = changed
+		if !changed && o.State == StateFetched {
+			o.State = StateUnchanged
+		}
+	}
+	if err := upsertURL(ctx, tx, r, o); err != nil {
+		return w, err
+	}
+	if len(o.Aliases) > 0 {
+		if _, err := insertLinks(ctx, tx, r, o.Aliases, StateAlias); err != nil {
+			return w, err
+		}
+	}
+	if len(o.Links) > 0 {
+		fresh, err := insertLinks(ctx, tx, r, o.Links, StateQueued)
+		if err != nil {
+			return w, err
+		}
+		w.fresh = fresh
+	}
+	return w, nil
+}
+
+func upsertDocument(ctx context.Context, tx pgx.Tx, d *document) (changed bool, err error) {
+	headers, _ := json.Marshal(d.Headers)
+	var id string
+	err = tx.QueryRow(ctx, `
+		INSERT INTO documents (doc_id, url, final_url, host, status, content_type, kind, charset, body,
+		                       content_hash, etag, last_modified, headers, fetched_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now())
+		ON CONFLICT (doc_id) DO UPDATE SET
+			url = EXCLUDED.url, final_url = EXCLUDED.final_url, host = EXCLUDED.host, status = EXCLUDED.status,
+			content_type = EXCLUDED.content_type, kind = EXCLUDED.kind, charset = EXCLUDED.charset,
+			body = EXCLUDED.body, content_hash = EXCLUDED.content_hash, etag = EXCLUDED.etag,
+			last_modified = EXCLUDED.last_modified, headers = EXCLUDED.headers, fetched_at = now()
+		WHERE documents.content_hash IS DISTINCT FROM EXCLUDED.content_hash
+		RETURNING doc_id`,
+		d.DocID, d.URL, d.FinalURL, d.Host, d.Status, d.ContentType, d.Kind, d.Charset, d.Body,
+		d.Hash, d.ETag, d.LastModified, headers).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store document %s: %w", d.URL, err)
+	}
+	return true, nil
+}
+
+func upsertURL(ctx context.Context, tx pgx.Tx, r *request, o *outcome) error {
+	var recrawlMS *int64
+	if o.Hub && r.Recrawl > 0 {
+		ms := r.Recrawl.Milliseconds()
+		recrawlMS = &ms
+	}
+	fetched := 0
+	if o.Fetched {
+		fetched = 1
+	}
+	_, err := tx.Exec(ctx, `
+		INSERT INTO urls (url, doc_id, host, state, depth, max_depth, hosts, is_seed, is_hub, kind, status,
+		                  final_url, content_type, content_hash, etag, last_modified, error, discovered_from,
+		                  recrawl_interval, next_crawl_at, fetch_count, fetched_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+		        $19::bigint * interval '1 millisecond', now() + $19::bigint * interval '1 millisecond',
+		        $20, CASE WHEN $20 > 0 THEN now() END, now())
+		ON CONFLICT (url) DO UPDATE SET
+			state = EXCLUDED.state, depth = LEAST(urls.depth, EXCLUDED.depth),
+			max_depth = GREATEST(urls.max_depth, EXCLUDED.max_depth), hosts = EXCLUDED.hosts,
+			is_seed = urls.is_seed OR EXCLUDED.is_seed, is_hub = urls.is_hub OR EXCLUDED.is_hub,
+			kind = CASE WHEN EXCLUDED.kind <> '' THEN EXCLUDED.kind ELSE urls.kind END,
+			status = EXCLUDED.status, final_url = EXCLUDED.final_url,
+			content_type = EXCLUDED.content_type,
+			content_hash = CASE WHEN EXCLUDED.content_hash <> '' THEN EXCLUDED.content_hash ELSE urls.content_hash END,
+			etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified, error = EXCLUDED.error,
+			recrawl_interval = COALESCE(EXCLUDED.recrawl_interval, urls.recrawl_interval),
+			next_crawl_at = COALESCE(EXCLUDED.next_crawl_at, urls.next_crawl_at),
+			fetch_count = urls.fetch_count + EXCLUDED.fetch_count,
+			fetched_at = COALESCE(EXCLUDED.fetched_at, urls.fetched_at), updated_at = now()`,
+		r.URL, r.DocID, r.Host, o.State, r.Depth, r.MaxDepth, r.Hosts, r.Seed, o.Hub, o.Kind, o.Status,
+		o.FinalURL, o.ContentType, o.Hash, o.ETag, o.LastModified, o.Err, r.From, recrawlMS, fetched)
+	if err != nil {
+		return fmt.Errorf("record %s in urls: %w", r.URL, err)
+	}
+	return nil
+}
+
+// insertLinks adds unseen URLs to the seen-set and returns those inserted.
+func insertLinks(ctx context.Context, tx pgx.Tx, r *request, links []link, state string) (map[string]bool, error) {
+	urls := make([]string, len(links))
+	docs := make([]string, len(links))
+	hosts := make([]string, len(links))
+	depths := make([]int32, len(links))
+	hubs := make([]bool, len(links))
+	for i, l := range links {
+		urls[i], docs[i], hosts[i], depths[i], hubs[i] = l.URL, l.DocID, l.Host, int32(l.Depth), l.Hub
+	}
+	rows, err := tx.Query(ctx, `
+		INSERT INTO urls (url, doc_id, host, state, depth, max_depth, hosts, is_hub, discovered_from)
+		SELECT u, d, h, $6, dep, $7, $8, hub, $9
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bool[]) AS t(u, d, h, dep, hub)
+		ON CONFLICT (url) DO NOTHING
+		RETURNING url`, urls, docs, hosts, depths, hubs, state, r.MaxDepth, r.Hosts, r.URL)
+	if err != nil {
+		return nil, fmt.Errorf("insert %d discovered urls: %w", len(links), err)
+	}
+	fresh, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("insert %d discovered urls: %w", len(links), err)
+	}
+	out := make(map[string]bool, len(fresh))
+	for _, u := range fresh {
+		out[u] = true
+	}
+	return out, nil
+}
+
+// dueHub is a hub whose recrawl time has come.
+type dueHub struct {
+	URL      string
+	Depth    int
+	MaxDepth int
+	Hosts    []string
+	Recrawl  time.Duration
+	Seed     bool
+	Kind     string
+	DueAt    time.Time
+}
