@@ -10,7 +10,7 @@ CREATE TABLE stage_results (
     emitted  json,                        -- downstream messages, re-sent when a finished key is redelivered
     done_at  timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX stage_results_stage_doc ON stage_results (stage, doc_id);
+-- No secondary index: every lookup is by key, and each index costs every commit.
 
 -- +goose Down
 DROP TABLE stage_results;

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -72,25 +73,56 @@ type ledgerEntry struct {
 
 // commit writes a batch in one transaction: each entry's Commit in its own
 // savepoint (a failing entry is rolled back alone and reported in its err),
-// then one multi-row insert of the ledger rows. A returned error means the
-// whole transaction failed and nothing was written.
+// then one multi-row insert of the ledger rows. A batch without Commit
+// functions is that insert alone: one statement, one round trip. A returned
+// error means nothing was written.
 func (l *Ledger) commit(ctx context.Context, entries []*ledgerEntry) error {
+	writes := false
+	for _, e := range entries {
+		writes = writes || e.result.Commit != nil
+	}
+	if !writes {
+		rows := ledgerRows(entries)
+		if err := rows.insert(ctx, l.pool); err != nil {
+			return err
+		}
+		return nil
+	}
 	tx, err := l.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin ledger transaction: %w", err)
 	}
 	defer tx.Rollback(ctx)
-
-	keys := make([]string, 0, len(entries))
-	stages := make([]string, 0, len(entries))
-	docs := make([]string, 0, len(entries))
-	emitted := make([]*string, 0, len(entries))
 	for _, e := range entries {
-		if e.result.Commit != nil {
-			if err := commitOne(ctx, tx, e.result.Commit); err != nil {
-				e.err = err
-				continue
-			}
+		if e.result.Commit == nil {
+			continue
+		}
+		if err := commitOne(ctx, tx, e.result.Commit); err != nil {
+			e.err = err
+		}
+	}
+	if err := ledgerRows(entries).insert(ctx, tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit ledger transaction: %w", err)
+	}
+	return nil
+}
+
+// rowSet holds ledger rows as column arrays for one unnest insert.
+type rowSet struct {
+	keys, stages, docs []string
+	emitted            []*string
+}
+
+// ledgerRows collects the rows of entries that have not failed, deciding
+// their emitted messages (EmitFunc runs here, after the entry's Commit).
+func ledgerRows(entries []*ledgerEntry) rowSet {
+	var r rowSet
+	for _, e := range entries {
+		if e.err != nil {
+			continue
 		}
 		if e.result.EmitFunc != nil {
 			e.result.Emit = e.result.EmitFunc()
@@ -105,22 +137,26 @@ func (l *Ledger) commit(ctx context.Context, entries []*ledgerEntry) error {
 			s := string(b)
 			js = &s
 		}
-		keys = append(keys, e.key)
-		stages = append(stages, e.stage)
-		docs = append(docs, e.result.DocID)
-		emitted = append(emitted, js)
+		r.keys = append(r.keys, e.key)
+		r.stages = append(r.stages, e.stage)
+		r.docs = append(r.docs, e.result.DocID)
+		r.emitted = append(r.emitted, js)
 	}
-	if len(keys) > 0 {
-		_, err = tx.Exec(ctx, `
-			INSERT INTO stage_results (key, stage, doc_id, emitted)
-			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::json[])
-			ON CONFLICT (key) DO NOTHING`, keys, stages, docs, emitted)
-		if err != nil {
-			return fmt.Errorf("insert ledger rows: %w", err)
-		}
+	return r
+}
+
+func (r rowSet) insert(ctx context.Context, db interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}) error {
+	if len(r.keys) == 0 {
+		return nil
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("commit ledger transaction: %w", err)
+	_, err := db.Exec(ctx, `
+		INSERT INTO stage_results (key, stage, doc_id, emitted)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::json[])
+		ON CONFLICT (key) DO NOTHING`, r.keys, r.stages, r.docs, r.emitted)
+	if err != nil {
+		return fmt.Errorf("insert ledger rows: %w", err)
 	}
 	return nil
 }
