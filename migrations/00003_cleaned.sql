@@ -25,6 +25,7 @@ CREATE TABLE cleaned (
     page_kind     text NOT NULL DEFAULT '',
     word_count    int NOT NULL DEFAULT 0,
     duplicate_of  text,                     -- first-seen doc_id with the same or nearly the same text
+    first_seen_at timestamptz NOT NULL DEFAULT now(), -- when the crawler first saw the URL: decides which copy is the original
     cleaned_at    timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX cleaned_text_hash ON cleaned (text_hash);

@@ -1,0 +1,56 @@
+// Command cleaner is the pipeline's second stage: it turns fetched pages
+// into article text and metadata. With no arguments it runs as a worker,
+// configured by the environment; `cleaner extract` cleans one page from a
+// file or stdin and prints the text (or JSON).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/newscrawl/newscrawl/internal/app"
+	"github.com/newscrawl/newscrawl/internal/article"
+	"github.com/newscrawl/newscrawl/internal/clean"
+	"github.com/newscrawl/newscrawl/internal/config"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+// version names the cleaning algorithm in idempotency keys: bump it to
+// re-clean everything on replay.
+const version = "clean-v1"
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "extract" {
+		os.Exit(runExtract(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	if err := runWorker(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "cleaner:", err)
+		os.Exit(1)
+	}
+}
+
+func runWorker(args []string) error {
+	s := config.NewSet(flag.NewFlagSet("cleaner", flag.ContinueOnError))
+	common := config.BindCommon(s, "127.0.0.1:9102")
+	stage := config.BindStage(s, "CLEAN", runtime.NumCPU(), 15*time.Second)
+	forwardDups := s.Bool("CLEAN_FORWARD_DUPLICATES", false, "send duplicates on to extraction and embedding")
+	maxHamming := s.Int("CLEAN_MAX_HAMMING", clean.DefaultMaxHamming, "SimHash bits within which two texts are near duplicates")
+	pageTimeout := s.Duration("CLEAN_PAGE_TIMEOUT", article.DefaultTimeout, "processing budget per page")
+	maxBytes := s.Int("CLEAN_MAX_BYTES", article.DefaultMaxBytes, "largest page cleaned")
+	if err := s.Parse(args); err != nil {
+		return err
+	}
+	w := app.Worker{Name: "cleaner", Stage: pipeline.Clean, Group: pipeline.CleanerGroup,
+		Downstream: pipeline.Extract, Version: version, Common: common, Settings: stage}
+	return w.Run(func(d app.Deps) (streamkit.Handler, error) {
+		return clean.NewStage(d.DB, clean.Config{
+			Extract:           article.Options{Timeout: *pageTimeout, MaxBytes: *maxBytes},
+			MaxHamming:        *maxHamming,
+			ForwardDuplicates: *forwardDups,
+		}, d.Log), nil
+	})
+}

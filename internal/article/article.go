@@ -1,0 +1,161 @@
+// Package article extracts the main text and metadata of a news/article
+// web page from raw HTML bytes, without network access or external services.
+//
+// Pipeline (one file per step): charset.go decodes to UTF-8; dom.go parses
+// under node/depth/time limits; metadata.go and jsonld.go read head, microdata
+// and JSON-LD; prune.go removes scripts and hidden elements; content.go marks
+// chrome by tag/role/class (patterns.go) and stats.go measures text and link
+// density; score.go credits paragraph scores to ancestors, picks the best
+// container and related siblings; clean.go and text.go render it into blocks;
+// filter.go drops UI text and trailing "related"/comment sections; ldbody.go
+// checks the result against the publisher's JSON-LD articleBody; classify.go
+// tells articles from listings, galleries and empty shells.
+package article
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/net/html/atom"
+)
+
+// Article is the extraction result for one page.
+type Article struct {
+	Title        string     `json:"title"`         // headline, site-name suffix removed
+	Text         string     `json:"text"`          // main text, NFC, blocks separated by "\n\n"
+	Description  string     `json:"description"`   // og/meta/JSON-LD description
+	SiteName     string     `json:"site_name"`     // publisher name
+	CanonicalURL string     `json:"canonical_url"` // absolute; pageURL when none is declared
+	Language     string     `json:"language"`      // lower-case primary subtag ("en"), "" if unknown
+	TopImage     string     `json:"top_image"`     // absolute when a base URL is known
+	Section      string     `json:"section"`
+	Authors      []string   `json:"authors"`
+	Tags         []string   `json:"tags"`
+	PublishedAt  *time.Time `json:"published_at"`
+	ModifiedAt   *time.Time `json:"modified_at"`
+	IsArticle    bool       `json:"is_article"`
+	PageKind     string     `json:"page_kind"`  // one of the Kind* constants
+	WordCount    int        `json:"word_count"` // words of Text (CJK: characters)
+}
+
+// Extract parses one HTML page (any charset) and returns its main text and
+// metadata. pageURL may be empty; it resolves relative links and supplies URL
+// dates. Errors wrap ErrNotHTML, ErrTooLarge or ErrTooComplex.
+func Extract(raw []byte, pageURL string, opt Options) (*Article, error) {
+	opt = opt.withDefaults()
+	pageURL = strings.TrimSpace(strings.ToValidUTF8(pageURL, ""))
+	where := "extract"
+	if pageURL != "" {
+		where += " " + pageURL
+	}
+	if len(raw) > opt.MaxBytes {
+		return nil, fmt.Errorf("%s: %w: %d bytes (limit %d)", where, ErrTooLarge, len(raw), opt.MaxBytes)
+	}
+	bud := newBudget(opt.Timeout)
+	src, err := toUTF8(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	doc, err := parseHTML(src, opt, bud)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	hc := hintCache{}
+	pm := collectMeta(doc, hc)
+	pruneJunk(doc, bud)
+	body := findFirst(doc, atom.Body)
+	if body == nil {
+		body = doc
+	}
+	res := extractContent(body, pm, hc, bud)
+	if pm.ld.body != "" {
+		res.blocks = reconcileLD(res.blocks, pm.ld.body)
+	}
+	if bud.over() {
+		return nil, fmt.Errorf("%s: %w: timed out after %v", where, ErrTooComplex, opt.Timeout)
+	}
+	return assemble(pm, res, pageURL), nil
+}
+
+// assemble combines the content result and the metadata into an Article.
+func assemble(pm *pageMeta, res contentResult, pageURL string) *Article {
+	a := &Article{}
+	a.Text = joinBlocks(res.blocks)
+	a.WordCount = countWords(a.Text)
+	a.SiteName = pm.siteName()
+	a.Title = pm.title(a.SiteName)
+	a.Description = firstNonEmpty(pm.get("og:description", "twitter:description", "description", "dc.description"), cleanInline(pm.ld.description))
+
+	base, _ := url.Parse(pageURL)
+	canon := firstNonEmpty(pm.canonical, pm.get("og:url"), pm.ld.url)
+	if canon != "" {
+		a.CanonicalURL = resolveURL(base, canon)
+	} else {
+		a.CanonicalURL = pageURL
+	}
+	if base == nil || base.Host == "" {
+		base, _ = url.Parse(a.CanonicalURL)
+	}
+	img := firstNonEmpty(pm.get("og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src", "itemprop:image", "thumbnail"), pm.ld.image)
+	if img == "" && len(pm.images) > 0 {
+		img = pm.images[0]
+	}
+	a.TopImage = resolveURL(base, img)
+
+	a.Language = firstNonEmpty(normLang(pm.htmlLang), normLang(pm.get("content-language", "language", "dc.language", "og:locale")), normLang(pm.ld.language))
+	if a.Language == "" {
+		a.Language = detectLanguage(a.Text)
+	}
+	a.Section = firstNonEmpty(pm.get("article:section", "parsely-section", "section", "itemprop:articlesection"), cleanInline(pm.ld.section))
+	a.Tags = dedupe(append(pm.all("article:tag", "news_keywords", "keywords", "parsely-tags"), pm.ld.keywords...))
+	a.Authors = pm.authors()
+	a.PublishedAt = pm.publishedAt(firstNonEmpty(pageURL, a.CanonicalURL))
+	dated := pm.declaredPublished() != nil
+	a.ModifiedAt = pm.modifiedAt()
+
+	sig := pageSignals{words: a.WordCount, images: len(pm.images), articles: pm.articles,
+		headLinks: pm.headLinks, ld: pm.ld, ogType: strings.ToLower(pm.get("og:type")), dated: dated, pageURL: firstNonEmpty(pageURL, a.CanonicalURL)}
+	if res.bodyText > 0 {
+		sig.bodyLinkDens = float64(res.bodyLink) / float64(res.bodyText)
+	}
+	for _, b := range res.blocks {
+		if b.runes >= 40 {
+			sig.paras++
+		}
+		if isHeading(b.tag) && b.linkLen*2 > b.runes {
+			sig.teaserHeads++
+		}
+	}
+	a.IsArticle, a.PageKind = classify(sig)
+	return a
+}
+
+// firstNonEmpty returns the first non-empty argument.
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// dedupe splits comma lists, trims and removes duplicates (case-insensitive).
+func dedupe(in []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range in {
+		for _, p := range strings.Split(s, ",") {
+			p = cleanInline(p)
+			k := strings.ToLower(p)
+			if p == "" || seen[k] || len(p) > 80 {
+				continue
+			}
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package article
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Page kinds reported in Article.PageKind.
+const (
+	KindArticle = "article"
+	KindListing = "listing"
+	KindGallery = "gallery"
+	KindVideo   = "video"
+	KindEmpty   = "empty"
+	KindOther   = "other"
+)
+
+// pageSignals are the inputs of the page classifier.
+type pageSignals struct {
+	words        int     // words of the extracted main text
+	bodyWords    int     // words of all visible body text
+	bodyLinkDens float64 // link density of the whole body
+	paras        int     // extracted blocks with >= 40 runes
+	teaserHeads  int     // extracted headings that are mostly a link
+	images       int
+	articles     int // <article> elements
+	headLinks    int // headings containing links
+	ld           *ldData
+	ogType       string
+	dated        bool // publication date declared in metadata (not guessed from the URL)
+	pageURL      string
+}
+
+// classify decides whether the page is a single article and what else it
+// is. Explicit markup (JSON-LD type, og:type) is trusted first; otherwise
+// the amount of main text against links and teaser headlines decides.
+func classify(s pageSignals) (bool, string) {
+	galleryType := s.ld.types["imagegallery"] || s.ld.types["mediagallery"] || strings.Contains(s.ogType, "gallery")
+	if s.words < 20 && s.ld.body == "" {
+		if galleryType || s.images >= 6 {
+			return false, KindGallery
+		}
+		return false, KindEmpty
+	}
+	if galleryType && s.words < 300 {
+		return false, KindGallery
+	}
+	marked := s.ld.articleCounts == 1 || strings.HasPrefix(s.ogType, "article")
+	if marked {
+		switch {
+		case s.words >= 30:
+			return true, KindArticle
+		case s.ld.types["videoobject"] || strings.HasPrefix(s.ogType, "video"):
+			return false, KindVideo
+		case s.images >= 4:
+			return false, KindGallery
+		}
+		return false, KindOther
+	}
+	if s.ld.types["collectionpage"] || s.ld.types["itemlist"] || s.ld.types["searchresultspage"] {
+		return false, KindListing
+	}
+	teasers := s.headLinks >= 8 || s.articles >= 6 || s.ld.articleCounts >= 4
+	if s.teaserHeads >= 4 {
+		// The "main text" itself is a run of linked headlines with excerpts.
+		return false, KindListing
+	}
+	linky := s.bodyLinkDens > 0.45
+	switch {
+	case teasers && (s.words < 150 || (linky && s.paras < 4)):
+		// A real story keeps several paragraphs however busy the page is.
+		return false, KindListing
+	case isRootURL(s.pageURL) && (teasers || s.bodyLinkDens > 0.4):
+		return false, KindListing
+	case s.images >= 8 && s.words < 120 && s.paras < 3:
+		return false, KindGallery
+	case s.words >= 300 || (s.words >= 150 && s.paras >= 2):
+		return true, KindArticle
+	case (s.dated || s.articles == 1) && s.words >= 50 && !linky:
+		return true, KindArticle
+	case s.bodyLinkDens > 0.5:
+		return false, KindListing
+	}
+	return false, KindOther
+}
+
+// isRootURL reports a home page URL (empty path, index page or language root).
+func isRootURL(u string) bool {
+	if u == "" {
+		return false
+	}
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	path := strings.Trim(p.Path, "/")
+	return path == "" || path == "index.html" || path == "index.php" || len(path) == 2
+}

@@ -1,0 +1,95 @@
+package article
+
+import (
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// cleaner decides, inside the chosen content, which subtrees to leave out.
+type cleaner struct {
+	st    *statTable
+	roots []*html.Node
+	total int // text runes of all roots
+}
+
+// skip reports whether n's subtree is left out of the rendered text:
+// chrome marked earlier, figures and captions, and link-heavy or image-only
+// containers (the readability "clean conditionally" idea).
+func (c *cleaner) skip(n *html.Node) bool {
+	s := c.st.get(n)
+	if s.drop {
+		return true
+	}
+	switch n.DataAtom {
+	case atom.Figure, atom.Figcaption, atom.Picture:
+		return true
+	}
+	for _, r := range c.roots {
+		if r == n {
+			return false
+		}
+	}
+	switch n.DataAtom {
+	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Form, atom.Fieldset,
+		atom.Aside, atom.Header, atom.Center:
+	default:
+		return false
+	}
+	if s.text == 0 {
+		return true
+	}
+	if s.text*2 > c.total {
+		return false // holds most of the content: a wrapper, whatever its name
+	}
+	w := c.st.hc.classWeight(n)
+	if w < 0 {
+		return !isQuoteEmbed(n, c.st)
+	}
+	if s.commas >= 10 {
+		return false
+	}
+	ld := s.linkDensity()
+	isList := n.DataAtom == atom.Ul || n.DataAtom == atom.Ol
+	switch {
+	case isList && ld > 0.5:
+		// Items that are sentences with a linked name ("X fixed bug Y")
+		// are content; short all-link items are navigation or teasers.
+		return !(ld < 0.75 && s.text >= 60*countItems(n))
+	case !isList && w < 25 && ld > 0.35 && s.text < 1500:
+		return true
+	case w >= 25 && ld > 0.5:
+		return true
+	case s.imgs > 2 && s.paras == 0 && s.text < 200:
+		return true
+	}
+	return false
+}
+
+// isQuoteEmbed reports a wrapper (often named "social-embed") that mostly
+// holds a blockquote, e.g. an embedded post quoted by the story.
+func isQuoteEmbed(n *html.Node, st *statTable) bool {
+	total := st.get(n).text
+	if total < 40 {
+		return false
+	}
+	q := 0
+	walkElements(n, func(c *html.Node) bool {
+		if c.DataAtom == atom.Blockquote {
+			q += st.get(c).text
+			return false
+		}
+		return true
+	})
+	return q*10 >= total*7
+}
+
+// countItems counts the <li> children of a list (at least 1).
+func countItems(n *html.Node) int {
+	k := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.DataAtom == atom.Li {
+			k++
+		}
+	}
+	return max(k, 1)
+}

@@ -1,0 +1,101 @@
+package article
+
+import (
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// contentResult is the outcome of one extraction attempt.
+type contentResult struct {
+	blocks   []block
+	runes    int
+	bodyText int // non-space runes of the whole (pruned) body
+	bodyLink int // of which inside links
+}
+
+// extractContent finds the main text below body. It first strips
+// chrome-looking elements; if that leaves too little, it retries without
+// the class/id based stripping (which sometimes hits a page wrapper).
+func extractContent(body *html.Node, pm *pageMeta, hc hintCache, bud *budget) contentResult {
+	titles := []string{pm.htmlTitle, pm.get("og:title"), pm.get("twitter:title"), cleanInline(pm.ld.headline)}
+	best := attempt(body, true, titles, hc, bud)
+	if best.runes >= 500 || bud.over() {
+		return best
+	}
+	alt := attempt(body, false, titles, hc, bud)
+	if alt.runes > best.runes*2 {
+		return alt
+	}
+	return best
+}
+
+// attempt runs measuring, scoring, selection and rendering once.
+func attempt(body *html.Node, strip bool, titles []string, hc hintCache, bud *budget) contentResult {
+	st := newStatTable(4096, hc)
+	root := *st.measure(body, false, bud) // copy: later passes reset the entry
+	if strip {
+		markUnlikely(body, st, root.text, bud)
+		st.measure(body, false, bud)
+	}
+	sc := &scorer{st: st, body: body, bud: bud}
+	sc.scoreParagraphs()
+	roots := sc.pick()
+	if len(roots) == 0 {
+		roots = []*html.Node{body}
+	}
+	cl := &cleaner{st: st, roots: roots}
+	for _, r := range roots {
+		cl.total += st.get(r).text
+	}
+	blocks := renderBlocks(roots, cl.skip, bud)
+	blocks = filterBlocks(blocks, titles)
+	n := 0
+	for _, b := range blocks {
+		n += b.runes
+	}
+	return contentResult{blocks: blocks, runes: n, bodyText: root.text, bodyLink: root.link}
+}
+
+// markUnlikely flags chrome elements as dropped, except containers that hold
+// most of the page's text (a mis-named wrapper) or the marked-up article body.
+func markUnlikely(body *html.Node, st *statTable, total int, bud *budget) {
+	walkElements(body, func(n *html.Node) bool {
+		if bud.tick() {
+			return false
+		}
+		if !st.hc.unlikely(n) {
+			return true
+		}
+		s := st.get(n)
+		if h := st.hc.node(n); h&hHardNeg != 0 && h&hStrongPos == 0 {
+			s.drop = true
+			return false
+		}
+		// A chrome name on a container holding much of the page's prose is
+		// a misnomer ("read-more" wrapping the rest of the story).
+		if total > 0 && ((s.text > total/2 && s.linkDensity() < 0.5) || (s.text*4 > total && s.paras >= 3 && s.linkDensity() < 0.2)) {
+			return true
+		}
+		if hasArticleBody(n, bud) || isQuoteEmbed(n, st) {
+			return true
+		}
+		s.drop = true
+		return false
+	})
+}
+
+// hasArticleBody reports whether n contains an explicitly marked article body.
+func hasArticleBody(n *html.Node, bud *budget) bool {
+	found := false
+	walkElements(n, func(c *html.Node) bool {
+		if found || bud.tick() {
+			return false
+		}
+		if c.DataAtom == atom.Article || c.DataAtom == atom.Main || attr(c, "itemprop") == "articleBody" {
+			found = true
+			return false
+		}
+		return true
+	})
+	return found
+}

@@ -1,0 +1,131 @@
+package article
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// dateLayouts are tried in order on a trimmed date string.
+var dateLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05Z0700",
+	"2006-01-02T15:04:05.999999999Z0700",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04:05",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05Z07:00",
+	"2006-01-02 15:04:05 Z0700",
+	"2006-01-02 15:04:05 -07:00",
+	"2006-01-02 15:04:05 MST",
+	"2006-01-02 15:04:05",
+	"2006-01-02 15:04",
+	"2006-01-02",
+	"2006/01/02 15:04:05",
+	"2006/01/02",
+	"20060102",
+	"2006-01",
+	time.RFC1123Z,
+	time.RFC1123,
+	time.RFC850,
+	time.ANSIC,
+	"Mon, 2 Jan 2006 15:04:05 -0700",
+	"Mon, 2 Jan 2006 15:04:05 MST",
+	"Mon Jan 2 2006 15:04:05 GMT-0700",
+	"January 2, 2006 3:04 PM",
+	"January 2, 2006 15:04",
+	"January 2, 2006",
+	"Jan 2, 2006 3:04 PM",
+	"Jan 2, 2006",
+	"Jan. 2, 2006",
+	"2 January 2006 15:04",
+	"2 January 2006",
+	"2 Jan 2006",
+	"02.01.2006 15:04",
+	"02.01.2006",
+}
+
+var (
+	// reURLDate finds /2019/11/19/, /2019-11-19/ or /20191119/ style path dates.
+	reURLDate = regexp.MustCompile(`(?:^|[/_-])((?:19|20)\d\d)[/_-]?(0[1-9]|1[0-2])[/_-]?(0[1-9]|[12]\d|3[01])(?:[/_.-]|$)`)
+	// reURLMonth finds /2019/11/ when no day is present.
+	reURLMonth = regexp.MustCompile(`/((?:19|20)\d\d)/(0[1-9]|1[0-2])/`)
+	// reISOInText finds an ISO-like date inside free text.
+	reISOInText = regexp.MustCompile(`((?:19|20)\d\d)-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?:[T ](\d\d):(\d\d)(?::(\d\d))?)?`)
+	reSpaces    = regexp.MustCompile(`\s+`)
+)
+
+// parseDate parses the date formats seen in metadata; it rejects years far
+// outside the web's lifetime to avoid misreading ids as dates.
+func parseDate(s string) *time.Time {
+	s = strings.TrimSpace(reSpaces.ReplaceAllString(s, " "))
+	if len(s) < 6 || len(s) > 64 {
+		return nil
+	}
+	// Seconds since the epoch.
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && len(s) >= 9 {
+		if len(s) >= 13 {
+			n /= 1000
+		}
+		t := time.Unix(n, 0).UTC()
+		return plausible(t)
+	}
+	s2 := strings.TrimSuffix(strings.TrimSuffix(s, " UTC"), " GMT")
+	if strings.HasSuffix(s, " UTC") || strings.HasSuffix(s, " GMT") {
+		s2 += "Z"
+		s2 = strings.Replace(s2, " ", "T", 1)
+	}
+	for _, cand := range []string{s, s2} {
+		for _, l := range dateLayouts {
+			if t, err := time.Parse(l, cand); err == nil {
+				return plausible(t)
+			}
+		}
+	}
+	if m := reISOInText.FindStringSubmatch(s); m != nil {
+		return dateFromParts(m[1], m[2], m[3], m[4], m[5], m[6])
+	}
+	return nil
+}
+
+// plausible keeps dates between 1990 and a year from now.
+func plausible(t time.Time) *time.Time {
+	if t.Year() < 1990 || t.After(time.Now().AddDate(1, 0, 0)) {
+		return nil
+	}
+	return &t
+}
+
+// dateFromParts builds a UTC date from numeric strings (empty time parts = 0).
+func dateFromParts(y, mo, d, h, mi, sec string) *time.Time {
+	num := func(s string) int {
+		n, _ := strconv.Atoi(s)
+		return n
+	}
+	t := time.Date(num(y), time.Month(num(mo)), num(d), num(h), num(mi), num(sec), 0, time.UTC)
+	if t.Day() != num(d) {
+		return nil // e.g. 31 February
+	}
+	return plausible(t)
+}
+
+// urlDate extracts a publication date from the URL path.
+func urlDate(u string) *time.Time {
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	}
+	if i := strings.IndexByte(u, '/'); i >= 0 {
+		u = u[i:]
+	} else {
+		return nil
+	}
+	if m := reURLDate.FindStringSubmatch(u); m != nil {
+		return dateFromParts(m[1], m[2], m[3], "", "", "")
+	}
+	if m := reURLMonth.FindStringSubmatch(u); m != nil {
+		return dateFromParts(m[1], m[2], "01", "", "", "")
+	}
+	return nil
+}

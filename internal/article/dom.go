@@ -1,0 +1,217 @@
+package article
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// parseChunk bounds how much input the parser sees between deadline checks,
+// so pathological markup cannot keep it busy long past the budget.
+const parseChunk = 4096
+
+// deadlineReader feeds the HTML parser in small chunks and fails once the
+// extraction budget is spent, which aborts html.Parse.
+type deadlineReader struct {
+	s   string
+	off int
+	bud *budget
+}
+
+// Read implements io.Reader, failing with ErrTooComplex once time is up.
+func (r *deadlineReader) Read(p []byte) (int, error) {
+	if r.off >= len(r.s) {
+		return 0, io.EOF
+	}
+	if r.bud.over() {
+		return 0, fmt.Errorf("%w: parse timed out", ErrTooComplex)
+	}
+	if len(p) > parseChunk {
+		p = p[:parseChunk]
+	}
+	n := copy(p, r.s[r.off:])
+	r.off += n
+	return n, nil
+}
+
+// parseHTML parses decoded markup after a cheap tag count, then enforces the
+// node and depth limits on the resulting tree.
+func parseHTML(src string, opt Options, bud *budget) (*html.Node, error) {
+	if n := countTags(src); n > opt.MaxNodes {
+		return nil, fmt.Errorf("%w: %d tags (limit %d)", ErrTooComplex, n, opt.MaxNodes)
+	}
+	doc, err := html.Parse(&deadlineReader{s: src, bud: bud})
+	if err != nil {
+		if errors.Is(err, ErrTooComplex) {
+			return nil, fmt.Errorf("parse html: %w", err)
+		}
+		// The tolerant parser only fails on its own limits (e.g. more than
+		// 512 open elements), so any other failure means "too complex".
+		return nil, fmt.Errorf("%w: parse html: %v", ErrTooComplex, err)
+	}
+	if d := maxDepth(doc, opt.MaxDepth); d > opt.MaxDepth {
+		return nil, fmt.Errorf("%w: nesting depth above %d", ErrTooComplex, opt.MaxDepth)
+	}
+	return doc, nil
+}
+
+// countTags counts '<' followed by a letter: an upper bound of start tags.
+func countTags(s string) int {
+	n := 0
+	for {
+		i := strings.IndexByte(s, '<')
+		if i < 0 || i+1 >= len(s) {
+			return n
+		}
+		if c := s[i+1] | 0x20; c >= 'a' && c <= 'z' {
+			n++
+		}
+		s = s[i+1:]
+	}
+}
+
+// maxDepth walks the tree iteratively (no recursion on hostile input) and
+// stops as soon as the limit is exceeded.
+func maxDepth(root *html.Node, limit int) int {
+	depth, best := 0, 0
+	n := root
+	for n != nil {
+		if n.FirstChild != nil {
+			n = n.FirstChild
+			depth++
+			if depth > best {
+				best = depth
+				if best > limit {
+					return best
+				}
+			}
+			continue
+		}
+		for n != nil && n.NextSibling == nil {
+			n = n.Parent
+			depth--
+			if n == root {
+				return best
+			}
+		}
+		if n != nil {
+			n = n.NextSibling
+		}
+	}
+	return best
+}
+
+// attr returns the value of attribute key (lower-case) or "".
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key && a.Namespace == "" {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// hasAttr reports whether attribute key is present.
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key && a.Namespace == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// findFirst returns the first element with tag a in document order.
+func findFirst(n *html.Node, a atom.Atom) *html.Node {
+	if n.Type == html.ElementNode && n.DataAtom == a {
+		return n
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if f := findFirst(c, a); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// walkElements calls fn for every element below root in document order;
+// fn returning false skips that element's subtree.
+func walkElements(root *html.Node, fn func(*html.Node) bool) {
+	for c := root.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if fn(c) {
+			walkElements(c, fn)
+		}
+	}
+}
+
+// rawText concatenates all text below n with no block handling (used for
+// titles, script bodies and other short metadata).
+func rawText(n *html.Node) string {
+	if n.Type == html.TextNode {
+		return n.Data
+	}
+	var sb strings.Builder
+	var rec func(*html.Node)
+	rec = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				sb.WriteString(c.Data)
+			case html.ElementNode:
+				rec(c)
+			}
+		}
+	}
+	rec(n)
+	return sb.String()
+}
+
+// blockTags are elements that start a new line of text when rendered.
+var blockTags = map[atom.Atom]bool{
+	atom.Address: true, atom.Article: true, atom.Aside: true, atom.Blockquote: true,
+	atom.Body: true, atom.Center: true, atom.Dd: true, atom.Details: true, atom.Dialog: true,
+	atom.Dir: true, atom.Div: true, atom.Dl: true, atom.Dt: true, atom.Fieldset: true,
+	atom.Figcaption: true, atom.Figure: true, atom.Footer: true, atom.Form: true,
+	atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true,
+	atom.Header: true, atom.Hgroup: true, atom.Hr: true, atom.Html: true, atom.Li: true,
+	atom.Main: true, atom.Menu: true, atom.Nav: true, atom.Ol: true, atom.P: true,
+	atom.Pre: true, atom.Section: true, atom.Summary: true, atom.Table: true,
+	atom.Tbody: true, atom.Td: true, atom.Tfoot: true, atom.Th: true, atom.Thead: true,
+	atom.Tr: true, atom.Ul: true, atom.Caption: true, atom.Br: true, atom.Legend: true,
+	atom.Option: true, atom.Frameset: true, atom.Noscript: true, atom.Listing: true,
+	atom.Plaintext: true, atom.Xmp: true,
+}
+
+// isBlock reports whether n breaks the inline flow (unknown custom tags are
+// treated as inline, the browser default).
+func isBlock(n *html.Node) bool {
+	return n.Type == html.ElementNode && blockTags[n.DataAtom]
+}
+
+// spacedText is rawText with a space at every element boundary, for short
+// metadata elements whose parts are separate fields ("Jane Doe" "May 2").
+func spacedText(n *html.Node) string {
+	var sb strings.Builder
+	var rec func(*html.Node)
+	rec = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				sb.WriteString(c.Data)
+			case html.ElementNode:
+				sb.WriteByte(' ')
+				rec(c)
+				sb.WriteByte(' ')
+			}
+		}
+	}
+	rec(n)
+	return sb.String()
+}

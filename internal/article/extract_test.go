@@ -1,0 +1,109 @@
+package article
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestExtractRemovesBoilerplate(t *testing.T) {
+	body := articleParas(6)
+	cases := []struct {
+		name   string
+		chrome string // boilerplate markup inserted around/inside the article
+		junk   string // text that must not appear in the output
+	}{
+		{"nav", `<nav><ul><li><a href="/a">World news</a></li><li><a href="/b">Sports section</a></li></ul></nav>`, "Sports section"},
+		{"site header", `<header class="site-header"><div class="logo">Daily Gazette Online</div><a href="/subscribe">Subscribe today</a></header>`, "Daily Gazette Online"},
+		{"footer", `<footer><p>Copyright 2024 Gazette Media Group. All rights reserved worldwide.</p></footer>`, "All rights reserved"},
+		{"ad", `<div class="ad-slot"><p>Buy cheap insurance now with our amazing partner offer today.</p></div>`, "cheap insurance"},
+		{"share widget", `<div class="share-buttons"><a href="#">Share on Facebook</a> <a href="#">Share on Twitter</a></div>`, "Share on"},
+		{"cookie banner", `<div id="cookie-consent"><p>We use cookies to improve your experience, by continuing you agree to our policy.</p></div>`, "We use cookies"},
+		{"related list", `<div class="related-articles"><h3>Related</h3><ul><li><a href="/x">Council approves new stadium, officials say, after long debate</a></li><li><a href="/y">Mayor faces questions over housing plan, residents worried</a></li></ul></div>`, "new stadium"},
+		{"comments", `<section id="comments"><div class="comment"><p>I think this budget is a disgrace, honestly, and the council should resign now.</p></div></section>`, "disgrace"},
+		{"caption credit", `<figure><img src="a.jpg"><figcaption>The council chamber on Tuesday. Photo: Jane Roe/Agency</figcaption></figure>`, "Jane Roe/Agency"},
+		{"newsletter", `<div class="newsletter-signup"><p>Get the morning briefing delivered to your inbox, every single weekday.</p></div>`, "morning briefing"},
+		{"advertisement label", `<p>Advertisement</p>`, "Advertisement"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html><head><title>Budget approved</title></head><body>` + tc.chrome +
+				`<main><article><h1>Budget approved</h1><div class="article-body">` + pTags(body[:3]) + tc.chrome + pTags(body[3:]) +
+				`</div></article></main>` + tc.chrome + `</body></html>`
+			a := mustExtract(t, page, "")
+			for _, p := range body {
+				if !strings.Contains(a.Text, p) {
+					t.Errorf("missing paragraph %q in\n%s", p[:30], a.Text)
+				}
+			}
+			if strings.Contains(a.Text, tc.junk) {
+				t.Errorf("boilerplate %q kept in\n%s", tc.junk, a.Text)
+			}
+		})
+	}
+}
+
+func TestExtractBlocksDoNotRunTogether(t *testing.T) {
+	page := `<html><body><article>` + pTags(articleParas(3)) +
+		`<h2>Budget details</h2><p>steps</p><ul><li>alpha</li><li>beta</li></ul><div>gamma</div><div>delta</div>` +
+		`<blockquote>epsilon</blockquote><table><tr><td>zeta</td><td>eta</td></tr></table><p>one<br>two</p>` +
+		`<p>in<b>line</b> st<i>ays</i> joined</p></article></body></html>`
+	a := mustExtract(t, page, "")
+	for _, want := range []string{"Budget details\n\nsteps", "alpha\n\nbeta", "gamma\n\ndelta", "epsilon", "zeta eta", "one\ntwo", "inline stays joined"} {
+		if !strings.Contains(a.Text, want) {
+			t.Errorf("want %q in text:\n%s", want, a.Text)
+		}
+	}
+	for _, bad := range []string{"alphabeta", "gammadelta", "zetaeta", "onetwo", "detailssteps"} {
+		if strings.Contains(a.Text, bad) {
+			t.Errorf("words ran together: %q", bad)
+		}
+	}
+	if strings.Contains(a.Text, "\n\n\n") || strings.HasPrefix(a.Text, "\n") || strings.HasSuffix(a.Text, "\n") {
+		t.Errorf("badly separated text: %q", a.Text)
+	}
+}
+
+func TestExtractEntitiesAndWhitespace(t *testing.T) {
+	page := `<html><body><article><p>Caf&eacute; &amp; cr&#232;me&nbsp;br&ucirc;l&eacute;e,   served
+	  with   tea &mdash; said the owner, who opened the shop in 1998, with her sister and brother.</p>` +
+		pTags(articleParas(3)) + `</article></body></html>`
+	a := mustExtract(t, page, "")
+	want := "Café & crème brûlée, served with tea — said the owner"
+	if !strings.Contains(a.Text, want) {
+		t.Errorf("want %q in %q", want, a.Text)
+	}
+	// Decomposed input must come out NFC.
+	a = mustExtract(t, "<html><body><article><p>Cafe\u0301 "+articleParas(1)[0]+"</p>"+pTags(articleParas(3))+"</article></body></html>", "")
+	if !strings.Contains(a.Text, "Café ") {
+		t.Errorf("not NFC: %q", a.Text[:20])
+	}
+}
+
+func TestExtractBrokenMarkup(t *testing.T) {
+	ps := articleParas(5)
+	page := `<html><head><title>Broken</title><body><div class="content"><p>` + ps[0] + `<p>` + ps[1] +
+		`<div><p>` + ps[2] + `</span></b><p>` + ps[3] + `<table><tr><td><p>` + ps[4] + `</div>`
+	a := mustExtract(t, page, "")
+	for _, p := range ps {
+		if !strings.Contains(a.Text, p) {
+			t.Errorf("missing %q", p[:25])
+		}
+	}
+}
+
+func TestExtractSiblingContainers(t *testing.T) {
+	ps := articleParas(8)
+	// Body split in several containers interleaved with an ad.
+	page := `<html><body><div id="wrap"><div class="story-body">` + pTags(ps[:4]) + `</div>` +
+		`<div class="ad"><p>Promoted offer for everyone, click here to win a prize, limited time.</p></div>` +
+		`<div class="story-body">` + pTags(ps[4:]) + `</div></div><aside>` + pTags([]string{"Sidebar text, about other things entirely, not part of this story."}) + `</aside></body></html>`
+	a := mustExtract(t, page, "")
+	for _, p := range ps {
+		if !strings.Contains(a.Text, p) {
+			t.Errorf("missing %q", p[:25])
+		}
+	}
+	if strings.Contains(a.Text, "Promoted offer") || strings.Contains(a.Text, "Sidebar text") {
+		t.Errorf("boilerplate kept:\n%s", a.Text)
+	}
+}

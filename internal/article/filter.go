@@ -1,0 +1,117 @@
+package article
+
+import (
+	"strings"
+
+	"golang.org/x/net/html/atom"
+)
+
+// filterBlocks drops UI-text blocks and link lists, and cuts the text at a
+// trailing "Related"/"Comments" style heading.
+func filterBlocks(bs []block, titles []string) []block {
+	total := 0
+	for _, b := range bs {
+		total += b.runes
+	}
+	out := bs[:0]
+	seen := 0
+	prose := false
+	for i, b := range bs {
+		if headingLike(b) && (isEndHeading(b.text) || isStrongEnd(b.text)) {
+			// A "you may also like" style heading ends the story; weaker
+			// ones ("Subscribe") end it unless real prose follows (an inline
+			// box in the middle of the story), then only the heading goes.
+			if seen*5 >= total && isStrongEnd(b.text) {
+				break
+			}
+			if proseRunes(bs[i+1:]) < 100 {
+				break
+			}
+			continue
+		}
+		seen += b.runes
+		if isBoilerplateText(b.text) || isDateline(b.text) {
+			continue
+		}
+		if b.tag == atom.H1 && (!prose || isTitle(b.text, titles)) {
+			continue // the headline, reported as Title
+		}
+		if b.runes >= 80 {
+			prose = true
+		}
+		// A linked subheading introducing prose (a product in a gift guide)
+		// is content; linked headings in a row are a teaser list.
+		if linkBlock(b) && !(isHeading(b.tag) && i+1 < len(bs) && isProse(bs[i+1])) {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// headingLike reports blocks that may title a page section: real headings
+// and short stand-alone lines, but not table cells or list items.
+func headingLike(b block) bool {
+	if !isHeading(b.tag) && b.runes >= 40 {
+		return false
+	}
+	for n, i := b.node, 0; n != nil && i < 6; n, i = n.Parent, i+1 {
+		switch n.DataAtom {
+		case atom.Td, atom.Th, atom.Li, atom.Dt, atom.Dd:
+			return false
+		}
+	}
+	return true
+}
+
+// isEndHeading reports a heading that introduces trailing boilerplate.
+func isEndHeading(s string) bool {
+	return reEndHeading.MatchString(strings.TrimRight(strings.TrimSpace(s), ":.!…"))
+}
+
+// isStrongEnd reports headings that always introduce other stories or comments.
+func isStrongEnd(s string) bool {
+	return reStrongEnd.MatchString(strings.TrimRight(strings.TrimSpace(s), ":.!…"))
+}
+
+// proseRunes counts text in link-poor blocks of paragraph length.
+func proseRunes(bs []block) int {
+	n := 0
+	for _, b := range bs {
+		if isProse(b) {
+			n += b.runes
+		}
+	}
+	return n
+}
+
+// isProse reports a link-poor block of paragraph length.
+func isProse(b block) bool {
+	return b.runes >= 80 && b.linkLen*10 < b.runes*3
+}
+
+// isTitle reports whether a heading repeats one of the page's titles.
+func isTitle(h string, titles []string) bool {
+	h = strings.ToLower(strings.TrimSpace(h))
+	if len(h) < 4 {
+		return false
+	}
+	for _, t := range titles {
+		if t != "" && strings.Contains(strings.ToLower(t), h) {
+			return true
+		}
+	}
+	return false
+}
+
+// linkBlock reports blocks that are essentially links ("Read more: ...",
+// teaser lines); prose that merely contains many links is kept.
+func linkBlock(b block) bool {
+	if b.runes == 0 || b.linkLen*2 <= b.runes {
+		return false
+	}
+	if b.tag == atom.P && b.linkLen*10 < b.runes*9 && endsSentence(b.text) && !strings.HasSuffix(b.text, "...") {
+		return false // a sentence whose subject happens to be linked
+	}
+	return b.runes-b.linkLen < 40 || (b.linkLen*10 > b.runes*8 && b.runes < 300)
+}

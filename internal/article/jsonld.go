@@ -1,0 +1,258 @@
+package article
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// articleTypes are schema.org types describing a single article.
+var articleTypes = map[string]bool{
+	"article": true, "newsarticle": true, "blogposting": true, "reportagenewsarticle": true,
+	"analysisnewsarticle": true, "opinionnewsarticle": true, "reviewnewsarticle": true,
+	"backgroundnewsarticle": true, "askpublicnewsarticle": true, "socialmediaposting": true,
+	"scholarlyarticle": true, "techarticle": true, "report": true, "liveblogposting": true,
+	"posting": true, "review": true, "satiricalarticle": true, "advertisercontentarticle": true,
+	"medicalscholarlyarticle": true, "discussionforumposting": true, "blog": false,
+}
+
+// ldData is what the page's JSON-LD says about the article and the page.
+type ldData struct {
+	found         bool
+	headline      string
+	description   string
+	body          string
+	authors       []string
+	published     string
+	modified      string
+	image         string
+	publisher     string
+	section       string
+	keywords      []string
+	language      string
+	url           string
+	types         map[string]bool // every @type seen (lower-case)
+	articleCounts int             // number of article-typed objects
+}
+
+// parseJSONLD merges all ld+json script bodies; malformed blocks are skipped
+// after one repair attempt (raw control characters inside strings).
+func parseJSONLD(scripts []string) *ldData {
+	ld := &ldData{types: map[string]bool{}}
+	for _, s := range scripts {
+		s = strings.TrimSpace(s)
+		s = strings.TrimPrefix(s, "<!--")
+		s = strings.TrimSuffix(s, "-->")
+		s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";"))
+		var v any
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			repaired := strings.Map(func(r rune) rune {
+				if r < 0x20 {
+					return ' '
+				}
+				return r
+			}, s)
+			if err := json.Unmarshal([]byte(repaired), &v); err != nil {
+				continue
+			}
+		}
+		ld.walk(v, 0)
+	}
+	return ld
+}
+
+// walk visits objects, arrays and @graph lists looking for article objects.
+func (ld *ldData) walk(v any, depth int) {
+	if depth > 8 {
+		return
+	}
+	switch t := v.(type) {
+	case []any:
+		for _, e := range t {
+			ld.walk(e, depth+1)
+		}
+	case map[string]any:
+		isArticle := false
+		for _, ty := range typeNames(t["@type"]) {
+			ld.types[ty] = true
+			if articleTypes[ty] {
+				isArticle = true
+			}
+		}
+		if isArticle {
+			ld.articleCounts++
+			ld.takeArticle(t)
+		}
+		if g, ok := t["@graph"]; ok {
+			ld.walk(g, depth+1)
+		}
+		if me, ok := t["mainEntity"]; ok {
+			ld.walk(me, depth+1)
+		}
+		if lang := str(t["inLanguage"]); lang != "" && ld.language == "" {
+			ld.language = lang
+		}
+	}
+}
+
+// takeArticle copies fields of an article object; the first object with a
+// given field wins, except that a longer body replaces a shorter one.
+func (ld *ldData) takeArticle(m map[string]any) {
+	ld.found = true
+	setIf := func(dst *string, v string) {
+		if *dst == "" && v != "" {
+			*dst = v
+		}
+	}
+	setIf(&ld.headline, str(m["headline"]))
+	setIf(&ld.headline, str(m["name"]))
+	setIf(&ld.description, str(m["description"]))
+	if b := str(m["articleBody"]); len(b) > len(ld.body) {
+		ld.body = b
+	}
+	if b := str(m["text"]); ld.body == "" && len(b) > 200 {
+		ld.body = b
+	}
+	if len(ld.authors) == 0 {
+		ld.authors = names(m["author"])
+		if len(ld.authors) == 0 {
+			ld.authors = names(m["creator"])
+		}
+	}
+	setIf(&ld.published, str(m["datePublished"]))
+	setIf(&ld.published, str(m["dateCreated"]))
+	setIf(&ld.modified, str(m["dateModified"]))
+	setIf(&ld.image, urlOf(m["image"]))
+	setIf(&ld.image, urlOf(m["thumbnailUrl"]))
+	if p := names(m["publisher"]); len(p) > 0 {
+		setIf(&ld.publisher, p[0])
+	}
+	setIf(&ld.section, first(m["articleSection"]))
+	if len(ld.keywords) == 0 {
+		ld.keywords = keywordList(m["keywords"])
+	}
+	setIf(&ld.language, str(m["inLanguage"]))
+	setIf(&ld.url, urlOf(m["mainEntityOfPage"]))
+	setIf(&ld.url, str(m["url"]))
+}
+
+// typeNames returns the lower-cased @type values (string or array, with or
+// without a schema.org prefix).
+func typeNames(v any) []string {
+	var out []string
+	add := func(s string) {
+		s = strings.ToLower(strings.TrimSpace(s))
+		if i := strings.LastIndexAny(s, "/:#"); i >= 0 {
+			s = s[i+1:]
+		}
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	switch t := v.(type) {
+	case string:
+		add(t)
+	case []any:
+		for _, e := range t {
+			if s, ok := e.(string); ok {
+				add(s)
+			}
+		}
+	}
+	return out
+}
+
+// str returns v as a trimmed string (numbers and one-element arrays allowed).
+func str(v any) string {
+	switch t := v.(type) {
+	case string:
+		return strings.TrimSpace(t)
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	case []any:
+		if len(t) > 0 {
+			return str(t[0])
+		}
+	case map[string]any:
+		if s := str(t["@value"]); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// first returns the first string of a string-or-array value.
+func first(v any) string {
+	if a, ok := v.([]any); ok {
+		for _, e := range a {
+			if s := str(e); s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	return str(v)
+}
+
+// names extracts person/organisation names from a string, object or array.
+func names(v any) []string {
+	var out []string
+	switch t := v.(type) {
+	case string:
+		if s := strings.TrimSpace(t); s != "" {
+			out = append(out, s)
+		}
+	case map[string]any:
+		if n := str(t["name"]); n != "" {
+			out = append(out, n)
+		} else if gn := str(t["givenName"]); gn != "" {
+			out = append(out, strings.TrimSpace(gn+" "+str(t["familyName"])))
+		}
+	case []any:
+		for _, e := range t {
+			out = append(out, names(e)...)
+		}
+	}
+	return out
+}
+
+// urlOf extracts a URL from a string, an ImageObject/WebPage or an array.
+func urlOf(v any) string {
+	switch t := v.(type) {
+	case string:
+		return strings.TrimSpace(t)
+	case map[string]any:
+		if u := str(t["url"]); u != "" {
+			return u
+		}
+		if u := str(t["contentUrl"]); u != "" {
+			return u
+		}
+		return str(t["@id"])
+	case []any:
+		for _, e := range t {
+			if u := urlOf(e); u != "" {
+				return u
+			}
+		}
+	}
+	return ""
+}
+
+// keywordList accepts "a, b, c" or ["a","b"].
+func keywordList(v any) []string {
+	var out []string
+	switch t := v.(type) {
+	case string:
+		for _, k := range strings.Split(t, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				out = append(out, k)
+			}
+		}
+	case []any:
+		for _, e := range t {
+			out = append(out, keywordList(e)...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,83 @@
+package article
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func TestExtractLimits(t *testing.T) {
+	deep := "<html><body>" + strings.Repeat("<div>", 5000) + "text" + strings.Repeat("</div>", 5000) + "</body></html>"
+	manyNodes := "<html><body>" + strings.Repeat("<span>x</span>", 300_000) + "</body></html>"
+	// Unclosed formatting elements make the HTML parser do extra work per tag.
+	formatting := "<html><body>" + strings.Repeat("<b><i><u>", 30_000) + strings.Repeat("<p>word, another word</p>", 20_000) + "</body></html>"
+	cases := []struct {
+		name string
+		page string
+		opt  Options
+		want error // nil: any quick result without error is fine
+	}{
+		{"deep nesting", deep, Options{}, ErrTooComplex},
+		{"too many nodes", manyNodes, Options{}, ErrTooComplex},
+		{"too large", strings.Repeat("<p>a</p>", 1000), Options{MaxBytes: 1000}, ErrTooLarge},
+		{"tiny timeout", formatting, Options{Timeout: time.Millisecond}, ErrTooComplex},
+		{"formatting soup", formatting, Options{}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			a, err := Extract([]byte(tc.page), "", tc.opt)
+			if el := time.Since(start); el > 5*time.Second {
+				t.Errorf("took %v", el)
+			}
+			if tc.want != nil {
+				if !errors.Is(err, tc.want) {
+					t.Errorf("err = %v, want %v", err, tc.want)
+				}
+				return
+			}
+			if err != nil && !errors.Is(err, ErrTooComplex) {
+				t.Errorf("unexpected error %v", err)
+			}
+			if err == nil && !utf8.ValidString(a.Text) {
+				t.Errorf("invalid UTF-8")
+			}
+		})
+	}
+}
+
+func TestExtractWithinDepthLimit(t *testing.T) {
+	ps := articleParas(4)
+	page := "<html><body>" + strings.Repeat("<div>", 200) + "<article>" + pTags(ps) + "</article>" + strings.Repeat("</div>", 200) + "</body></html>"
+	a := mustExtract(t, page, "")
+	if !strings.Contains(a.Text, ps[3]) {
+		t.Errorf("deep but legal page lost text: %q", a.Text)
+	}
+}
+
+func FuzzExtract(f *testing.F) {
+	f.Add([]byte(`<html><body><article><p>Hello, world. This is a test paragraph, with commas.</p></article></body></html>`), "https://example.com/2020/01/02/a")
+	f.Add([]byte(`<meta charset="shift_jis"><p>`+"\x82\xa0\x82\xa2"+`</p>`), "")
+	f.Add([]byte("<html><head><script type=\"application/ld+json\">{\"@type\":\"NewsArticle\",\"articleBody\":\"x\"}</script></head><body><p>\xff\xfe broken</p>"), "")
+	f.Add([]byte("\xfe\xff\x00<\x00p\x00>"), "")
+	f.Add([]byte(`<table><tr><td><div><p>a<br>b</td></tr><li>c<time datetime="2020-01-01">`), "::bad url")
+	f.Fuzz(func(t *testing.T, data []byte, u string) {
+		a, err := Extract(data, u, Options{Timeout: 2 * time.Second})
+		if err != nil {
+			if !errors.Is(err, ErrNotHTML) && !errors.Is(err, ErrTooComplex) && !errors.Is(err, ErrTooLarge) {
+				t.Fatalf("unexpected error class: %v", err)
+			}
+			return
+		}
+		for _, s := range append([]string{a.Text, a.Title, a.Description, a.SiteName, a.Language, a.Section, a.TopImage, a.CanonicalURL}, append(a.Authors, a.Tags...)...) {
+			if !utf8.ValidString(s) {
+				t.Fatalf("invalid UTF-8 in output %q", s)
+			}
+		}
+		if a.PageKind == "" {
+			t.Fatalf("empty PageKind")
+		}
+	})
+}

@@ -1,0 +1,403 @@
+package article
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// pageMeta gathers every metadata signal of a page before any cleaning.
+type pageMeta struct {
+	meta      map[string][]string // lower-cased meta name/property/itemprop -> contents
+	htmlTitle string
+	h1s       []string
+	htmlLang  string
+	canonical string
+	ld        *ldData
+	times     []string // datetime attributes of <time> elements, document order
+	pubTimes  []string // <time>/elements explicitly marked as publication date
+	bylines   []string // texts of author/byline marked elements
+	images    []string // src of <img> elements in document order (first few)
+	articles  int      // number of <article> elements
+	headLinks int      // links inside headings (teasers of listing pages)
+}
+
+// collectMeta reads head and body metadata in one walk.
+func collectMeta(doc *html.Node, hc hintCache) *pageMeta {
+	pm := &pageMeta{meta: map[string][]string{}}
+	var scripts []string
+	walkElements(doc, func(n *html.Node) bool {
+		switch n.DataAtom {
+		case atom.Html:
+			if l := attr(n, "lang"); l != "" {
+				pm.htmlLang = l
+			} else if l := attr(n, "xml:lang"); l != "" {
+				pm.htmlLang = l
+			}
+		case atom.Title:
+			if pm.htmlTitle == "" {
+				pm.htmlTitle = cleanInline(rawText(n))
+			}
+			return false
+		case atom.Meta:
+			pm.addMeta(n)
+			return false
+		case atom.Link:
+			rel := strings.ToLower(attr(n, "rel"))
+			if rel == "canonical" && pm.canonical == "" {
+				pm.canonical = strings.TrimSpace(attr(n, "href"))
+			}
+			return false
+		case atom.Script:
+			if strings.Contains(strings.ToLower(attr(n, "type")), "ld+json") {
+				scripts = append(scripts, rawText(n))
+			}
+			return false
+		case atom.Style, atom.Noscript, atom.Template, atom.Svg:
+			return false
+		case atom.H1:
+			if len(pm.h1s) < 5 {
+				pm.h1s = append(pm.h1s, cleanInline(rawText(n)))
+			}
+		case atom.H2, atom.H3, atom.H4:
+			if findFirst(n, atom.A) != nil {
+				pm.headLinks++
+			}
+		case atom.Time:
+			dt := attr(n, "datetime")
+			if dt == "" {
+				dt = cleanInline(rawText(n))
+			}
+			pm.times = append(pm.times, dt)
+			if hasAttr(n, "pubdate") || strings.Contains(strings.ToLower(attr(n, "itemprop")+" "+classID(n)), "publish") {
+				pm.pubTimes = append(pm.pubTimes, dt)
+			}
+		case atom.Article:
+			pm.articles++
+		case atom.Img:
+			if len(pm.images) < 20 {
+				if src := imgSrc(n); src != "" {
+					pm.images = append(pm.images, src)
+				}
+			}
+		}
+		if ip := attr(n, "itemprop"); ip != "" && n.DataAtom != atom.Meta {
+			pm.addItemprop(n, ip)
+		}
+		if n.DataAtom != atom.Html && n.DataAtom != atom.Body && len(pm.bylines) < 5 {
+			rel := attr(n, "rel")
+			if h := hc.node(n); rel == "author" || (n.FirstChild != nil && h&hByline != 0 && h&hHardNeg == 0) {
+				if t := cleanInline(spacedText(n)); t != "" && len(t) < 100 {
+					pm.bylines = append(pm.bylines, t)
+					return false
+				}
+			}
+		}
+		return true
+	})
+	pm.ld = parseJSONLD(scripts)
+	return pm
+}
+
+// addMeta records a <meta> under every key it carries.
+func (pm *pageMeta) addMeta(n *html.Node) {
+	content := attr(n, "content")
+	if content == "" {
+		content = attr(n, "value")
+	}
+	if content = strings.TrimSpace(content); content == "" {
+		if cs := attr(n, "charset"); cs == "" {
+			return
+		}
+		return
+	}
+	for _, k := range [...]string{"property", "name", "itemprop", "http-equiv"} {
+		if v := strings.ToLower(strings.TrimSpace(attr(n, k))); v != "" {
+			pm.meta[v] = append(pm.meta[v], content)
+		}
+	}
+}
+
+// addItemprop records microdata on ordinary elements.
+func (pm *pageMeta) addItemprop(n *html.Node, ip string) {
+	key := strings.ToLower(ip)
+	var v string
+	switch key {
+	case "datepublished", "datemodified", "datecreated":
+		v = attr(n, "datetime")
+		if v == "" {
+			v = attr(n, "content")
+		}
+		if v == "" {
+			v = cleanInline(rawText(n))
+		}
+	case "author", "creator":
+		// An author scope holds a name property; otherwise take the text.
+		var name string
+		walkElements(n, func(c *html.Node) bool {
+			if name == "" && attr(c, "itemprop") == "name" {
+				name = attr(c, "content")
+				if name == "" {
+					name = cleanInline(rawText(c))
+				}
+			}
+			return name == ""
+		})
+		if name == "" && len(n.Attr) > 0 {
+			name = cleanInline(rawText(n))
+		}
+		v = name
+	case "headline", "articlesection", "inlanguage":
+		v = cleanInline(rawText(n))
+	default:
+		return
+	}
+	if v != "" && len(v) < 200 {
+		pm.meta["itemprop:"+key] = append(pm.meta["itemprop:"+key], v)
+	}
+}
+
+// imgSrc returns the best source attribute of an image (lazy-load aware).
+func imgSrc(n *html.Node) string {
+	for _, k := range [...]string{"src", "data-src", "data-original", "data-lazy-src"} {
+		if v := strings.TrimSpace(attr(n, k)); v != "" && !strings.HasPrefix(v, "data:") {
+			return v
+		}
+	}
+	return ""
+}
+
+// get returns the first value for any of the keys.
+func (pm *pageMeta) get(keys ...string) string {
+	for _, k := range keys {
+		for _, v := range pm.meta[k] {
+			if v = cleanInline(v); v != "" {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// all returns every value for the keys, in key order.
+func (pm *pageMeta) all(keys ...string) []string {
+	var out []string
+	for _, k := range keys {
+		for _, v := range pm.meta[k] {
+			if v = cleanInline(v); v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// siteName picks the publisher name.
+func (pm *pageMeta) siteName() string {
+	if s := pm.get("og:site_name", "application-name", "al:android:app_name", "al:iphone:app_name", "twitter:app:name:iphone"); s != "" {
+		return s
+	}
+	if pm.ld.publisher != "" {
+		return cleanInline(pm.ld.publisher)
+	}
+	return ""
+}
+
+// reTitleSep splits "Headline | Site" style titles.
+var reTitleSep = regexp.MustCompile(`\s+(?:[|\-–—·•:»/]|::)\s+`)
+
+// title picks the headline: JSON-LD, Open Graph, Twitter, then <title>,
+// with a trailing or leading site name removed.
+func (pm *pageMeta) title(site string) string {
+	cands := []string{cleanInline(pm.ld.headline), pm.get("og:title"), pm.get("twitter:title"), pm.get("itemprop:headline", "headline", "title", "dc.title")}
+	for _, c := range cands {
+		if c != "" {
+			return stripSiteName(c, site, pm.h1s)
+		}
+	}
+	if pm.htmlTitle != "" {
+		return stripSiteName(pm.htmlTitle, site, pm.h1s)
+	}
+	if len(pm.h1s) > 0 {
+		return pm.h1s[0]
+	}
+	return ""
+}
+
+// stripSiteName removes a site-name part from a title. Without a known site
+// name, a short trailing part (1-4 words) after a separator is treated as one
+// when the remainder is clearly the headline.
+func stripSiteName(t, site string, h1s []string) string {
+	for _, h := range h1s {
+		if h != "" && strings.EqualFold(h, t) {
+			return t
+		}
+	}
+	locs := reTitleSep.FindAllStringIndex(t, -1)
+	if len(locs) == 0 {
+		return t
+	}
+	norm := func(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+	if site != "" {
+		ls := norm(site)
+		last := locs[len(locs)-1]
+		if tail := norm(t[last[1]:]); tail == ls || strings.Contains(ls, tail) || strings.Contains(tail, ls) {
+			return strings.TrimSpace(t[:last[0]])
+		}
+		firstSep := locs[0]
+		if head := norm(t[:firstSep[0]]); head == ls || strings.Contains(head, ls) {
+			return strings.TrimSpace(t[firstSep[1]:])
+		}
+	}
+	// A matching <h1> tells which part is the headline.
+	for _, h := range h1s {
+		if h != "" && strings.HasPrefix(t, h) && len(h) >= len(t)/3 {
+			return h
+		}
+	}
+	// Otherwise a short last part after a strong separator ("|", "·", "»")
+	// or, more cautiously, after a dash is taken to be the site name.
+	last := locs[len(locs)-1]
+	sep := strings.TrimSpace(t[last[0]:last[1]])
+	tail := t[last[1]:]
+	headPart := strings.TrimSpace(t[:last[0]])
+	tailWords, headWords := len(strings.Fields(tail)), len(strings.Fields(headPart))
+	switch sep {
+	case "|", "·", "»", "•", "::":
+		if tailWords <= 5 && headWords >= 2 {
+			return headPart
+		}
+	case "-", "–", "—":
+		if tailWords <= 4 && headWords >= 3 && headWords > tailWords {
+			return headPart
+		}
+	}
+	return t
+}
+
+// resolveURL makes ref absolute against base; invalid input is returned as is.
+func resolveURL(base *url.URL, ref string) string {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return ""
+	}
+	if strings.HasPrefix(ref, "//") && (base == nil || base.Scheme == "") {
+		return "https:" + ref
+	}
+	if base == nil {
+		return ref
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ref
+	}
+	return base.ResolveReference(u).String()
+}
+
+// publishedAt picks the publication time from the strongest source
+// available: explicit metadata, then a date in the URL, then any <time>.
+func (pm *pageMeta) publishedAt(pageURL string) *time.Time {
+	if t := pm.declaredPublished(); t != nil {
+		return t
+	}
+	if t := urlDate(pageURL); t != nil {
+		return t
+	}
+	if t := urlDate(pm.canonical); t != nil {
+		return t
+	}
+	for _, s := range pm.times {
+		if t := parseDate(s); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// declaredPublished is the publication time stated by JSON-LD, meta tags,
+// microdata or a <time pubdate>.
+func (pm *pageMeta) declaredPublished() *time.Time {
+	srcs := []string{pm.ld.published}
+	srcs = append(srcs, pm.all("article:published_time", "og:article:published_time", "itemprop:datepublished",
+		"datepublished", "article:published", "pubdate", "publishdate", "publish-date", "publish_date",
+		"article.published", "parsely-pub-date", "sailthru.date", "dc.date.issued", "dcterms.issued",
+		"dc.date", "dcterms.date", "dcterms.created", "date", "og:published_time", "published_time",
+		"article_date_original", "original-publish-date", "cxenseparse:recs:publishtime", "itemprop:datecreated")...)
+	srcs = append(srcs, pm.pubTimes...)
+	for _, s := range srcs {
+		if t := parseDate(s); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// modifiedAt picks the last-modified time.
+func (pm *pageMeta) modifiedAt() *time.Time {
+	srcs := append([]string{pm.ld.modified}, pm.all("article:modified_time", "og:updated_time",
+		"itemprop:datemodified", "datemodified", "dcterms.modified", "last-modified", "lastmod",
+		"article.updated", "parsely-updated", "updated_time")...)
+	for _, s := range srcs {
+		if t := parseDate(s); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// authors merges JSON-LD, meta and byline sources into clean person names.
+func (pm *pageMeta) authors() []string {
+	var raw []string
+	raw = append(raw, pm.ld.authors...)
+	if len(raw) == 0 {
+		raw = append(raw, pm.all("author", "article:author", "parsely-author", "sailthru.author",
+			"dc.creator", "dcterms.creator", "byl", "twitter:creator:name", "itemprop:author", "itemprop:creator")...)
+	}
+	if len(raw) == 0 {
+		raw = append(raw, pm.bylines...)
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range raw {
+		for _, name := range splitAuthors(r) {
+			k := strings.ToLower(name)
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+var (
+	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:on|updated|published)\s+)?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
+	reAuthorRole = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
+	reByPrefix   = regexp.MustCompile(`(?i)^\s*(?:written\s+|posted\s+|reported\s+)?(?:by|von|par|por|di|door|av|przez|от|автор)\s*[:\s]\s*`)
+	reAuthorSep  = regexp.MustCompile(`\s*(?:[,;&|]|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
+	reAuthorJunk = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|staff|contributor$`)
+)
+
+// splitAuthors turns a byline such as "By Jane Doe and John Roe" into names.
+func splitAuthors(s string) []string {
+	s = cleanInline(s)
+	s = reByPrefix.ReplaceAllString(s, "")
+	s = reAuthorDate.ReplaceAllString(s, "")
+	var out []string
+	for _, p := range reAuthorSep.Split(s, -1) {
+		p = strings.Trim(p, " .:-–—|")
+		if p == "" || reAuthorJunk.MatchString(p) || reAuthorRole.MatchString(p) {
+			continue
+		}
+		w := len(strings.Fields(p))
+		if w == 0 || w > 5 || len(p) > 60 {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}

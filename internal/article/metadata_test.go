@@ -1,0 +1,166 @@
+package article
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestExtractMetadataSources(t *testing.T) {
+	body := `<body><article>` + pTags(articleParas(5)) + `</article></body></html>`
+	cases := []struct {
+		name  string
+		head  string // markup placed in <head> (and before the article)
+		url   string
+		check func(t *testing.T, a *Article)
+	}{
+		{"open graph", `<meta property="og:title" content="Council Approves Budget"><meta property="og:site_name" content="Gazette">
+			<meta property="og:description" content="The budget passed."><meta property="og:image" content="/img/top.jpg">
+			<meta property="og:url" content="https://news.example.com/budget"><meta property="article:section" content="Politics">
+			<meta property="article:tag" content="budget"><meta property="article:tag" content="council">`,
+			"https://news.example.com/budget?utm=x", func(t *testing.T, a *Article) {
+				eq(t, "title", a.Title, "Council Approves Budget")
+				eq(t, "site", a.SiteName, "Gazette")
+				eq(t, "description", a.Description, "The budget passed.")
+				eq(t, "image", a.TopImage, "https://news.example.com/img/top.jpg")
+				eq(t, "canonical", a.CanonicalURL, "https://news.example.com/budget")
+				eq(t, "section", a.Section, "Politics")
+				eq(t, "tags", strings.Join(a.Tags, ","), "budget,council")
+			}},
+		{"twitter", `<meta name="twitter:title" content="Twitter Headline Here"><meta name="twitter:description" content="Short desc">
+			<meta name="twitter:image" content="https://cdn.example.com/t.jpg">`, "", func(t *testing.T, a *Article) {
+			eq(t, "title", a.Title, "Twitter Headline Here")
+			eq(t, "description", a.Description, "Short desc")
+			eq(t, "image", a.TopImage, "https://cdn.example.com/t.jpg")
+		}},
+		{"json-ld", `<script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle",
+			"headline":"LD Headline","datePublished":"2021-03-04T05:06:07Z","dateModified":"2021-03-05T00:00:00+01:00",
+			"author":[{"@type":"Person","name":"Jane Doe"},{"@type":"Person","name":"John Roe"}],
+			"publisher":{"@type":"Organization","name":"LD News"},"articleSection":["World"],"keywords":"a, b",
+			"inLanguage":"fr-FR","image":{"@type":"ImageObject","url":"https://x.example/i.png"}}</script>`,
+			"", func(t *testing.T, a *Article) {
+				eq(t, "title", a.Title, "LD Headline")
+				eq(t, "authors", strings.Join(a.Authors, "|"), "Jane Doe|John Roe")
+				eqTime(t, "published", a.PublishedAt, "2021-03-04T05:06:07Z")
+				eqTime(t, "modified", a.ModifiedAt, "2021-03-05T00:00:00+01:00")
+				eq(t, "site", a.SiteName, "LD News")
+				eq(t, "section", a.Section, "World")
+				eq(t, "language", a.Language, "fr")
+				eq(t, "image", a.TopImage, "https://x.example/i.png")
+			}},
+		{"json-ld graph", `<script type="application/ld+json">{"@context":"https://schema.org","@graph":[
+			{"@type":"WebSite","name":"Graph Site"},{"@type":["Article","BlogPosting"],"headline":"Graph Headline",
+			"author":{"@id":"#p","name":"Ann Lee"},"datePublished":"2020-01-02"}]}</script>`,
+			"", func(t *testing.T, a *Article) {
+				eq(t, "title", a.Title, "Graph Headline")
+				eq(t, "authors", strings.Join(a.Authors, "|"), "Ann Lee")
+				eqTime(t, "published", a.PublishedAt, "2020-01-02T00:00:00Z")
+			}},
+		{"json-ld array", `<script type="application/ld+json">[{"@type":"BreadcrumbList"},{"@type":"NewsArticle","headline":"Array Headline","author":"By Sam Poe"}]</script>`,
+			"", func(t *testing.T, a *Article) {
+				eq(t, "title", a.Title, "Array Headline")
+				eq(t, "authors", strings.Join(a.Authors, "|"), "Sam Poe")
+			}},
+		{"meta published time", `<meta property="article:published_time" content="2019-11-19T08:30:00-05:00">
+			<meta property="article:modified_time" content="2019-11-20T09:00:00-05:00"><meta name="author" content="Kim Park">`,
+			"", func(t *testing.T, a *Article) {
+				eqTime(t, "published", a.PublishedAt, "2019-11-19T08:30:00-05:00")
+				eqTime(t, "modified", a.ModifiedAt, "2019-11-20T09:00:00-05:00")
+				eq(t, "authors", strings.Join(a.Authors, "|"), "Kim Park")
+			}},
+		{"time element", `</head><body><p class="byline">By Lee Min and Ola Berg</p><time datetime="2018-07-08T10:00:00Z">July 8</time>`,
+			"", func(t *testing.T, a *Article) {
+				eqTime(t, "published", a.PublishedAt, "2018-07-08T10:00:00Z")
+				eq(t, "authors", strings.Join(a.Authors, "|"), "Lee Min|Ola Berg")
+			}},
+		{"url date", `<title>Some Story | Example Times</title>`, "https://example.com/2017/05/06/some-story/",
+			func(t *testing.T, a *Article) {
+				eqTime(t, "published", a.PublishedAt, "2017-05-06T00:00:00Z")
+				eq(t, "title", a.Title, "Some Story")
+				eq(t, "canonical", a.CanonicalURL, "https://example.com/2017/05/06/some-story/")
+			}},
+		{"canonical link", `<link rel="canonical" href="/news/story-1">`, "https://example.org/amp/story-1",
+			func(t *testing.T, a *Article) {
+				eq(t, "canonical", a.CanonicalURL, "https://example.org/news/story-1")
+			}},
+		{"title site suffix", `<title>Storm hits the coast overnight - The Daily Planet</title><meta property="og:site_name" content="The Daily Planet">`,
+			"", func(t *testing.T, a *Article) {
+				eq(t, "title", a.Title, "Storm hits the coast overnight")
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			head := tc.head
+			if !strings.Contains(head, "</head>") {
+				head += "</head>"
+			}
+			a := mustExtract(t, `<html><head>`+head+body, tc.url)
+			tc.check(t, a)
+			if !a.IsArticle || a.PageKind != KindArticle {
+				t.Errorf("IsArticle=%v kind=%q, want article", a.IsArticle, a.PageKind)
+			}
+		})
+	}
+}
+
+func TestExtractLanguage(t *testing.T) {
+	cases := []struct{ name, page, want string }{
+		{"html lang", `<html lang="de-DE"><body><article>` + pTags(articleParas(4)) + `</article></body></html>`, "de"},
+		{"meta content-language", `<html><head><meta http-equiv="content-language" content="pt-BR"></head><body><article>` + pTags(articleParas(4)) + `</article></body></html>`, "pt"},
+		{"detected english", `<html><body><article>` + pTags(articleParas(4)) + `</article></body></html>`, "en"},
+		{"detected spanish", `<html><body><article><p>El gobierno de la ciudad aprobó el presupuesto, que incluye fondos para las escuelas y los parques, según los funcionarios.</p><p>Los vecinos que asistieron a la reunión se quejaron de los costos, pero el alcalde dijo que el plan es para todos.</p><p>La medida entrará en vigor en enero, después de una revisión final por parte del consejo y de la oficina del alcalde.</p></article></body></html>`, "es"},
+		{"detected japanese", `<html><body><article><p>東京都は火曜日、新しい予算案を承認したと発表しました。学校や道路、公園のための資金が含まれています。</p><p>市民からは費用の増加について懸念の声が上がりましたが、知事は計画の重要性を強調しました。</p></article></body></html>`, "ja"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			eq(t, "language", mustExtract(t, tc.page, "").Language, tc.want)
+		})
+	}
+}
+
+func TestParseDate(t *testing.T) {
+	cases := map[string]string{
+		"2019-11-19T08:30:00Z":            "2019-11-19T08:30:00Z",
+		"2019-11-19T08:30:00.123+0100":    "2019-11-19T08:30:00.123+01:00",
+		"2019-11-19 08:30:00":             "2019-11-19T08:30:00Z",
+		"Tue, 19 Nov 2019 08:30:00 +0000": "2019-11-19T08:30:00Z",
+		"November 19, 2019":               "2019-11-19T00:00:00Z",
+		"19 November 2019":                "2019-11-19T00:00:00Z",
+		"1574152200":                      "2019-11-19T08:30:00Z",
+		"Published 2019-11-19 at noon":    "2019-11-19T00:00:00Z",
+	}
+	for in, want := range cases {
+		eqTime(t, in, parseDate(in), want)
+	}
+	for _, bad := range []string{"", "yesterday", "1800-01-01", "2019-02-31", "12345"} {
+		if d := parseDate(bad); d != nil {
+			t.Errorf("parseDate(%q) = %v, want nil", bad, d)
+		}
+	}
+	eqTime(t, "url", urlDate("https://x.com/news/20200315/story.html"), "2020-03-15T00:00:00Z")
+	if d := urlDate("https://x.com/item/123456789"); d != nil {
+		t.Errorf("urlDate on id = %v", d)
+	}
+}
+
+func eq(t *testing.T, what, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s = %q, want %q", what, got, want)
+	}
+}
+
+func eqTime(t *testing.T, what string, got *time.Time, want string) {
+	t.Helper()
+	if got == nil {
+		t.Errorf("%s = nil, want %s", what, want)
+		return
+	}
+	w, err := time.Parse(time.RFC3339Nano, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equal(w) {
+		t.Errorf("%s = %s, want %s", what, got.Format(time.RFC3339Nano), want)
+	}
+}

@@ -1,0 +1,256 @@
+package article
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// hint is a bit set of what an element's class/id names suggest.
+type hint uint16
+
+const (
+	hNeg       hint = 1 << iota // boilerplate name (substring)
+	hPos                        // content name (substring)
+	hStrongPos                  // names itself the article body
+	hNegTok                     // short boilerplate word as a whole token
+	hPosTok                     // content word as a whole token
+	hHardNeg                    // comments: never content, whatever its size
+	hByline                     // author/byline element
+)
+
+// Class/id vocabulary, matched on the lower-cased value with '-' and '_'
+// removed so "most-popular", "most_popular" and "mostPopular" agree.
+// Substrings catch compounds ("shareBar"); short words that would hit
+// unrelated names ("ad" in "header") are matched as whole tokens instead.
+var (
+	negSubstrings = []string{
+		"comment", "disqus", "share", "sharing", "social", "related", "recommend", "promo",
+		"newsletter", "subscri", "signup", "sidebar", "widget", "breadcrumb", "masthead",
+		"footer", "navbar", "navigation", "menu", "cookie", "consent", "gdpr", "popup", "modal",
+		"banner", "sponsor", "advert", "outbrain", "taboola", "zergnet", "pagination", "pager",
+		"toolbar", "skipto", "skiplink", "jump", "login", "paywall", "mostpopular", "mostread",
+		"mostviewed", "trending", "morestories", "readmore", "alsoread", "caption", "credit",
+		"copyright", "byline", "authorbio", "authorinfo", "authorbox", "biobox", "contributor",
+		"tagcloud", "keywords", "rss", "print", "reply", "replies", "community", "shoutbox",
+		"sronly", "visuallyhidden", "screenreader", "offscreen", "teaser", "overlay", "subnav",
+		"topbar", "dateline", "timestamp", "published", "updated", "metadata", "articlemeta",
+		"postmeta", "entrymeta", "infobox", "inlinelink", "inlinestory", "inlinerelated",
+		"embed", "video", "gallery", "slideshow", "carousel", "ticker", "follow", "newsfeed",
+		"feedback", "survey", "poll", "rating", "donate", "donation", "affiliate", "adsense",
+		"dfp", "googlead", "adslot", "adunit", "adcontainer", "adwrapper", "adwrap", "adbox",
+		"adblock", "skyscraper", "leaderboard", "remark", "supplemental", "pullquote",
+		"emailsignup", "apppromo", "tooltip", "lightbox", "header", "tags", "legend",
+	}
+	posSubstrings = []string{
+		"article", "body", "content", "entry", "main", "post", "story", "text", "blog", "prose",
+		"hentry", "single", "paragraph", "column",
+	}
+	strongPosSubstrings = []string{
+		"articlebody", "articlecontent", "articletext", "storybody", "storycontent", "storytext",
+		"entrycontent", "postcontent", "postbody", "posttext", "bodytext", "maincontent",
+		"textcontent", "contentbody", "richtext", "fieldbody", "nodebody", "blogpost",
+		"singlecontent", "newstext", "detailcontent", "articledetail", "storydetail",
+	}
+	hardNegSubstrings = []string{"comment", "disqus", "respond"}
+	bylineSubstrings  = []string{"byline", "author", "writer", "reporter", "contributor"}
+	negTokens         = map[string]bool{
+		"ad": true, "ads": true, "adv": true, "advt": true, "advertisement": true, "nav": true,
+		"foot": true, "meta": true, "share": true, "tools": true, "social": true, "aside": true,
+		"side": true, "rail": true, "related": true, "promo": true, "cta": true, "sticky": true,
+		"hide": true, "hidden": true, "noprint": true, "date": true, "time": true, "author": true,
+		"authors": true, "source": true, "tag": true, "topics": true, "categories": true,
+		"category": true,
+	}
+	posTokens = map[string]bool{
+		"text": true, "body": true, "content": true, "article": true, "story": true, "entry": true, "post": true,
+	}
+)
+
+// flaggedSubstring is one vocabulary entry and the hint it sets.
+type flaggedSubstring struct {
+	s    string
+	flag hint
+}
+
+// substringIndex groups all substring vocabularies by first byte, so a
+// name is scanned once instead of once per pattern.
+var substringIndex = func() [256][]flaggedSubstring {
+	var idx [256][]flaggedSubstring
+	for _, l := range []struct {
+		words []string
+		flag  hint
+	}{{negSubstrings, hNeg}, {posSubstrings, hPos}, {strongPosSubstrings, hStrongPos}, {hardNegSubstrings, hHardNeg}, {bylineSubstrings, hByline}} {
+		for _, w := range l.words {
+			idx[w[0]] = append(idx[w[0]], flaggedSubstring{w, l.flag})
+		}
+	}
+	return idx
+}()
+
+// squash removes the separators that vary between naming styles.
+var squash = strings.NewReplacer("-", "", "_", "")
+
+// computeHints classifies one class/id string.
+func computeHints(s string) hint {
+	low := strings.ToLower(s)
+	squashed := squash.Replace(low)
+	var h hint
+	for i := 0; i < len(squashed); i++ {
+		for _, p := range substringIndex[squashed[i]] {
+			if h&p.flag == 0 && strings.HasPrefix(squashed[i:], p.s) {
+				h |= p.flag
+			}
+		}
+	}
+	for _, tok := range strings.FieldsFunc(low, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) {
+		if negTokens[tok] {
+			h |= hNegTok
+		}
+		if posTokens[tok] {
+			h |= hPosTok
+		}
+	}
+	return h
+}
+
+// hintCache memoises computeHints per distinct string: pages repeat the
+// same class names many times.
+type hintCache map[string]hint
+
+// of returns the (cached) hints of one class or id value.
+func (c hintCache) of(s string) hint {
+	if s == "" {
+		return 0
+	}
+	if h, ok := c[s]; ok {
+		return h
+	}
+	h := computeHints(s)
+	c[s] = h
+	return h
+}
+
+// isSlug reports values like "sharing-with-a-single-developer": ids made
+// from heading text, which describe the prose, not the element's role.
+func isSlug(s string) bool {
+	if len(s) < 16 || strings.ContainsAny(s, " _") {
+		return false
+	}
+	return strings.Count(s, "-") >= 3 && strings.IndexFunc(s, func(r rune) bool { return r >= 'A' && r <= 'Z' }) < 0
+}
+
+// attrHint returns the hints of a class or id attribute; ids that are
+// slugs of heading text carry none.
+func (c hintCache) attrHint(a html.Attribute) hint {
+	if a.Namespace != "" || (a.Key != "class" && a.Key != "id") || (a.Key == "id" && isSlug(a.Val)) {
+		return 0
+	}
+	return c.of(a.Val)
+}
+
+// node returns the combined hints of n's class and id (looked up
+// separately: unique ids would defeat the cache if joined with classes).
+func (c hintCache) node(n *html.Node) hint {
+	var h hint
+	for _, a := range n.Attr {
+		h |= c.attrHint(a)
+	}
+	return h
+}
+
+// negativeRoles are ARIA landmarks that never hold the article body.
+var negativeRoles = map[string]bool{
+	"navigation": true, "banner": true, "contentinfo": true, "complementary": true,
+	"menu": true, "menubar": true, "search": true, "dialog": true, "alertdialog": true,
+	"toolbar": true, "tablist": true, "alert": true, "form": true, "button": true,
+}
+
+// classID returns the class and id as one string.
+func classID(n *html.Node) string {
+	c, id := "", ""
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "class":
+			c = a.Val
+		case "id":
+			id = a.Val
+		}
+	}
+	if id == "" {
+		return c
+	}
+	if c == "" {
+		return id
+	}
+	return c + " " + id
+}
+
+// classWeight scores class/id hints like readability: negative for
+// boilerplate names, positive for content names.
+func (c hintCache) classWeight(n *html.Node) float64 {
+	w := 0.0
+	for _, a := range n.Attr {
+		if a.Key != "class" && a.Key != "id" {
+			if a.Key == "itemprop" && a.Val == "articleBody" {
+				w += 50
+			}
+			continue
+		}
+		h := c.attrHint(a)
+		if h&hStrongPos != 0 {
+			w += 25
+		}
+		neg := h&(hNeg|hNegTok) != 0
+		pos := h&hPos != 0
+		switch {
+		case neg && !pos:
+			w -= 25
+		case pos && !neg:
+			w += 25
+		}
+	}
+	return w
+}
+
+// unlikely reports elements whose tag, role or class/id mark them as page
+// chrome rather than article content.
+func (c hintCache) unlikely(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Nav, atom.Aside, atom.Footer, atom.Menu, atom.Dialog:
+		return true
+	case atom.Body, atom.Html, atom.Article, atom.Main, atom.A, atom.Table, atom.Tbody, atom.Tr, atom.Td, atom.Th:
+		return false
+	}
+	if role := attr(n, "role"); role != "" && negativeRoles[strings.ToLower(role)] {
+		return true
+	}
+	if attr(n, "itemprop") == "articleBody" {
+		return false
+	}
+	// Class and id are judged separately: generated ids such as
+	// "like-post-wrapper-123" must not excuse a "sharedaddy" class.
+	if c.node(n)&hStrongPos != 0 {
+		return false
+	}
+	for _, a := range n.Attr {
+		if chromeHint(c.attrHint(a)) {
+			return true
+		}
+	}
+	return false
+}
+
+// chromeHint reports names that say "boilerplate" without also saying "content".
+func chromeHint(h hint) bool {
+	switch {
+	case h == 0:
+		return false
+	case h&hNegTok != 0 && h&hPosTok == 0:
+		return true
+	}
+	return h&hNeg != 0 && h&hPos == 0
+}

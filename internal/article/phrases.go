@@ -1,0 +1,90 @@
+package article
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Text-level vocabulary: whole blocks that are UI text, section headings
+// that end the article, and bare datelines.
+
+// boilerplatePhrases are whole short blocks that are UI text, not content
+// (compared lower-cased, trailing punctuation removed).
+var boilerplatePhrases = map[string]bool{
+	"advertisement": true, "advertising": true, "ad": true, "sponsored": true,
+	"sponsored content": true, "story continues below": true, "story continues below advertisement": true,
+	"continue reading below": true, "article continues below": true, "continue reading": true,
+	"read more": true, "read more below": true, "share": true, "share this": true, "share this article": true,
+	"share this story": true, "share on facebook": true, "share on twitter": true, "tweet": true,
+	"email": true, "print": true, "comments": true, "comment": true, "leave a comment": true,
+	"related": true, "related articles": true, "related stories": true, "related content": true,
+	"recommended": true, "more from": true, "you may also like": true, "you might also like": true,
+	"sign up": true, "subscribe": true, "subscribe now": true, "follow us": true, "skip to content": true,
+	"back to top": true, "click here": true, "loading": true, "scroll to continue with content": true,
+	"photo": true, "image": true, "video": true, "getty images": true, "close": true, "menu": true,
+	"whatsapp": true, "facebook": true, "twitter": true, "linkedin": true, "pinterest": true, "reddit": true,
+	"copy link": true, "link copied": true, "view comments": true, "show comments": true,
+	"we recommend": true, "most popular": true, "most read": true, "trending": true, "top stories": true,
+	"tags": true, "topics": true, "filed under": true, "see also": true, "also read": true, "next": true, "previous": true,
+	"advert": true, "adverts": true, "this slideshow requires javascript": true, "javascript is disabled": true,
+	"sharing is caring": true, "share this post": true, "share this page": true, "print this article": true,
+	"iklan": true, "reklam": true, "mainos": true, "annonce": true, "publicidade": true, "реклама": true,
+	"광고": true, "広告": true, "广告": true, "advertentie": true, "reklame": true,
+	"anzeige": true, "werbung": true, "publicité": true, "publicidad": true, "pubblicità": true, "reklama": true,
+}
+
+// isBoilerplateText reports short UI texts that carry no content.
+func isBoilerplateText(s string) bool {
+	if len(s) > 60 {
+		return false
+	}
+	t := strings.ToLower(strings.TrimRight(strings.TrimSpace(s), ".:!…>»›→ "))
+	return boilerplatePhrases[t]
+}
+
+// reStrongEnd matches headings that introduce other stories or comments.
+var reStrongEnd = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| content| posts| news| coverage| reading)?|you (?:may|might) (?:also )?(?:like|enjoy|be interested in)|recommended(?: for you| stories| articles| reading)?|more (?:stories|news|articles)(?: like this)?|(?:\d+ )?comments?|leave a (?:comment|reply)|(?:post|add) a comment|what to read next|editor'?s picks|popular (?:posts|stories|articles)` +
+	`|você (?:pode|também pode) gostar|veja também|(?:artigos|notícias|posts) relacionad[oa]s|(?:también )?te puede interesar|noticias relacionadas|sur le même sujet|articles similaires|das könnte sie auch interessieren|potrebbe interessarti|articoli correlati|похожие (?:статьи|записи)|самые популярные.*|читайте также|関連記事|相关文章)$`)
+
+// reEndHeading matches headings that start trailing boilerplate sections.
+var reEndHeading = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| content| posts| news| coverage| links| reading)?|more (?:from|on|in|stories|news|articles|coverage)\b.*|read (?:more|next|also)\b.*|recommended(?: for you| stories| articles| reading)?|you (?:may|might) (?:also )?(?:like|enjoy|be interested in).*|(?:leave a |post a |add a )?(?:comments?|reply|replies|responses?)\b.*|\d+ (?:comments?|responses?|replies)|share (?:this|the)\b.*|about the authors?|trending(?: now| stories)?|most (?:popular|read|viewed|shared)\b.*|popular (?:posts|stories|articles)|latest (?:news|stories|posts|articles)|top stories|editor'?s picks|sign up\b.*|subscribe\b.*|newsletter|don'?t miss\b.*|what to read next|further reading|see also|tags?|topics?|categories|filed under|more\b.{0,30}\b(?:stories|news|articles|posts|coverage|reads)` +
+	`|você (?:pode|também pode) gostar.*|veja também|leia também|(?:artigos|notícias|posts) relacionad[oa]s|` +
+	`(?:también )?te puede interesar|noticias relacionadas|(?:à )?lire aussi|sur le même sujet|articles similaires|` +
+	`das könnte sie auch interessieren|mehr zum thema|weitere artikel|potrebbe interessarti|articoli correlati|leggi anche|` +
+	`похожие (?:статьи|записи)|читайте также|関連記事|相关文章|관련\s?기사)$`)
+
+// dateWords are words allowed in a dateline besides numbers.
+var dateWords = map[string]bool{
+	"jan": true, "january": true, "feb": true, "february": true, "mar": true, "march": true, "apr": true, "april": true,
+	"may": true, "jun": true, "june": true, "jul": true, "july": true, "aug": true, "august": true, "sep": true, "sept": true,
+	"september": true, "oct": true, "october": true, "nov": true, "november": true, "dec": true, "december": true,
+	"mon": true, "monday": true, "tue": true, "tues": true, "tuesday": true, "wed": true, "wednesday": true, "thu": true,
+	"thur": true, "thurs": true, "thursday": true, "fri": true, "friday": true, "sat": true, "saturday": true, "sun": true,
+	"sunday": true, "am": true, "pm": true, "a": true, "p": true, "m": true, "gmt": true, "utc": true, "est": true, "edt": true,
+	"pst": true, "pdt": true, "cet": true, "bst": true, "updated": true, "published": true, "posted": true, "on": true,
+	"at": true, "last": true, "modified": true, "st": true, "nd": true, "rd": true, "th": true, "et": true, "pt": true,
+}
+
+// isDateline reports short blocks made only of a date/time stamp.
+func isDateline(s string) bool {
+	if len(s) > 80 {
+		return false
+	}
+	digits, dated := false, false
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 0x7f)
+	}) {
+		if w[0] >= '0' && w[0] <= '9' {
+			digits = true
+			dated = dated || len(w) == 4 && (w[:2] == "19" || w[:2] == "20")
+			continue
+		}
+		if !dateWords[w] {
+			return false
+		}
+		dated = dated || len(w) >= 3 && w != "updated" && w != "published" && w != "posted" && w != "last" && w != "modified" &&
+			w != "gmt" && w != "utc"
+	}
+	// A bare time ("10 p.m.") may be a live-blog entry heading: keep it.
+	return digits && dated
+}

@@ -1,0 +1,306 @@
+package article
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// altShare is the score share (of the best) that makes another candidate
+// a second part of the same article body.
+const altShare = 0.5
+
+// kinShare is the lower share accepted from a candidate named like the
+// best one ("story-body story-body-1" next to "story-body story-body-2").
+const kinShare = 0.3
+
+// minFlow is the shortest inline text that counts as a paragraph.
+const minFlow = 25
+
+// tagBase is the starting score of a candidate container by tag.
+func tagBase(n *html.Node) float64 {
+	switch n.DataAtom {
+	case atom.Div, atom.Article, atom.Main, atom.Section:
+		return 5
+	case atom.Pre, atom.Td, atom.Blockquote:
+		return 3
+	case atom.Address, atom.Ol, atom.Ul, atom.Dl, atom.Dd, atom.Dt, atom.Li, atom.Form:
+		return -3
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Th:
+		return -5
+	}
+	return 0
+}
+
+// paraTags are paragraph units whose score goes to their containers only.
+var paraTags = map[atom.Atom]bool{
+	atom.P: true, atom.Pre: true, atom.Td: true, atom.Li: true, atom.Blockquote: true,
+	atom.Dd: true, atom.Dt: true,
+}
+
+// isHeading reports h1-h6.
+func isHeading(a atom.Atom) bool {
+	switch a {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return true
+	}
+	return false
+}
+
+// scorer distributes paragraph scores to ancestor containers (the
+// readability idea) and picks the best container plus related siblings.
+type scorer struct {
+	st    *statTable
+	body  *html.Node
+	cands []*html.Node
+	bud   *budget
+}
+
+// scoreParagraphs walks the tree below body and credits each paragraph's
+// score to up to five ancestors with decaying weight.
+func (s *scorer) scoreParagraphs() {
+	walkElements(s.body, func(n *html.Node) bool {
+		st := s.st.get(n)
+		if st.drop || s.bud.tick() {
+			return false
+		}
+		if !isBlock(n) || isHeading(n.DataAtom) || st.flow < minFlow {
+			return true
+		}
+		ps := 1 + float64(st.commas) + math.Min(float64(st.flow)/100, 3)
+		ps *= 1 - float64(st.flowLink)/float64(st.flow)
+		if ps <= 0 {
+			return true
+		}
+		a := n
+		if paraTags[n.DataAtom] {
+			a = n.Parent
+		}
+		for level := 0; level < 5 && a != nil && a.Type == html.ElementNode; level++ {
+			as := s.st.get(a)
+			if !as.cand {
+				as.cand = true
+				as.score = tagBase(a) + s.st.hc.classWeight(a)
+				s.cands = append(s.cands, a)
+			}
+			div := 1.0
+			switch {
+			case level == 1:
+				div = 2
+			case level > 1:
+				div = float64(level) * 3
+			}
+			as.score += ps / div
+			a = a.Parent
+		}
+		return true
+	})
+}
+
+// final is the link-density adjusted score used to compare candidates.
+func (s *scorer) final(n *html.Node) float64 {
+	st := s.st.get(n)
+	return st.score * (1 - st.linkDensity())
+}
+
+// pick returns the content roots: the best candidate (after moving up
+// where the content is spread over a common ancestor) and qualifying siblings.
+func (s *scorer) pick() []*html.Node {
+	if len(s.cands) == 0 {
+		return nil
+	}
+	sort.SliceStable(s.cands, func(i, j int) bool { return s.final(s.cands[i]) > s.final(s.cands[j]) })
+	top := s.cands[0]
+	topScore := s.final(top)
+	if topScore <= 0 {
+		return nil
+	}
+	top = s.commonAncestor(top, topScore)
+	top = s.climb(top)
+	// A lone child carries nothing its parent would not.
+	for top.Parent != nil && top.Parent != s.body && top.Parent.Type == html.ElementNode && onlyElementChild(top.Parent) == top {
+		top = top.Parent
+	}
+	return s.siblings(top)
+}
+
+// commonAncestor moves up when several strong candidates share an ancestor,
+// i.e. the article body is split into separate containers.
+func (s *scorer) commonAncestor(top *html.Node, topScore float64) *html.Node {
+	var alts []*html.Node
+next:
+	for _, c := range s.cands[1:min(len(s.cands), 10)] {
+		share := altShare
+		if s.sameKind(c, top) {
+			share = kinShare
+		}
+		if s.final(c) < share*topScore || s.st.get(c).text < 200 || contains(c, top) || contains(top, c) {
+			continue
+		}
+		for _, a := range alts {
+			if contains(a, c) || contains(c, a) {
+				continue next // same branch: count each part once
+			}
+		}
+		alts = append(alts, c)
+	}
+	// Two strong parts elsewhere, or one styled exactly like the top
+	// candidate, mean the body is split (e.g. around inline media).
+	need := 2
+	for _, a := range alts {
+		if s.sameKind(a, top) {
+			need = 1
+		}
+	}
+	if len(alts) < need {
+		return top
+	}
+	for p := top.Parent; p != nil && p != s.body && p.Type == html.ElementNode; p = p.Parent {
+		n := 0
+		for _, a := range alts {
+			if contains(p, a) {
+				n++
+			}
+		}
+		if n >= need {
+			return p
+		}
+	}
+	return top
+}
+
+// climb moves to a parent whose score exceeds the candidate's: the parent
+// then holds more of the content.
+func (s *scorer) climb(top *html.Node) *html.Node {
+	last := s.st.get(top).score
+	threshold := last / 3
+	for p := top.Parent; p != nil && p != s.body && p.Type == html.ElementNode; p = p.Parent {
+		ps := s.st.get(p)
+		if !ps.cand {
+			continue
+		}
+		if ps.score < threshold {
+			break
+		}
+		if ps.score > last {
+			return p
+		}
+		last = ps.score
+	}
+	return top
+}
+
+// siblings returns top plus those siblings that look like continuation of
+// the article: well scored containers and link-poor paragraphs.
+func (s *scorer) siblings(top *html.Node) []*html.Node {
+	parent := top.Parent
+	if parent == nil || top == s.body {
+		return []*html.Node{top}
+	}
+	topScore := s.final(top)
+	threshold := math.Max(10, topScore*0.2)
+	topClass := attr(top, "class")
+	var out []*html.Node
+	for c := parent.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c == top {
+			out = append(out, c)
+			continue
+		}
+		cs := s.st.get(c)
+		if cs.drop || cs.text == 0 {
+			continue
+		}
+		bonus := 0.0
+		if topClass != "" && attr(c, "class") == topClass {
+			bonus = topScore * 0.2
+		}
+		if cs.cand && s.final(c)+bonus >= threshold {
+			out = append(out, c)
+			continue
+		}
+		if isHeading(c.DataAtom) || c.DataAtom == atom.Ul || c.DataAtom == atom.Ol {
+			continue // kept only when between accepted content; see trimSiblings
+		}
+		ld := cs.linkDensity()
+		if cs.flow > 80 && ld < 0.25 {
+			out = append(out, c)
+		} else if cs.flow > 0 && cs.flow <= 80 && ld == 0 && endsSentence(rawText(c)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// onlyElementChild returns the single element child of n, or nil.
+func onlyElementChild(n *html.Node) *html.Node {
+	var only *html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.ElementNode:
+			if only != nil {
+				return nil
+			}
+			only = c
+		case html.TextNode:
+			for _, r := range c.Data {
+				if r != ' ' && r != '\n' && r != '\t' && r != '\r' {
+					return nil
+				}
+			}
+		}
+	}
+	return only
+}
+
+// contains reports whether d is a (strict or equal) descendant of a.
+func contains(a, d *html.Node) bool {
+	for ; d != nil; d = d.Parent {
+		if d == a {
+			return true
+		}
+	}
+	return false
+}
+
+// endsSentence reports text ending like a sentence.
+func endsSentence(s string) bool {
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case ' ', '\n', '\t', '\r':
+			continue
+		case '.', '!', '?', '"', ')':
+			return true
+		}
+		if i >= 2 && (s[i-2:i+1] == "。" || s[i-2:i+1] == "”") {
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// sameKind reports containers sharing a content-like class name, i.e. parts
+// of one article body styled alike.
+func (s *scorer) sameKind(a, b *html.Node) bool {
+	ca, cb := attr(a, "class"), attr(b, "class")
+	if ca == "" || cb == "" {
+		return false
+	}
+	for _, t := range strings.Fields(ca) {
+		if s.st.hc.of(t)&(hPos|hStrongPos) == 0 || s.st.hc.of(t)&(hNeg|hNegTok) != 0 {
+			continue
+		}
+		for _, u := range strings.Fields(cb) {
+			if t == u {
+				return true
+			}
+		}
+	}
+	return false
+}

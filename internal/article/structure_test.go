@@ -1,0 +1,87 @@
+package article
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestExtractLayouts covers page structures that trip naive extractors:
+// each case lists texts that must and must not be in the output.
+func TestExtractLayouts(t *testing.T) {
+	ps := articleParas(8)
+	cases := []struct {
+		name    string
+		body    string
+		want    []string
+		notWant []string
+	}{
+		{
+			name: "body split around media into same-styled parts",
+			body: `<div class="layout"><div class="part"><div class="story-body s1">` + pTags(ps[:2]) + `</div></div>` +
+				`<div class="video-player"><p>Watch: the mayor's remarks in full, in our video player below.</p></div>` +
+				`<div class="wrap"><div class="story-body s2">` + pTags(ps[2:]) + `</div></div></div>` +
+				`<aside><p>Trending now: celebrity news, sports scores, weather and much more for you.</p></aside>`,
+			want:    ps,
+			notWant: []string{"Trending now"},
+		},
+		{
+			name: "section ids made from heading text are not chrome",
+			body: `<article><section id="sharing-with-a-single-developer"><h2>Sharing with a single developer</h2>` + pTags(ps[:4]) +
+				`</section><section id="related-work-and-further-notes">` + pTags(ps[4:]) + `</section></article>`,
+			want: append([]string{"Sharing with a single developer"}, ps...),
+		},
+		{
+			name: "table header named Comment does not end the article",
+			body: `<article>` + pTags(ps[:3]) + `<table><tr><th><p>Status</p></th><th><p>Comment</p></th></tr>` +
+				`<tr><td>enqueued</td><td>Waiting for a worker to pick the task up.</td></tr></table>` + pTags(ps[3:]) + `</article>`,
+			want: append([]string{"Waiting for a worker"}, ps...),
+		},
+		{
+			name:    "datelines and foreign ad labels are dropped",
+			body:    `<article><p>Updated: Nov. 19, 2019 10:48 am</p>` + pTags(ps[:4]) + `<p>Anzeige</p><p>Iklan</p>` + pTags(ps[4:]) + `</article>`,
+			want:    ps,
+			notWant: []string{"Updated", "Anzeige", "Iklan"},
+		},
+		{
+			name: "linked subheadings introducing prose are kept",
+			body: `<article>` + pTags(ps[:2]) + `<h3><a href="/p/1">Acme Travel Charger 65W</a></h3>` + pTags(ps[2:4]) +
+				`<h3><a href="/p/2">Zeta Wireless Pad</a></h3>` + pTags(ps[4:]) + `</article>`,
+			want: append([]string{"Acme Travel Charger 65W", "Zeta Wireless Pad"}, ps...),
+		},
+		{
+			name: "read-more wrapper holding the rest of the story",
+			body: `<div id="story"><div class="intro">` + pTags(ps[:1]) + `</div><div id="read-more"><div>` + pTags(ps[1:]) + `</div></div></div>` +
+				`<div class="sidebar">` + pTags([]string{"Most popular stories of the week, curated by our editors, updated every hour of the day."}) + `</div>`,
+			want:    ps,
+			notWant: []string{"Most popular"},
+		},
+		{
+			name: "embedded post in a social wrapper is kept",
+			body: `<article>` + pTags(ps[:4]) + `<div class="social-embed"><blockquote class="twitter-tweet"><p>The council vote tonight is a turning point for the whole city, honestly.</p>— Resident (@resident) <a href="https://t.example/1">November 19, 2019</a></blockquote></div>` +
+				pTags(ps[4:]) + `</article>`,
+			want: append([]string{"turning point for the whole city"}, ps...),
+		},
+		{
+			name:    "h1 repeating the title is dropped, later h1 subheads kept",
+			body:    `<article><h1>Council Approves Budget</h1>` + pTags(ps[:4]) + `<h1>Second phase of the plan</h1>` + pTags(ps[4:]) + `</article>`,
+			want:    append([]string{"Second phase of the plan"}, ps...),
+			notWant: []string{"Council Approves Budget"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html><head><title>Council Approves Budget | Gazette</title></head><body>` + tc.body + `</body></html>`
+			a := mustExtract(t, page, "")
+			for _, w := range tc.want {
+				if !strings.Contains(a.Text, w) {
+					t.Errorf("missing %q in:\n%s", w, a.Text)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(a.Text, w) {
+					t.Errorf("unexpected %q in:\n%s", w, a.Text)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,47 @@
+package article
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// sentences are distinct, comma-rich sentences for building article bodies.
+var sentences = []string{
+	"The city council voted on Tuesday to approve the new budget, which includes funding for schools, roads and parks.",
+	"Officials said the plan, drafted over six months, would take effect in January after a final review by the mayor.",
+	"Residents who attended the meeting raised concerns about rising costs, traffic congestion and the lack of affordable housing.",
+	"Several council members argued that the proposal did not go far enough, while others warned it would strain the reserves.",
+	"According to the finance department, revenue from property taxes grew by four percent, slightly above earlier forecasts.",
+	"The mayor, speaking to reporters after the vote, called the budget a careful balance between ambition and responsibility.",
+	"Critics noted that the library system, already short of staff, would receive no additional money under the plan.",
+	"Local business owners, however, welcomed a proposed reduction in permit fees, saying it would help small shops recover.",
+}
+
+// articleParas returns n paragraph texts, each unique.
+func articleParas(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("Paragraph %d opens here. %s %s", i+1, sentences[i%len(sentences)], sentences[(i+3)%len(sentences)])
+	}
+	return out
+}
+
+// pTags wraps paragraphs in <p> elements.
+func pTags(ps []string) string {
+	var sb strings.Builder
+	for _, p := range ps {
+		sb.WriteString("<p>" + p + "</p>\n")
+	}
+	return sb.String()
+}
+
+// mustExtract runs Extract and fails the test on error.
+func mustExtract(t *testing.T, page, url string) *Article {
+	t.Helper()
+	a, err := Extract([]byte(page), url, Options{})
+	if err != nil {
+		t.Fatalf("Extract: %v", err)
+	}
+	return a
+}

@@ -1,0 +1,232 @@
+package article
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/text/unicode/norm"
+)
+
+// block is one rendered unit of text (paragraph, heading, list item, ...).
+type block struct {
+	text    string
+	tag     atom.Atom  // tag of the element whose flow produced the text
+	node    *html.Node // that element
+	runes   int        // non-space runes in text
+	linkLen int        // non-space runes inside links
+}
+
+// renderer turns a subtree into blocks, breaking at block-level elements so
+// words never run together across them.
+type renderer struct {
+	skip   func(*html.Node) bool // elements to leave out entirely (with subtree)
+	blocks []block
+	sb     strings.Builder
+	cur    *html.Node
+	curTag atom.Atom
+	inLink int
+	runes  int
+	links  int
+	space  bool // pending collapsed whitespace
+	bud    *budget
+}
+
+// renderBlocks renders the given roots in order.
+func renderBlocks(roots []*html.Node, skip func(*html.Node) bool, bud *budget) []block {
+	r := &renderer{skip: skip, bud: bud}
+	for _, n := range roots {
+		r.cur, r.curTag = n, n.DataAtom
+		r.node(n)
+		r.flush()
+	}
+	return r.blocks
+}
+
+// node renders n and its subtree, opening a new block at block elements.
+func (r *renderer) node(n *html.Node) {
+	switch n.Type {
+	case html.TextNode:
+		r.text(n.Data)
+		return
+	case html.ElementNode, html.DocumentNode:
+	default:
+		return
+	}
+	if n.Type == html.ElementNode {
+		if r.bud.tick() || (r.skip != nil && r.skip(n)) {
+			return
+		}
+		switch n.DataAtom {
+		case atom.Br:
+			r.newline()
+			return
+		case atom.Td, atom.Th:
+			r.space = true
+		case atom.Img:
+			return
+		}
+	}
+	block := n.Type == html.ElementNode && isBlock(n) && n.DataAtom != atom.Td && n.DataAtom != atom.Th
+	var prev *html.Node
+	var prevTag atom.Atom
+	if block {
+		r.flush()
+		prev, prevTag = r.cur, r.curTag
+		r.cur, r.curTag = n, n.DataAtom
+	}
+	link := n.DataAtom == atom.A
+	if link {
+		r.inLink++
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		r.node(c)
+	}
+	if link {
+		r.inLink--
+	}
+	if n.DataAtom == atom.Td || n.DataAtom == atom.Th {
+		r.space = true
+	}
+	if block {
+		r.flush()
+		r.cur, r.curTag = prev, prevTag
+	}
+}
+
+// text appends a text node with whitespace collapsed.
+func (r *renderer) text(s string) {
+	for _, c := range s {
+		switch {
+		case c == '\u00ad' || c == '\u200b' || c == '\u200c' || c == '\u200d' || c == '\ufeff' || c == '\u2060':
+			continue // invisible: soft hyphen, zero-width characters
+		case unicode.IsSpace(c) || c == '\u00a0':
+			r.space = true
+			continue
+		case c < 0x20 || c == 0x7f || c == utf8.RuneError:
+			continue
+		}
+		if r.space && r.sb.Len() > 0 {
+			last := r.sb.String()[r.sb.Len()-1]
+			if last != '\n' {
+				r.sb.WriteByte(' ')
+			}
+		}
+		r.space = false
+		r.sb.WriteRune(c)
+		r.runes++
+		if r.inLink > 0 {
+			r.links++
+		}
+	}
+}
+
+// newline handles <br>: a line break inside the current block.
+func (r *renderer) newline() {
+	if r.sb.Len() > 0 {
+		s := r.sb.String()
+		if s[len(s)-1] != '\n' {
+			r.sb.WriteByte('\n')
+		}
+	}
+	r.space = false
+}
+
+// flush closes the current block.
+func (r *renderer) flush() {
+	r.space = false
+	if r.runes == 0 {
+		r.sb.Reset()
+		return
+	}
+	t := strings.TrimSpace(r.sb.String())
+	r.blocks = append(r.blocks, block{text: t, tag: r.curTag, node: r.cur, runes: r.runes, linkLen: r.links})
+	r.sb.Reset()
+	r.runes, r.links = 0, 0
+}
+
+// joinBlocks produces the final article text: blocks separated by blank
+// lines, NFC-normalised.
+func joinBlocks(bs []block) string {
+	var sb strings.Builder
+	for i, b := range bs {
+		if i > 0 {
+			sb.WriteString("\n\n")
+		}
+		sb.WriteString(b.text)
+	}
+	return nfc(sb.String())
+}
+
+// nfc normalises to NFC, cheaply skipping text that already is.
+func nfc(s string) string {
+	if norm.NFC.IsNormalString(s) {
+		return s
+	}
+	return norm.NFC.String(s)
+}
+
+// cleanInline collapses whitespace of a metadata string and drops control
+// and invisible characters.
+func cleanInline(s string) string {
+	if s == "" {
+		return ""
+	}
+	var sb strings.Builder
+	space := false
+	for _, c := range s {
+		switch {
+		case c == '\u00ad' || c == '\u200b' || c == '\u200c' || c == '\u200d' || c == '\ufeff':
+			continue
+		case unicode.IsSpace(c) || c == '\u00a0':
+			space = true
+			continue
+		case c < 0x20 || c == 0x7f:
+			continue
+		}
+		if space && sb.Len() > 0 {
+			sb.WriteByte(' ')
+		}
+		space = false
+		sb.WriteRune(c)
+	}
+	out := sb.String()
+	if strings.IndexByte(out, '&') >= 0 && strings.IndexByte(out, ';') > 0 {
+		// Metadata is often double-escaped ("&amp;#8220;" in the source).
+		out = html.UnescapeString(out)
+	}
+	return nfc(strings.ToValidUTF8(out, "\uFFFD"))
+}
+
+// countWords counts words; runs of letters/digits in space-less scripts
+// (CJK, Thai) count one word per character, which is the common convention.
+func countWords(s string) int {
+	n, in := 0, false
+	for _, c := range s {
+		switch {
+		case isCJK(c):
+			n++
+			in = false
+		case unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' || unicode.Is(unicode.Mn, c):
+			if !in {
+				n++
+			}
+			in = true
+		case c == '\'' || c == '’' || c == '-':
+			// keep contractions and hyphenated words whole
+		default:
+			in = false
+		}
+	}
+	return n
+}
+
+// isCJK reports runes of scripts written without spaces between words.
+func isCJK(c rune) bool {
+	if c < 0x0e00 { // below Thai: fast path for Latin, Cyrillic, ...
+		return false
+	}
+	return unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai)
+}

@@ -1,0 +1,260 @@
+// Package clean is the cleaner stage: raw page → article text and metadata
+// in the cleaned table, exact and near duplicates linked to the first-seen
+// document, articles forwarded to the extractor.
+package clean
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/newscrawl/newscrawl/internal/article"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxHamming = 3
+)
+
+// Config tunes the cleaner stage.
+type Config struct {
+	Extract           article.Options // limits per page
+	MaxHamming        int             // near-duplicate threshold (SimHash bits)
+	ForwardDuplicates bool            // send duplicates to extraction and embedding anyway
+}
+
+// A Stage cleans fetched pages; it is the cleaner's streamkit handler.
+type Stage struct {
+	db  *pgxpool.Pool
+	cfg Config
+	log *slog.Logger
+}
+
+// NewStage returns the cleaner handler over db.
+func NewStage(db *pgxpool.Pool, cfg Config, log *slog.Logger) *Stage {
+	if cfg.MaxHamming <= 0 {
+		cfg.MaxHamming = DefaultMaxHamming
+	}
+	return &Stage{db: db, cfg: cfg, log: log}
+}
+
+// Handle cleans the document named by the message. A missing document or a
+// page that is not HTML is a permanent error (dead letter with its reason);
+// a database error is retryable.
+func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+	docID, err := m.Require(pipeline.FieldDocID)
+	if err != nil {
+		return streamkit.Result{}, err
+	}
+	wantHash, err := m.Require(pipeline.FieldContentHash)
+	if err != nil {
+		return streamkit.Result{}, err
+	}
+	var pageURL, hash string
+	var body []byte
+	var firstSeen time.Time
+	err = s.db.QueryRow(ctx, `SELECT url, content_hash, body, first_seen_at FROM documents WHERE doc_id = $1`, docID).
+		Scan(&pageURL, &hash, &body, &firstSeen)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return streamkit.Result{}, streamkit.Permanent("missing_input", fmt.Errorf("document %s is not in the documents table", docID))
+	}
+	if err != nil {
+		return streamkit.Result{}, streamkit.Retryable("database", fmt.Errorf("load document %s: %w", docID, err))
+	}
+	if hash != wantHash {
+		// A newer fetch replaced this body; its own message cleans it.
+		s.log.Info("document changed since this message; skipping", "doc_id", docID)
+		return streamkit.Result{DocID: docID}, nil
+	}
+
+	a, err := article.Extract(body, pageURL, s.cfg.Extract)
+	if err != nil {
+		return streamkit.Result{}, classify(err)
+	}
+	c := cleanedRow(docID, hash, pageURL, a)
+	c.FirstSeenAt = firstSeen
+	return streamkit.Result{DocID: docID, Commit: func(ctx context.Context, tx pgx.Tx) error {
+		return s.save(ctx, tx, c)
+	}, EmitFunc: func() []streamkit.Emit {
+		if !c.IsArticle || (c.DuplicateOf != "" && !s.cfg.ForwardDuplicates) {
+			return nil
+		}
+		return []streamkit.Emit{{Stage: pipeline.Extract, Fields: map[string]string{
+			pipeline.FieldDocID: docID, pipeline.FieldContentHash: c.TextHash, pipeline.FieldURL: pageURL,
+		}}}
+	}}, nil
+}
+
+// dedupeLock serialises duplicate detection across cleaner transactions
+// (an advisory lock key): two copies committed at once must not both
+// believe they are the first.
+const dedupeLock = 0x6e63636c65616e // "ncclean"
+
+// save links the document to its first-seen copy and writes the row, in
+// the ledger transaction, under the dedupe lock. When this document was
+// seen before the copy already stored (cleaning order is not crawl order),
+// it becomes the original and the copy's group is relinked to it.
+func (s *Stage) save(ctx context.Context, tx pgx.Tx, c *Cleaned) error {
+	c.DuplicateOf = ""
+	if c.IsArticle {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(dedupeLock)); err != nil {
+			return fmt.Errorf("take dedupe lock: %w", err)
+		}
+		orig, err := s.findDuplicate(ctx, tx, c)
+		if err != nil {
+			return err
+		}
+		switch {
+		case orig == nil:
+		case orig.before(c):
+			c.DuplicateOf = orig.docID
+		default:
+			if err := relink(ctx, tx, orig.docID, c.DocID); err != nil {
+				return err
+			}
+		}
+	}
+	return c.save(ctx, tx)
+}
+
+// relink makes newOrig the original of from's whole group.
+func relink(ctx context.Context, tx pgx.Tx, from, newOrig string) error {
+	if _, err := tx.Exec(ctx, `UPDATE cleaned SET duplicate_of = $2 WHERE (doc_id = $1 OR duplicate_of = $1) AND doc_id <> $2`, from, newOrig); err != nil {
+		return fmt.Errorf("relink duplicates of %s to %s: %w", from, newOrig, err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM simhash_bands WHERE doc_id = $1`, from); err != nil {
+		return fmt.Errorf("drop simhash bands of %s: %w", from, err)
+	}
+	return nil
+}
+
+// candidate is a stored original that a document duplicates.
+type candidate struct {
+	docID     string
+	firstSeen time.Time
+}
+
+func (o *candidate) before(c *Cleaned) bool {
+	return o.firstSeen.Before(c.FirstSeenAt) || (o.firstSeen.Equal(c.FirstSeenAt) && o.docID < c.DocID)
+}
+
+func classify(err error) error {
+	switch {
+	case errors.Is(err, article.ErrNotHTML):
+		return streamkit.Permanent("not_html", err)
+	case errors.Is(err, article.ErrTooLarge):
+		return streamkit.Permanent("too_large", err)
+	case errors.Is(err, article.ErrTooComplex):
+		return streamkit.Permanent("too_complex", err)
+	}
+	return streamkit.Permanent("extract_failed", err)
+}
+
+// findDuplicate returns the stored original with the same normalized
+// text, or else the first-seen one whose SimHash is within MaxHamming bits,
+// found through the band index; nil when there is none.
+func (s *Stage) findDuplicate(ctx context.Context, tx pgx.Tx, c *Cleaned) (*candidate, error) {
+	var o candidate
+	err := tx.QueryRow(ctx, `SELECT doc_id, first_seen_at FROM cleaned WHERE text_hash = $1 AND doc_id <> $2 AND duplicate_of IS NULL
+		ORDER BY first_seen_at, doc_id LIMIT 1`, c.TextHash, c.DocID).Scan(&o.docID, &o.firstSeen)
+	if err == nil {
+		return &o, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("look up exact duplicates: %w", err)
+	}
+	bands := BandValues(c.SimHash)
+	rows, err := tx.Query(ctx, `
+		SELECT c.doc_id, c.simhash, c.first_seen_at FROM cleaned c
+		WHERE c.doc_id IN (SELECT doc_id FROM simhash_bands WHERE (band, value) IN ((0,$1),(1,$2),(2,$3),(3,$4)))
+		  AND c.doc_id <> $5 AND c.duplicate_of IS NULL
+		ORDER BY c.first_seen_at, c.doc_id`, bands[0], bands[1], bands[2], bands[3], c.DocID)
+	if err != nil {
+		return nil, fmt.Errorf("look up near duplicates: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h int64
+		if err := rows.Scan(&o.docID, &h, &o.firstSeen); err != nil {
+			return nil, fmt.Errorf("scan near duplicate: %w", err)
+		}
+		if Hamming(uint64(h), c.SimHash) <= s.cfg.MaxHamming {
+			return &o, rows.Err()
+		}
+	}
+	return nil, rows.Err()
+}
+
+// Cleaned is one row of the cleaned table.
+type Cleaned struct {
+	*article.Article
+	DocID, ContentHash, TextHash, URL, Host, DuplicateOf string
+	SimHash                                              uint64
+	FirstSeenAt                                          time.Time
+}
+
+func cleanedRow(docID, contentHash, pageURL string, a *article.Article) *Cleaned {
+	host := ""
+	if u, err := url.Parse(pageURL); err == nil {
+		host = strings.ToLower(u.Hostname())
+	}
+	norm := strings.Join(strings.Fields(strings.ToLower(a.Text)), " ")
+	return &Cleaned{Article: a, DocID: docID, ContentHash: contentHash, URL: pageURL, Host: host,
+		TextHash: pipeline.ContentHash([]byte(norm)), SimHash: SimHash(a.Text)}
+}
+
+// save upserts the row and replaces its SimHash bands; it runs inside the
+// ledger transaction, so an updated article is re-checked atomically.
+func (c *Cleaned) save(ctx context.Context, tx pgx.Tx) error {
+	var dup *string
+	if c.DuplicateOf != "" {
+		dup = &c.DuplicateOf
+	}
+	_, err := tx.Exec(ctx, `
+		INSERT INTO cleaned (doc_id, content_hash, text_hash, simhash, url, canonical_url, host, title, text,
+			description, site_name, language, authors, published_at, modified_at, top_image, section, tags,
+			is_article, page_kind, word_count, duplicate_of, first_seen_at, cleaned_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23, now())
+		ON CONFLICT (doc_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, text_hash = EXCLUDED.text_hash,
+			simhash = EXCLUDED.simhash, url = EXCLUDED.url, canonical_url = EXCLUDED.canonical_url, host = EXCLUDED.host,
+			title = EXCLUDED.title, text = EXCLUDED.text, description = EXCLUDED.description, site_name = EXCLUDED.site_name,
+			language = EXCLUDED.language, authors = EXCLUDED.authors, published_at = EXCLUDED.published_at,
+			modified_at = EXCLUDED.modified_at, top_image = EXCLUDED.top_image, section = EXCLUDED.section,
+			tags = EXCLUDED.tags, is_article = EXCLUDED.is_article, page_kind = EXCLUDED.page_kind,
+			word_count = EXCLUDED.word_count, duplicate_of = EXCLUDED.duplicate_of, cleaned_at = now()`,
+		c.DocID, c.ContentHash, c.TextHash, int64(c.SimHash), c.URL, c.CanonicalURL, c.Host, c.Title, c.Text,
+		c.Description, c.SiteName, c.Language, nonNil(c.Authors), c.PublishedAt, c.ModifiedAt, c.TopImage, c.Section,
+		nonNil(c.Tags), c.IsArticle, c.PageKind, c.WordCount, dup, c.FirstSeenAt)
+	if err != nil {
+		return fmt.Errorf("save cleaned %s: %w", c.DocID, err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM simhash_bands WHERE doc_id = $1`, c.DocID); err != nil {
+		return fmt.Errorf("clear simhash bands of %s: %w", c.DocID, err)
+	}
+	if !c.IsArticle || c.DuplicateOf != "" {
+		return nil // only originals are candidates for later documents
+	}
+	b := BandValues(c.SimHash)
+	_, err = tx.Exec(ctx, `INSERT INTO simhash_bands (band, value, doc_id) VALUES (0,$1,$5),(1,$2,$5),(2,$3,$5),(3,$4,$5)
+		ON CONFLICT DO NOTHING`, b[0], b[1], b[2], b[3], c.DocID)
+	if err != nil {
+		return fmt.Errorf("index simhash bands of %s: %w", c.DocID, err)
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

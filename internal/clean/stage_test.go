@@ -1,0 +1,184 @@
+package clean_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newscrawl/newscrawl/internal/clean"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+// articlePage renders a realistic news page around paragraphs.
+func articlePage(title string, paras []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<!doctype html><html lang="en"><head><title>%s | Daily Bugle</title>
+<meta property="og:title" content="%s"><meta property="article:published_time" content="2024-03-05T10:00:00Z">
+<meta name="author" content="Jane Doe"></head><body>
+<header><nav><a href="/">Home</a> <a href="/world">World</a> <a href="/sport">Sport</a></nav></header>
+<main><article><h1>%s</h1><p class="byline">By Jane Doe</p>`, title, title, title)
+	for _, p := range paras {
+		fmt.Fprintf(&b, "<p>%s</p>\n", p)
+	}
+	b.WriteString(`</article><aside class="related"><h3>Related</h3><ul><li><a href="/a">Other story one</a></li><li><a href="/b">Other story two</a></li></ul></aside></main>
+<footer><p>© Daily Bugle. All rights reserved.</p><a href="/privacy">Privacy</a></footer></body></html>`)
+	return b.String()
+}
+
+var story = []string{
+	"The city council approved a new budget on Tuesday after a debate that stretched late into the evening, with members split over how much to spend on schools and roads.",
+	"Supporters said the plan would repair dozens of bridges and hire more teachers, while critics argued that the tax increase would fall hardest on small businesses.",
+	"The mayor, who had pushed for the spending, said she was relieved the measure passed and promised regular public reports on how the money is used.",
+	"The budget takes effect in July, and the first projects are expected to begin before the end of the summer, according to officials in the public works department.",
+}
+
+type fixture struct {
+	t      *testing.T
+	pool   *pgxpool.Pool
+	rdb    *redis.Client
+	prefix string
+}
+
+func (f *fixture) document(docID, url string, body []byte) string {
+	f.t.Helper()
+	hash := pipeline.ContentHash(body)
+	_, err := f.pool.Exec(context.Background(), `INSERT INTO documents (doc_id, url, host, status, body, content_hash, fetched_at, first_seen_at)
+		VALUES ($1, $2, 'example.com', 200, $3, $4, now(), clock_timestamp())`, docID, url, body, hash)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.publish(docID, hash, url)
+	return hash
+}
+
+func (f *fixture) publish(docID, hash, url string) {
+	f.t.Helper()
+	err := f.rdb.XAdd(context.Background(), &redis.XAddArgs{Stream: streamkit.KeysFor(f.prefix, pipeline.Clean).Stream(),
+		Values: map[string]interface{}{"doc_id": docID, "content_hash": hash, "url": url}}).Err()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) waitFor(what string, cond func(ctx context.Context) bool) {
+	f.t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond(ctx) {
+		if time.Now().After(deadline) {
+			f.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (f *fixture) ledgerRows(ctx context.Context) int {
+	var n int
+	f.pool.QueryRow(ctx, `SELECT count(*) FROM stage_results`).Scan(&n)
+	return n
+}
+
+func (f *fixture) duplicateOf(docID string) string {
+	f.t.Helper()
+	var dup *string
+	if err := f.pool.QueryRow(context.Background(), `SELECT duplicate_of FROM cleaned WHERE doc_id = $1`, docID).Scan(&dup); err != nil {
+		f.t.Fatalf("cleaned row %s: %v", docID, err)
+	}
+	if dup == nil {
+		return ""
+	}
+	return *dup
+}
+
+func (f *fixture) extractDocs() []string {
+	msgs, _ := f.rdb.XRange(context.Background(), streamkit.KeysFor(f.prefix, pipeline.Extract).Stream(), "-", "+").Result()
+	var docs []string
+	for _, m := range msgs {
+		docs = append(docs, m.Values["doc_id"].(string))
+	}
+	return docs
+}
+
+func TestStage_CleansLinksDuplicatesAndDeadLettersBadInput(t *testing.T) {
+	t.Parallel()
+	rdb, prefix := testenv.Redis(t)
+	f := &fixture{t: t, pool: testenv.Postgres(t), rdb: rdb, prefix: prefix}
+	c, err := streamkit.NewConsumer(rdb, f.pool, streamkit.Config{Prefix: prefix, Stage: pipeline.Clean, Group: pipeline.CleanerGroup,
+		Concurrency: 2, Visibility: 5 * time.Second, Block: 100 * time.Millisecond, JanitorInterval: -1},
+		clean.NewStage(f.pool, clean.Config{}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { c.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	dlq := streamkit.KeysFor(prefix, pipeline.Clean).DLQ()
+
+	// The original and the inputs that are not articles.
+	f.document("orig", "https://example.com/news/budget", []byte(articlePage("Council approves budget", story)))
+	f.document("listing", "https://example.com/", []byte(`<html><body><nav><a href="/1">One</a></nav><ul>`+
+		strings.Repeat(`<li><a href="/story">A headline that links to a story somewhere else on the site</a></li>`, 30)+`</ul></body></html>`))
+	f.document("binary", "https://example.com/file.bin", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"))
+	f.publish("ghost", "abc", "https://example.com/ghost")
+	f.waitFor("2 cleaned, 2 dead", func(ctx context.Context) bool { return f.ledgerRows(ctx) == 2 && rdb.XLen(ctx, dlq).Val() == 2 })
+
+	var title, text string
+	var isArticle bool
+	f.pool.QueryRow(ctx, `SELECT title, text, is_article FROM cleaned WHERE doc_id = 'orig'`).Scan(&title, &text, &isArticle)
+	if !isArticle || title != "Council approves budget" || !strings.Contains(text, "approved a new budget") ||
+		strings.Contains(text, "All rights reserved") || strings.Contains(text, "Other story one") {
+		t.Errorf("original cleaned wrong: article=%v title=%q text=%q", isArticle, title, text)
+	}
+	f.pool.QueryRow(ctx, `SELECT is_article FROM cleaned WHERE doc_id = 'listing'`).Scan(&isArticle)
+	if isArticle {
+		t.Errorf("listing page classified as an article")
+	}
+	admin := &streamkit.Admin{RDB: rdb, Prefix: prefix}
+	counts, _ := admin.DLQCounts(ctx, pipeline.Clean)
+	if counts["not_html"] != 1 || counts["missing_input"] != 1 {
+		t.Fatalf("dead letters by type = %v, want not_html and missing_input", counts)
+	}
+
+	// Wire copies arrive later: linked to the original, not forwarded.
+	f.document("exact", "https://mirror.example.org/wire/budget", []byte(articlePage("Council approves budget", story)))
+	near := append([]string{}, story...)
+	near[3] = strings.Replace(near[3], "before the end of the summer", "before the end of summer", 1)
+	f.document("near", "https://other.example.net/budget-story", []byte(articlePage("Council approves budget plan", near)))
+	f.waitFor("copies cleaned", func(ctx context.Context) bool { return f.ledgerRows(ctx) == 4 })
+	for _, id := range []string{"exact", "near"} {
+		if got := f.duplicateOf(id); got != "orig" {
+			t.Errorf("%s: duplicate_of = %q, want orig", id, got)
+		}
+	}
+	if docs := f.extractDocs(); len(docs) != 1 || docs[0] != "orig" {
+		t.Fatalf("extract stream = %v, want only orig", docs)
+	}
+
+	// A copy the crawler saw before the original, cleaned last: it becomes
+	// the original of the whole group.
+	body := []byte(articlePage("Council approves the budget", story))
+	_, err = f.pool.Exec(ctx, `INSERT INTO documents (doc_id, url, host, status, body, content_hash, fetched_at, first_seen_at)
+		VALUES ('early', 'https://early.example.com/b', 'early.example.com', 200, $1, $2, now(), now() - interval '1 hour')`,
+		body, pipeline.ContentHash(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.publish("early", pipeline.ContentHash(body), "https://early.example.com/b")
+	f.waitFor("early cleaned", func(ctx context.Context) bool { return f.ledgerRows(ctx) == 5 })
+	for _, id := range []string{"orig", "exact", "near"} {
+		if got := f.duplicateOf(id); got != "early" {
+			t.Errorf("%s: duplicate_of = %q after relink, want early", id, got)
+		}
+	}
+	if got := f.duplicateOf("early"); got != "" {
+		t.Errorf("early: duplicate_of = %q, want none", got)
+	}
+}
