@@ -3,7 +3,9 @@ module github.com/newscrawl/newscrawl
 go 1.26.8
 
 require (
+	github.com/PuerkitoBio/goquery v1.13.0
 	github.com/andybalholm/brotli v1.3.0
+	github.com/andybalholm/cascadia v1.3.4
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/mmcdole/gofeed v1.4.2
 	github.com/pgvector/pgvector-go v0.3.0

@@ -3,7 +3,8 @@
 //
 // Pipeline (one file per step): charset.go decodes to UTF-8; dom.go parses
 // under node/depth/time limits; metadata.go and jsonld.go read head, microdata
-// and JSON-LD; prune.go removes scripts and hidden elements; content.go marks
+// and JSON-LD, and prune.go removes scripts and hidden elements, both through
+// goquery selections (selectors.go); content.go marks
 // chrome by tag/role/class (patterns.go) and stats.go measures text and link
 // density; score.go credits paragraph scores to ancestors, picks the best
 // container and related siblings; clean.go and text.go render it into blocks;
@@ -18,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/net/html/atom"
+	"github.com/PuerkitoBio/goquery"
 )
 
 // Article is the extraction result for one page.
@@ -62,12 +63,18 @@ func Extract(raw []byte, pageURL string, opt Options) (*Article, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
+	// The DOM work before scoring goes through goquery selections over the
+	// parsed tree (wrapping it costs nothing); measuring, scoring and
+	// rendering (stats.go, score.go, text.go) walk *html.Node directly, as
+	// they visit every node several times and keep per-node state.
+	page := goquery.NewDocumentFromNode(doc)
+	elems := page.FindMatcher(pageElements)
 	hc := hintCache{}
-	pm := collectMeta(doc, hc)
-	pruneJunk(doc, bud)
-	body := findFirst(doc, atom.Body)
-	if body == nil {
-		body = doc
+	pm := collectMeta(elems, hc)
+	pruneJunk(elems)
+	body := doc
+	if b := page.FindMatcher(selBody); b.Length() > 0 {
+		body = b.Get(0)
 	}
 	res := extractContent(body, pm, hc, bud)
 	if pm.ld.body != "" {

@@ -85,6 +85,9 @@ func markUnlikely(body *html.Node, st *statTable, total int, bud *budget) {
 }
 
 // hasArticleBody reports whether n contains an explicitly marked article body.
+// It walks raw nodes rather than querying "article, main, [itemprop=articleBody]"
+// with goquery: markUnlikely may ask at every level of a deeply nested chain of
+// chrome-named wrappers, so each search must stop when the budget runs out.
 func hasArticleBody(n *html.Node, bud *budget) bool {
 	found := false
 	walkElements(n, func(c *html.Node) bool {

@@ -115,29 +115,6 @@ func attr(n *html.Node, key string) string {
 	return ""
 }
 
-// hasAttr reports whether attribute key is present.
-func hasAttr(n *html.Node, key string) bool {
-	for _, a := range n.Attr {
-		if a.Key == key && a.Namespace == "" {
-			return true
-		}
-	}
-	return false
-}
-
-// findFirst returns the first element with tag a in document order.
-func findFirst(n *html.Node, a atom.Atom) *html.Node {
-	if n.Type == html.ElementNode && n.DataAtom == a {
-		return n
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if f := findFirst(c, a); f != nil {
-			return f
-		}
-	}
-	return nil
-}
-
 // walkElements calls fn for every element below root in document order;
 // fn returning false skips that element's subtree.
 func walkElements(root *html.Node, fn func(*html.Node) bool) {

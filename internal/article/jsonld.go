@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/PuerkitoBio/goquery"
 )
 
 // articleTypes are schema.org types describing a single article.
@@ -33,6 +35,13 @@ type ldData struct {
 	url           string
 	types         map[string]bool // every @type seen (lower-case)
 	articleCounts int             // number of article-typed objects
+}
+
+// collectJSONLD reads every ld+json script among elems.
+func collectJSONLD(elems *goquery.Selection) *ldData {
+	return parseJSONLD(elems.FilterMatcher(selLDScript).Map(func(_ int, s *goquery.Selection) string {
+		return s.Text()
+	}))
 }
 
 // parseJSONLD merges all ld+json script bodies; malformed blocks are skipped

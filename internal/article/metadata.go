@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -26,133 +27,105 @@ type pageMeta struct {
 	headLinks int      // links inside headings (teasers of listing pages)
 }
 
-// collectMeta reads head and body metadata in one walk.
-func collectMeta(doc *html.Node, hc hintCache) *pageMeta {
+// collectMeta reads head, microdata and body metadata from elems, every
+// element of the page in document order (see Extract and selectors.go):
+// each signal is a goquery filter over that list, so the tree is walked
+// once.
+func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
 	pm := &pageMeta{meta: map[string][]string{}}
-	var scripts []string
-	walkElements(doc, func(n *html.Node) bool {
-		switch n.DataAtom {
-		case atom.Html:
-			if l := attr(n, "lang"); l != "" {
-				pm.htmlLang = l
-			} else if l := attr(n, "xml:lang"); l != "" {
-				pm.htmlLang = l
-			}
-		case atom.Title:
-			if pm.htmlTitle == "" {
-				pm.htmlTitle = cleanInline(rawText(n))
-			}
-			return false
-		case atom.Meta:
-			pm.addMeta(n)
-			return false
-		case atom.Link:
-			rel := strings.ToLower(attr(n, "rel"))
-			if rel == "canonical" && pm.canonical == "" {
-				pm.canonical = strings.TrimSpace(attr(n, "href"))
-			}
-			return false
-		case atom.Script:
-			if strings.Contains(strings.ToLower(attr(n, "type")), "ld+json") {
-				scripts = append(scripts, rawText(n))
-			}
-			return false
-		case atom.Style, atom.Noscript, atom.Template, atom.Svg:
-			return false
-		case atom.H1:
-			if len(pm.h1s) < 5 {
-				pm.h1s = append(pm.h1s, cleanInline(rawText(n)))
-			}
-		case atom.H2, atom.H3, atom.H4:
-			if findFirst(n, atom.A) != nil {
-				pm.headLinks++
-			}
-		case atom.Time:
-			dt := attr(n, "datetime")
-			if dt == "" {
-				dt = cleanInline(rawText(n))
-			}
-			pm.times = append(pm.times, dt)
-			if hasAttr(n, "pubdate") || strings.Contains(strings.ToLower(attr(n, "itemprop")+" "+classID(n)), "publish") {
-				pm.pubTimes = append(pm.pubTimes, dt)
-			}
-		case atom.Article:
-			pm.articles++
-		case atom.Img:
-			if len(pm.images) < 20 {
-				if src := imgSrc(n); src != "" {
-					pm.images = append(pm.images, src)
-				}
-			}
-		}
-		if ip := attr(n, "itemprop"); ip != "" && n.DataAtom != atom.Meta {
-			pm.addItemprop(n, ip)
-		}
-		if n.DataAtom != atom.Html && n.DataAtom != atom.Body && len(pm.bylines) < 5 {
-			rel := attr(n, "rel")
-			if h := hc.node(n); rel == "author" || (n.FirstChild != nil && h&hByline != 0 && h&hHardNeg == 0) {
-				if t := cleanInline(spacedText(n)); t != "" && len(t) < 100 {
-					pm.bylines = append(pm.bylines, t)
-					return false
-				}
-			}
-		}
-		return true
+	head := elems.FilterMatcher(headTags)
+	root := head.FilterMatcher(selHTML)
+	pm.htmlLang = firstNonEmpty(root.AttrOr("lang", ""), root.AttrOr("xml:lang", ""))
+	pm.htmlTitle = cleanInline(head.FilterMatcher(selTitle).First().Text())
+	head.FilterMatcher(selMeta).Each(pm.addMeta)
+	head.FilterMatcher(selCanonical).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		pm.canonical = strings.TrimSpace(s.AttrOr("href", ""))
+		return pm.canonical == ""
 	})
-	pm.ld = parseJSONLD(scripts)
+	pm.ld = collectJSONLD(head)
+	// An author scope is read once, whole: scopes nested in it are parts of
+	// it, and reading each again would cost time quadratic in the nesting.
+	var scope *html.Node
+	elems.FilterMatcher(selItemprop).Each(func(_ int, s *goquery.Selection) {
+		if s.IsMatcher(selAuthorScope) {
+			if scope != nil && isAncestor(scope, s.Get(0)) {
+				return
+			}
+			scope = s.Get(0)
+		}
+		pm.addItemprop(s)
+	})
+
+	signals := elems.FilterMatcher(signalTags)
+	signals.FilterMatcher(selH1).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		pm.h1s = append(pm.h1s, cleanInline(s.Text()))
+		return len(pm.h1s) < 5
+	})
+	pm.headLinks = signals.FilterMatcher(selLinkedHead).Length()
+	pm.articles = signals.FilterMatcher(selArticle).Length()
+	signals.FilterMatcher(selTime).Each(pm.addTime)
+	// Bylines come before images: an author's photo is not the top image.
+	avatars := pm.collectBylines(elems, hc).FindMatcher(selImg)
+	signals.FilterMatcher(selImg).NotSelection(avatars).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		if src := imgSrc(s); src != "" {
+			pm.images = append(pm.images, src)
+		}
+		return len(pm.images) < 20
+	})
 	return pm
 }
 
 // addMeta records a <meta> under every key it carries.
-func (pm *pageMeta) addMeta(n *html.Node) {
-	content := attr(n, "content")
+func (pm *pageMeta) addMeta(_ int, s *goquery.Selection) {
+	content := strings.TrimSpace(firstNonEmpty(s.AttrOr("content", ""), s.AttrOr("value", "")))
 	if content == "" {
-		content = attr(n, "value")
-	}
-	if content = strings.TrimSpace(content); content == "" {
-		if cs := attr(n, "charset"); cs == "" {
-			return
-		}
 		return
 	}
 	for _, k := range [...]string{"property", "name", "itemprop", "http-equiv"} {
-		if v := strings.ToLower(strings.TrimSpace(attr(n, k))); v != "" {
+		if v := strings.ToLower(strings.TrimSpace(s.AttrOr(k, ""))); v != "" {
 			pm.meta[v] = append(pm.meta[v], content)
 		}
 	}
 }
 
+// addTime records a <time> element's date (its datetime attribute, else its
+// text), and again as a publication date when it is marked as one.
+func (pm *pageMeta) addTime(_ int, s *goquery.Selection) {
+	dt := s.AttrOr("datetime", "")
+	if dt == "" {
+		dt = cleanInline(s.Text())
+	}
+	pm.times = append(pm.times, dt)
+	_, pubdate := s.Attr("pubdate")
+	if pubdate || strings.Contains(strings.ToLower(s.AttrOr("itemprop", "")+" "+classID(s.Get(0))), "publish") {
+		pm.pubTimes = append(pm.pubTimes, dt)
+	}
+}
+
 // addItemprop records microdata on ordinary elements.
-func (pm *pageMeta) addItemprop(n *html.Node, ip string) {
-	key := strings.ToLower(ip)
+func (pm *pageMeta) addItemprop(s *goquery.Selection) {
+	key := strings.ToLower(s.AttrOr("itemprop", ""))
 	var v string
 	switch key {
 	case "datepublished", "datemodified", "datecreated":
-		v = attr(n, "datetime")
+		v = firstNonEmpty(s.AttrOr("datetime", ""), s.AttrOr("content", ""))
 		if v == "" {
-			v = attr(n, "content")
-		}
-		if v == "" {
-			v = cleanInline(rawText(n))
+			v = cleanInline(s.Text())
 		}
 	case "author", "creator":
 		// An author scope holds a name property; otherwise take the text.
-		var name string
-		walkElements(n, func(c *html.Node) bool {
-			if name == "" && attr(c, "itemprop") == "name" {
-				name = attr(c, "content")
-				if name == "" {
-					name = cleanInline(rawText(c))
-				}
+		s.FindMatcher(selPropName).EachWithBreak(func(_ int, name *goquery.Selection) bool {
+			v = name.AttrOr("content", "")
+			if v == "" {
+				v = cleanInline(name.Text())
 			}
-			return name == ""
+			return v == ""
 		})
-		if name == "" && len(n.Attr) > 0 {
-			name = cleanInline(rawText(n))
+		if v == "" {
+			v = cleanInline(s.Text())
 		}
-		v = name
 	case "headline", "articlesection", "inlanguage":
-		v = cleanInline(rawText(n))
+		v = cleanInline(s.Text())
 	default:
 		return
 	}
@@ -161,10 +134,61 @@ func (pm *pageMeta) addItemprop(n *html.Node, ip string) {
 	}
 }
 
+// maxBylines bounds how many byline texts a page contributes.
+const maxBylines = 5
+
+// notByline are elements never taken as a byline: the page itself, and
+// raw-text elements whose "text" is code or markup.
+var notByline = map[atom.Atom]bool{
+	atom.Html: true, atom.Body: true, atom.Script: true, atom.Style: true, atom.Noscript: true,
+	atom.Title: true, atom.Textarea: true, atom.Xmp: true, atom.Iframe: true, atom.Noembed: true,
+	atom.Noframes: true,
+}
+
+// collectBylines records the short texts of rel=author links and of
+// elements whose class/id names a byline (outside comment sections), at
+// most maxBylines, outermost first: an element inside an accepted byline
+// is part of it. It returns the accepted elements.
+func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goquery.Selection {
+	// A plain loop over the nodes: the class/id vocabulary is ours
+	// (patterns.go, cached per value) and applies to any element, so a
+	// selector would add a pass and a Selection wrapper per element.
+	nodes := elems.Nodes
+	var accepted []*html.Node
+	for i := 0; i < len(nodes) && len(accepted) < maxBylines; i++ {
+		n := nodes[i]
+		if notByline[n.DataAtom] {
+			continue
+		}
+		h := hc.node(n)
+		if attr(n, "rel") != "author" && (n.FirstChild == nil || h&hByline == 0 || h&hHardNeg != 0) {
+			continue
+		}
+		if t := cleanInline(spacedText(n)); t != "" && len(t) < 100 {
+			pm.bylines = append(pm.bylines, t)
+			accepted = append(accepted, n)
+			// The byline's own elements come next in elems (document
+			// order, same matcher): skip them in one step.
+			i += len(pageElements.MatchAll(n)) - 1
+		}
+	}
+	return elems.FilterNodes(accepted...)
+}
+
+// isAncestor reports whether a is n or one of its ancestors.
+func isAncestor(a, n *html.Node) bool {
+	for ; n != nil; n = n.Parent {
+		if n == a {
+			return true
+		}
+	}
+	return false
+}
+
 // imgSrc returns the best source attribute of an image (lazy-load aware).
-func imgSrc(n *html.Node) string {
+func imgSrc(s *goquery.Selection) string {
 	for _, k := range [...]string{"src", "data-src", "data-original", "data-lazy-src"} {
-		if v := strings.TrimSpace(attr(n, k)); v != "" && !strings.HasPrefix(v, "data:") {
+		if v := strings.TrimSpace(s.AttrOr(k, "")); v != "" && !strings.HasPrefix(v, "data:") {
 			return v
 		}
 	}

@@ -87,6 +87,33 @@ func TestExtractMetadataSources(t *testing.T) {
 			"", func(t *testing.T, a *Article) {
 				eq(t, "title", a.Title, "Storm hits the coast overnight")
 			}},
+		{"microdata inside byline", `</head><body><div class="article-author"><span itemprop="author" itemscope>
+			<span itemprop="name" content="Rosa Diaz"><a href="/a/rosa">Rosa Diaz</a></span></span>
+			<time itemprop="datePublished" datetime="2019-11-19T13:16:00Z">19 November</time></div>
+			<aside><time itemprop="datePublished" datetime="2019-11-20T09:42:00Z">teaser</time></aside>`,
+			"", func(t *testing.T, a *Article) {
+				eq(t, "authors", strings.Join(a.Authors, "|"), "Rosa Diaz")
+				eqTime(t, "published", a.PublishedAt, "2019-11-19T13:16:00Z")
+			}},
+		{"byline photo is not the top image", `</head><body><div class="byline"><img src="/avatars/kim.png"> By Kim Park</div>
+			<img src="/photos/scene.jpg">`, "https://news.example.com/story", func(t *testing.T, a *Article) {
+			eq(t, "image", a.TopImage, "https://news.example.com/photos/scene.jpg")
+			eq(t, "authors", strings.Join(a.Authors, "|"), "Kim Park")
+		}},
+		{"svg and script are not metadata", `<script class="author-data">var a = 1;</script></head><body>
+			<svg><title>Share icon</title></svg><h1>Harbour Reopens After Storm</h1>
+			<template><time datetime="2001-01-01T00:00:00Z">old</time></template>`,
+			"", func(t *testing.T, a *Article) {
+				eq(t, "title", a.Title, "Harbour Reopens After Storm")
+				eq(t, "authors", strings.Join(a.Authors, "|"), "")
+				if a.PublishedAt != nil {
+					t.Errorf("published = %v, want none (the only date is in a template)", a.PublishedAt)
+				}
+			}},
+		{"canonical link rel list", `<link rel="alternate" href="/amp/x"><link rel="Canonical" href=" "><link rel="canonical" href="/news/x">`,
+			"https://example.org/amp/x", func(t *testing.T, a *Article) {
+				eq(t, "canonical", a.CanonicalURL, "https://example.org/news/x")
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

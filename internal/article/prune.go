@@ -3,6 +3,7 @@ package article
 import (
 	"strings"
 
+	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -18,22 +19,14 @@ var junkTags = map[atom.Atom]bool{
 	atom.Datalist: true, atom.Output: true, atom.Progress: true, atom.Meter: true, atom.Base: true,
 }
 
-// pruneJunk removes non-content elements and hidden subtrees in place.
-func pruneJunk(n *html.Node, bud *budget) {
-	for c := n.FirstChild; c != nil; {
-		next := c.NextSibling
-		switch c.Type {
-		case html.CommentNode, html.DoctypeNode:
-			n.RemoveChild(c)
-		case html.ElementNode:
-			if junkTags[c.DataAtom] || isHidden(c) || bud.tick() {
-				n.RemoveChild(c)
-			} else {
-				pruneJunk(c, bud)
-			}
-		}
-		c = next
-	}
+// pruneJunk removes non-content elements (junkTags) and hidden subtrees in
+// place; elems is every element of the page (see Extract). An element
+// already inside a removed subtree is detached from its detached parent,
+// which is harmless. Comments and the doctype stay: every later step reads
+// only element and text nodes. This is one filter over a list bounded by
+// Options.MaxNodes, so it needs no budget checks of its own.
+func pruneJunk(elems *goquery.Selection) {
+	elems.FilterMatcher(junkElements).Remove()
 }
 
 // isHidden reports elements a browser would not display.
