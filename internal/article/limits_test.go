@@ -81,3 +81,25 @@ func FuzzExtract(f *testing.F) {
 		}
 	})
 }
+
+// Nested byline-looking wrappers around long text: reading each one's
+// whole text made this quadratic and ran past the page budget.
+func TestExtract_NestedBylinesStayLinear(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<html><body><article><h1>Title</h1>")
+	const depth = 450
+	for range depth {
+		b.WriteString(`<div class="byline author-info">` + strings.Repeat("word ", 400))
+	}
+	for range depth {
+		b.WriteString("</div>")
+	}
+	b.WriteString("<p>" + strings.Repeat("The story goes on with plenty of plain sentences. ", 30) + "</p></article></body></html>")
+	a, err := Extract([]byte(b.String()), "https://example.com/a", Options{})
+	if err != nil {
+		t.Fatalf("Extract = %v, want a result within the page budget", err)
+	}
+	if len(a.Authors) != 0 {
+		t.Fatalf("authors = %q; long texts are not bylines", a.Authors)
+	}
+}

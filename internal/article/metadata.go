@@ -134,8 +134,12 @@ func (pm *pageMeta) addItemprop(s *goquery.Selection) {
 	}
 }
 
-// maxBylines bounds how many byline texts a page contributes.
-const maxBylines = 5
+// maxBylines bounds how many byline texts a page contributes; maxBylineRaw
+// how much raw text (whitespace included) a byline candidate may hold.
+const (
+	maxBylines   = 5
+	maxBylineRaw = 2000
+)
 
 // notByline are elements never taken as a byline: the page itself, and
 // raw-text elements whose "text" is code or markup.
@@ -164,7 +168,10 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 		if attr(n, "rel") != "author" && (n.FirstChild == nil || h&hByline == 0 || h&hHardNeg != 0) {
 			continue
 		}
-		if t := cleanInline(spacedText(n)); t != "" && len(t) < 100 {
+		// The raw text is read only up to a bound: nested byline-looking
+		// wrappers around long text would otherwise cost quadratic time.
+		raw, ok := spacedText(n, maxBylineRaw)
+		if t := cleanInline(raw); ok && t != "" && len(t) < 100 {
 			pm.bylines = append(pm.bylines, t)
 			accepted = append(accepted, n)
 			// The byline's own elements come next in elems (document
