@@ -1,0 +1,534 @@
+// Command benchsearch measures the embedder's storage and search on
+// synthetic data: it loads N chunks of clustered vectors (with text for the
+// full-text side) into a scratch schema, and prints write throughput
+// against a plain pgx CopyFrom ceiling measured in the same run, the HNSW
+// build time, and query latency p50/p99 with recall@10 against exact
+// search for the vector, filtered-vector and hybrid modes.
+//
+//	DATABASE_URL=postgres://…/newscrawl_bench go run ./cmd/benchsearch [-n 100000]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/newscrawl/newscrawl/internal/embed"
+	"github.com/newscrawl/newscrawl/internal/embed/chunk"
+	"github.com/newscrawl/newscrawl/internal/search"
+	"github.com/newscrawl/newscrawl/internal/store"
+)
+
+// Defaults of the benchmark.
+const (
+	defaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/newscrawl_bench?sslmode=disable"
+	schema             = "benchsearch"
+	benchModel         = "bench-clustered-v1"
+	clusterWords       = 40
+	commonWords        = 5000
+)
+
+type options struct {
+	n, dims, clusters, perDoc, hosts, queries, batch, words, replaceDocs int
+	noise                                                                float64
+	seed                                                                 uint64
+	keep, reuse                                                          bool
+	ef                                                                   int
+	databaseURL, maintenanceMem                                          string
+}
+
+func main() {
+	var o options
+	flag.IntVar(&o.n, "n", 100_000, "chunks to load")
+	flag.IntVar(&o.dims, "dims", 384, "vector dimension")
+	flag.IntVar(&o.clusters, "clusters", 100, "vector clusters (topics)")
+	flag.IntVar(&o.perDoc, "chunks-per-doc", 4, "chunks per document")
+	flag.IntVar(&o.hosts, "hosts", 100, "hosts; a host filter selects 1/hosts of the chunks")
+	flag.IntVar(&o.queries, "queries", 200, "queries per mode")
+	flag.IntVar(&o.batch, "batch", 50, "documents per write transaction (the embedder's EMBED_BATCH_SIZE)")
+	flag.IntVar(&o.replaceDocs, "replace-docs", 5000, "documents re-embedded to time the stage and bulk write paths")
+	flag.IntVar(&o.words, "words", 250, "words per chunk (250 ≈ 350 estimated tokens, the default chunk size)")
+	flag.Float64Var(&o.noise, "noise", 1.0, "noise norm relative to the cluster centre")
+	flag.Uint64Var(&o.seed, "seed", 1, "random seed")
+	flag.BoolVar(&o.keep, "keep", false, "keep the benchsearch schema afterwards")
+	flag.BoolVar(&o.reuse, "reuse", false, "query the schema a -keep run left (same -n, -seed and shape flags): skip loading and the index build")
+	flag.IntVar(&o.ef, "ef", search.DefaultEfSearch, "hnsw.ef_search floor of the searcher")
+	flag.StringVar(&o.maintenanceMem, "maintenance-work-mem", "1GB", "maintenance_work_mem for the HNSW build")
+	flag.StringVar(&o.databaseURL, "database-url", envOr("DATABASE_URL", defaultDatabaseURL), "scratch database ($DATABASE_URL); created if missing")
+	flag.Parse()
+	if err := run(context.Background(), o); err != nil {
+		fmt.Fprintf(os.Stderr, "benchsearch: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func run(ctx context.Context, o options) error {
+	if o.n < o.perDoc || o.perDoc < 1 || o.hosts < 1 || o.clusters < 1 {
+		return errors.New("need -n ≥ -chunks-per-doc ≥ 1, -hosts ≥ 1, -clusters ≥ 1")
+	}
+	pool, err := openScratch(ctx, o.databaseURL, o.reuse)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if !o.keep && !o.reuse {
+		defer func() {
+			pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+		}()
+	}
+	var pgv, pgVersion string
+	pool.QueryRow(ctx, `SELECT extversion, current_setting('server_version') FROM pg_extension WHERE extname = 'vector'`).Scan(&pgv, &pgVersion)
+
+	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
+	d := generate(rng, o)
+	id := embed.Identity{Provider: "bench", Model: benchModel, Dims: o.dims}
+	fmt.Printf("benchsearch: N=%d chunks (%d docs × %d) of %d words, %d-d clustered vectors (%d clusters, noise %.2f), %d hosts; pgvector %s, PostgreSQL %s\n",
+		len(d.docs)*o.perDoc, len(d.docs), o.perDoc, o.words, o.dims, o.clusters, o.noise, o.hosts, pgv, pgVersion)
+
+	if !o.reuse {
+		if err := measureWrites(ctx, pool, id, d, o); err != nil {
+			return err
+		}
+		if _, err := pool.Exec(ctx, "VACUUM ANALYZE chunks"); err != nil {
+			return fmt.Errorf("vacuum: %w", err)
+		}
+		if err := buildIndex(ctx, pool, id, o); err != nil {
+			return err
+		}
+	}
+	return measureQueries(ctx, pool, id, d, o)
+}
+
+// openScratch creates the database if needed, installs pgvector, and
+// returns a pool on a fresh, migrated benchsearch schema.
+func openScratch(ctx context.Context, databaseURL string, reuse bool) (*pgxpool.Pool, error) {
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse database URL: %w", err)
+	}
+	dbName := strings.TrimPrefix(u.Path, "/")
+	admin := *u
+	admin.Path = "/postgres"
+	conn, err := pgx.Connect(ctx, admin.String())
+	if err != nil {
+		return nil, fmt.Errorf("connect to the postgres database: %w", err)
+	}
+	var exists bool
+	conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, dbName).Scan(&exists)
+	if !exists {
+		if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{dbName}.Sanitize()); err != nil {
+			conn.Close(ctx)
+			return nil, fmt.Errorf("create database %s: %w", dbName, err)
+		}
+	}
+	conn.Close(ctx)
+
+	conn, err = pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", dbName, err)
+	}
+	sql := "CREATE EXTENSION IF NOT EXISTS vector SCHEMA public; DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema
+	if reuse {
+		sql = "SELECT 'benchsearch.chunks'::regclass"
+	}
+	_, err = conn.Exec(ctx, sql)
+	conn.Close(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("prepare schema %s: %w", schema, err)
+	}
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema + ",public"
+	cfg.MaxConns = 4
+	pool, err := store.OpenConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := store.Migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
+// data is the generated corpus.
+type data struct {
+	centres [][]float32
+	docs    []embed.DocChunks
+	cluster []int // per doc
+	words   [][]string
+	common  []string
+	days    int
+}
+
+func generate(rng *rand.Rand, o options) *data {
+	d := &data{days: 365}
+	for range o.clusters {
+		d.centres = append(d.centres, normalize(gaussian(rng, o.dims)))
+	}
+	for i := range commonWords {
+		d.common = append(d.common, pseudoWord(i, "a"))
+	}
+	for c := range o.clusters {
+		var ws []string
+		for j := range clusterWords {
+			ws = append(ws, pseudoWord(c*clusterWords+j, "o"))
+		}
+		d.words = append(d.words, ws)
+	}
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	ndocs := o.n / o.perDoc
+	for i := range ndocs {
+		c := rng.IntN(o.clusters)
+		pub := start.AddDate(0, 0, rng.IntN(d.days))
+		doc := embed.DocChunks{DocID: fmt.Sprintf("doc%07d", i), ContentHash: "h", Host: fmt.Sprintf("host%03d.example", rng.IntN(o.hosts)),
+			Language: "en", PublishedAt: &pub, Title: d.text(rng, c, 6)}
+		for j := range o.perDoc {
+			body := d.text(rng, c, o.words)
+			doc.Chunks = append(doc.Chunks, chunk.Chunk{Index: j, Start: j * 600, End: j*600 + len(body), Text: body})
+			doc.Vectors = append(doc.Vectors, d.near(rng, c, o.noise))
+		}
+		d.docs = append(d.docs, doc)
+		d.cluster = append(d.cluster, c)
+	}
+	return d
+}
+
+// text draws n words: a quarter from the cluster's vocabulary, the rest
+// from a Zipf-like common vocabulary.
+func (d *data) text(rng *rand.Rand, c, n int) string {
+	ws := make([]string, n)
+	for i := range ws {
+		if rng.IntN(4) == 0 {
+			ws[i] = d.words[c][rng.IntN(clusterWords)]
+		} else {
+			ws[i] = d.common[int(math.Pow(float64(commonWords), rng.Float64()))-1]
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
+func (d *data) near(rng *rand.Rand, c int, noise float64) []float32 {
+	g := normalize(gaussian(rng, len(d.centres[c])))
+	v := make([]float32, len(g))
+	for i := range v {
+		v[i] = d.centres[c][i] + float32(noise)*g[i]
+	}
+	return normalize(v)
+}
+
+func gaussian(rng *rand.Rand, n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(rng.NormFloat64())
+	}
+	return v
+}
+
+func normalize(v []float32) []float32 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	n := float32(math.Sqrt(s))
+	for i := range v {
+		v[i] /= n
+	}
+	return v
+}
+
+// pseudoWord spells i in consonant-vowel syllables (letters only, so the
+// text-search parser keeps it whole).
+func pseudoWord(i int, vowel string) string {
+	const cons = "bdfgklmnprstvz"
+	var b strings.Builder
+	for {
+		b.WriteByte(cons[i%len(cons)])
+		b.WriteString(vowel)
+		i /= len(cons)
+		if i == 0 {
+			break
+		}
+	}
+	return b.String() + "x"
+}
+
+// measureWrites loads the corpus and prints rows/s of three writes: the
+// ceiling (one pgx CopyFrom of all N rows straight into chunks — this is
+// the load), then two ways of replacing a sample of documents in the full
+// table (a re-embed: the previous chunks are deleted and new ones copied),
+// batch documents per transaction: the stage path (what streamkit commits
+// for the embedder: per document a savepoint, a DELETE and a COPY) and the
+// bulk path (one embed.Replace of the whole batch: one DELETE, one COPY).
+// Replacing does more work than the ceiling's plain insert.
+func measureWrites(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, d *data, o options) error {
+	rows := 0
+	for _, doc := range d.docs {
+		rows += len(doc.Chunks)
+	}
+	ceiling, err := timed(func() error {
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Release()
+		if err := embed.RegisterVectorTypes(ctx, conn.Conn()); err != nil {
+			return err
+		}
+		src := make([][]any, 0, rows)
+		for _, doc := range d.docs {
+			for i, c := range doc.Chunks {
+				src = append(src, []any{doc.DocID, id.Model, id.Dims, c.Index, doc.ContentHash, c.Start, c.End,
+					doc.Title, c.Text, doc.Host, doc.Language, doc.PublishedAt, pgvector.NewVector(doc.Vectors[i])})
+			}
+		}
+		_, err = conn.Conn().CopyFrom(ctx, pgx.Identifier{"chunks"}, []string{"doc_id", "model", "dims", "chunk_index", "content_hash",
+			"char_start", "char_end", "title", "text", "host", "language", "published_at", "embedding"}, pgx.CopyFromRows(src))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("ceiling copy: %w", err)
+	}
+	ceilRate := float64(rows) / ceiling.Seconds()
+	fmt.Printf("write  ceiling: one pgx CopyFrom of all %d rows into chunks (its indexes and generated tsvector): %s = %.0f rows/s\n",
+		rows, ceiling.Round(time.Millisecond), ceilRate)
+	bare, err := timed(func() error { return copyBare(ctx, pool, d) })
+	if err != nil {
+		return fmt.Errorf("bare copy: %w", err)
+	}
+	fmt.Printf("write  reference: one pgx CopyFrom into a bare (doc_id, chunk_index, embedding) table without indexes: %.0f rows/s\n",
+		float64(rows)/bare.Seconds())
+
+	// The two paths alternate batch by batch over disjoint halves of the
+	// sample, so drifting load on a shared machine hits both alike.
+	sample := d.docs[:min(o.replaceDocs, len(d.docs))]
+	var took [2]time.Duration
+	var nrows [2]int
+	for i, start := 0, 0; start < len(sample); i, start = i+1, start+o.batch {
+		part := sample[start:min(start+o.batch, len(sample))]
+		for j := range part {
+			part[j].ContentHash = "h2"
+			nrows[i%2] += len(part[j].Chunks)
+		}
+		t, err := timed(func() error { return writeBatch(ctx, pool, id, part, i%2 == 0) })
+		if err != nil {
+			return fmt.Errorf("replace documents: %w", err)
+		}
+		took[i%2] += t
+	}
+	for i, name := range []string{
+		fmt.Sprintf("stage path: %d docs per transaction, per doc a savepoint + DELETE + COPY (as streamkit commits the embedder)", o.batch),
+		fmt.Sprintf("bulk path: embed.Replace of %d docs per transaction (1 DELETE + 1 COPY)", o.batch),
+	} {
+		rate := float64(nrows[i]) / took[i].Seconds()
+		fmt.Printf("write  %s, re-embedding %d rows of the loaded table: %.0f rows/s = %.0f%% of ceiling\n",
+			name, nrows[i], rate, 100*rate/ceilRate)
+	}
+	return nil
+}
+
+// copyBare copies just the vectors into an index-free table: what COPY
+// costs without the text, the tsvector and the indexes.
+func copyBare(ctx context.Context, pool *pgxpool.Pool, d *data) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `CREATE TABLE bare (doc_id text, chunk_index int, embedding vector)`); err != nil {
+		return err
+	}
+	defer conn.Exec(ctx, `DROP TABLE bare`)
+	if err := embed.RegisterVectorTypes(ctx, conn.Conn()); err != nil {
+		return err
+	}
+	var src [][]any
+	for _, doc := range d.docs {
+		for i, c := range doc.Chunks {
+			src = append(src, []any{doc.DocID, c.Index, pgvector.NewVector(doc.Vectors[i])})
+		}
+	}
+	_, err = conn.Conn().CopyFrom(ctx, pgx.Identifier{"bare"}, []string{"doc_id", "chunk_index", "embedding"}, pgx.CopyFromRows(src))
+	return err
+}
+
+// writeBatch writes docs in one transaction, each document in its own
+// savepoint (perDoc, as streamkit commits) or all in one Replace call.
+func writeBatch(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, docs []embed.DocChunks, perDoc bool) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if !perDoc {
+			return embed.Replace(ctx, tx, id, docs...)
+		}
+		for _, doc := range docs {
+			if err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error { return embed.Replace(ctx, sp, id, doc) }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func buildIndex(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, o options) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SET maintenance_work_mem = "+quote(o.maintenanceMem)); err != nil {
+		return fmt.Errorf("set maintenance_work_mem: %w", err)
+	}
+	took, err := timed(func() error { _, err := conn.Exec(ctx, embed.IndexSQL(id, false)); return err })
+	if err != nil {
+		return fmt.Errorf("build HNSW index: %w", err)
+	}
+	var size string
+	conn.QueryRow(ctx, `SELECT pg_size_pretty(pg_relation_size($1::regclass))`, embed.IndexName(id)).Scan(&size)
+	fmt.Printf("hnsw   build (m=%d, ef_construction=%d, maintenance_work_mem %s): %s, index %s\n",
+		embed.HNSWM, embed.HNSWEfConstruction, o.maintenanceMem, took.Round(time.Millisecond), size)
+	return nil
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// queryEmbedder hands the searcher the benchmark's query vectors by text.
+type queryEmbedder struct {
+	id   embed.Identity
+	vecs map[string][]float32
+}
+
+func (q *queryEmbedder) Identity() embed.Identity { return q.id }
+
+func (q *queryEmbedder) Embed(_ context.Context, inputs []string, _ embed.Kind) ([][]float32, error) {
+	out := make([][]float32, len(inputs))
+	for i, in := range inputs {
+		v, ok := q.vecs[in]
+		if !ok {
+			return nil, fmt.Errorf("no vector for query %q", in)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// A scenario is one row of the query table.
+type scenario struct {
+	name   string
+	mode   search.Mode
+	filter func(rng *rand.Rand, q *search.Query)
+}
+
+func measureQueries(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, d *data, o options) error {
+	rng := rand.New(rand.NewPCG(o.seed+1, 7))
+	qe := &queryEmbedder{id: id, vecs: map[string][]float32{}}
+	s := search.New(pool, qe, search.Config{EfSearch: o.ef}, slog.New(slog.DiscardHandler))
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	scenarios := []scenario{
+		{name: "vector", mode: search.Vector},
+		{name: fmt.Sprintf("filtered-vector host (%.0f%%)", 100/float64(o.hosts)), mode: search.Vector, filter: func(rng *rand.Rand, q *search.Query) {
+			q.Host = fmt.Sprintf("host%03d.example", rng.IntN(o.hosts))
+		}},
+		{name: "filtered-vector dates (20%)", mode: search.Vector, filter: func(rng *rand.Rand, q *search.Query) {
+			since := start.AddDate(0, 0, rng.IntN(d.days-73))
+			until := since.AddDate(0, 0, 73)
+			q.Since, q.Until = &since, &until
+		}},
+		{name: "hybrid", mode: search.Hybrid},
+		{name: fmt.Sprintf("hybrid host (%.0f%%)", 100/float64(o.hosts)), mode: search.Hybrid, filter: func(rng *rand.Rand, q *search.Query) {
+			q.Host = fmt.Sprintf("host%03d.example", rng.IntN(o.hosts))
+		}},
+	}
+	fmt.Printf("query  k=10, ef_search=%d, candidates=%d, exact below %d filtered chunks; latency is the whole Search call (embedding lookup, SQL, grouping, hydration)\n",
+		o.ef, search.DefaultCandidates, search.DefaultExactThreshold)
+	fmt.Printf("       %-30s %5s %9s %9s %10s %12s %11s\n", "mode", "n", "p50", "p99", "recall@10", "min results", "exact p50")
+	for _, sc := range scenarios {
+		var lat, exactLat []time.Duration
+		var recall float64
+		minResults := math.MaxInt
+		warm := min(20, o.queries)
+		for i := range o.queries + warm {
+			c := rng.IntN(o.clusters)
+			text := fmt.Sprintf("%s %s %s %s", d.words[c][rng.IntN(clusterWords)], d.words[c][rng.IntN(clusterWords)],
+				d.words[c][rng.IntN(clusterWords)], d.common[rng.IntN(200)])
+			qe.vecs[text] = d.near(rng, c, o.noise) // a repeated text gets a fresh vector: both searches below use it
+			q := search.Query{Text: text, K: 10, Mode: sc.mode}
+			if sc.filter != nil {
+				sc.filter(rng, &q)
+			}
+			t0 := time.Now()
+			got, err := s.Search(ctx, q)
+			took := time.Since(t0)
+			if err != nil {
+				return fmt.Errorf("%s query: %w", sc.name, err)
+			}
+			q.Exact = true
+			t0 = time.Now()
+			want, err := s.Search(ctx, q)
+			exactTook := time.Since(t0)
+			if err != nil {
+				return fmt.Errorf("%s exact query: %w", sc.name, err)
+			}
+			if i < warm {
+				continue
+			}
+			lat, exactLat = append(lat, took), append(exactLat, exactTook)
+			recall += overlap(got, want)
+			minResults = min(minResults, len(got))
+		}
+		fmt.Printf("       %-30s %5d %9s %9s %10.3f %12d %11s\n", sc.name, len(lat), pct(lat, 0.50), pct(lat, 0.99),
+			recall/float64(len(lat)), minResults, pct(exactLat, 0.50))
+	}
+	return nil
+}
+
+// overlap is |got ∩ want| / |want| over document ids.
+func overlap(got, want []search.Result) float64 {
+	if len(want) == 0 {
+		return 1
+	}
+	ids := map[string]bool{}
+	for _, r := range want {
+		ids[r.DocID] = true
+	}
+	n := 0
+	for _, r := range got {
+		if ids[r.DocID] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(want))
+}
+
+func pct(ds []time.Duration, p float64) string {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := min(len(s)-1, int(math.Ceil(p*float64(len(s))))-1)
+	return fmt.Sprintf("%.2fms", float64(s[max(i, 0)].Microseconds())/1000)
+}
+
+func timed(f func() error) (time.Duration, error) {
+	t0 := time.Now()
+	err := f()
+	return time.Since(t0), err
+}

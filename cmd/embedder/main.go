@@ -1,0 +1,93 @@
+// Command embedder is the pipeline's last stage: it reads extracted
+// articles, splits them into chunks, embeds the chunks (with an OpenAI-
+// compatible server when OPENAI_BASE_URL is set, else the local hashing
+// embedder) and stores them in PostgreSQL/pgvector for search.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/newscrawl/newscrawl/internal/app"
+	"github.com/newscrawl/newscrawl/internal/config"
+	"github.com/newscrawl/newscrawl/internal/embed"
+	"github.com/newscrawl/newscrawl/internal/embed/chunk"
+	"github.com/newscrawl/newscrawl/internal/embed/openai"
+	"github.com/newscrawl/newscrawl/internal/embed/provider"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+// Defaults of the embedder binary.
+const (
+	defaultMetricsAddr = "127.0.0.1:9104"
+	defaultConcurrency = 4
+	defaultVisibility  = 30 * time.Second
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
+		fmt.Fprintf(os.Stderr, "embedder: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	s := config.NewSet(flag.NewFlagSet("embedder", flag.ContinueOnError))
+	common := config.BindCommon(s, defaultMetricsAddr)
+	stage := config.BindStage(s, "EMBED", defaultConcurrency, defaultVisibility)
+	kind := s.String("EMBED_PROVIDER", provider.Auto, "auto (openai when OPENAI_BASE_URL is set, else local), openai or local")
+	baseURL := s.String("OPENAI_BASE_URL", "", "OpenAI-compatible API base URL, e.g. http://127.0.0.1:11434/v1; unset = local embedder")
+	// Not bound with a default: -h would print the key.
+	apiKey := s.FlagSet().String("openai-api-key", "", "API key, optional for local servers (default $OPENAI_API_KEY, never printed)")
+	model := s.String("EMBED_MODEL", "", "embedding model as the server knows it (required with openai)")
+	dims := s.Int("EMBED_DIMENSIONS", 0, "vector length (local: default 384; openai: required, the model's output size)")
+	sendDims := s.Bool("EMBED_SEND_DIMENSIONS", true, "send dimensions in requests (turn off for models that cannot shorten vectors)")
+	encoding := s.String("EMBED_ENCODING", openai.EncodingFloat, "response encoding to ask for: float or base64")
+	queryPrefix := s.String("EMBED_QUERY_PREFIX", "", `task prefix of queries, e.g. "search_query: " for nomic-embed-text`)
+	docPrefix := s.String("EMBED_DOCUMENT_PREFIX", "", `task prefix of documents, e.g. "search_document: "`)
+	batch := s.Int("EMBED_BATCH", embed.DefaultBatch, "inputs per embeddings request")
+	timeout := s.Duration("EMBED_TIMEOUT", openai.DefaultTimeout, "timeout of one embeddings request")
+	chunkTokens := s.Int("EMBED_CHUNK_TOKENS", chunk.DefaultTargetTokens, "estimated tokens per chunk (the title is added on top)")
+	overlap := s.Int("EMBED_CHUNK_OVERLAP", chunk.DefaultOverlapTokens, "estimated tokens repeated between neighbouring chunks (0 = none)")
+	skipped := s.Bool("EMBED_INCLUDE_DUPLICATES", false, "also embed duplicates and non-articles")
+	if err := s.Parse(args); err != nil {
+		return err
+	}
+	if *apiKey == "" {
+		*apiKey = os.Getenv("OPENAI_API_KEY")
+	}
+	if *overlap == 0 {
+		*overlap = -1 // chunk.Config: negative is none, zero the default
+	}
+
+	log := app.Logger(*common.LogLevel).With("binary", "embedder")
+	emb, err := provider.New(provider.Config{Provider: *kind, BaseURL: *baseURL, APIKey: *apiKey, Model: *model,
+		Dims: *dims, SendDimensions: *sendDims, Encoding: *encoding, QueryPrefix: *queryPrefix,
+		DocumentPrefix: *docPrefix, Timeout: *timeout})
+	if err != nil {
+		return err
+	}
+	id := emb.Identity()
+	log.Info("embedding provider", "provider", id.Provider, "model", id.Model, "dims", id.Dims, "version", id.Version())
+
+	return app.Worker{
+		Name: "embedder", Stage: pipeline.Embed, Group: pipeline.EmbedderGroup,
+		Version: id.Version(), Common: common, Settings: stage,
+	}.Run(func(d app.Deps) (streamkit.Handler, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		if err := embed.EnsureModel(ctx, d.DB, id); err != nil {
+			return nil, err
+		}
+		return embed.NewStage(d.DB, embed.Config{Embedder: emb, Batch: *batch, IncludeSkipped: *skipped, Log: d.Log,
+			Chunk: chunk.Config{TargetTokens: *chunkTokens, OverlapTokens: *overlap}})
+	})
+}

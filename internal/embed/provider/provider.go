@@ -1,0 +1,59 @@
+// Package provider picks the embedder named by the settings: the OpenAI-
+// compatible client when a base URL is set (or asked for), the local
+// hashing embedder otherwise.
+package provider
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/newscrawl/newscrawl/internal/embed"
+	"github.com/newscrawl/newscrawl/internal/embed/local"
+	"github.com/newscrawl/newscrawl/internal/embed/openai"
+)
+
+// Provider names accepted in Config.Provider (EMBED_PROVIDER).
+const (
+	Auto   = "auto"
+	OpenAI = "openai"
+	Local  = "local"
+)
+
+// Config is the embedding settings shared by the embedder and the query side.
+type Config struct {
+	Provider       string        // Auto (default), OpenAI or Local
+	BaseURL        string        // OPENAI_BASE_URL
+	APIKey         string        // OPENAI_API_KEY
+	Model          string        // EMBED_MODEL
+	Dims           int           // EMBED_DIMENSIONS; 0 = local.DefaultDims for local, required for openai
+	SendDimensions bool          // EMBED_SEND_DIMENSIONS
+	Encoding       string        // EMBED_ENCODING
+	QueryPrefix    string        // EMBED_QUERY_PREFIX
+	DocumentPrefix string        // EMBED_DOCUMENT_PREFIX
+	Timeout        time.Duration // EMBED_TIMEOUT
+}
+
+// New returns the configured embedder, or an error naming the setting that
+// is missing or inconsistent.
+func New(cfg Config) (embed.Embedder, error) {
+	p := cfg.Provider
+	if p == "" || p == Auto {
+		p = Local
+		if cfg.BaseURL != "" {
+			p = OpenAI
+		}
+	}
+	switch p {
+	case Local:
+		if cfg.Model != "" && cfg.Model != local.ModelName {
+			return nil, fmt.Errorf("EMBED_MODEL=%q needs a model server (set OPENAI_BASE_URL); the local embedder is %s", cfg.Model, local.ModelName)
+		}
+		return local.New(local.Config{Dims: cfg.Dims}), nil
+	case OpenAI:
+		return openai.New(openai.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, Dims: cfg.Dims,
+			SendDimensions: cfg.SendDimensions, Encoding: cfg.Encoding, QueryPrefix: cfg.QueryPrefix,
+			DocumentPrefix: cfg.DocumentPrefix, Timeout: cfg.Timeout})
+	default:
+		return nil, fmt.Errorf("EMBED_PROVIDER=%q: want auto, openai or local", cfg.Provider)
+	}
+}

@@ -1,0 +1,385 @@
+package embed_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newscrawl/newscrawl/internal/embed"
+	"github.com/newscrawl/newscrawl/internal/embed/chunk"
+	"github.com/newscrawl/newscrawl/internal/embed/embedtest"
+	"github.com/newscrawl/newscrawl/internal/embed/local"
+	"github.com/newscrawl/newscrawl/internal/embed/openai"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+var chunkCfg = chunk.Config{TargetTokens: 40, OverlapTokens: 8}
+
+func newStage(t *testing.T, pool *pgxpool.Pool, e embed.Embedder) *embed.Stage {
+	t.Helper()
+	st, err := embed.NewStage(pool, embed.Config{Embedder: e, Chunk: chunkCfg, Batch: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func longText(topic string, sentences int) string {
+	var b strings.Builder
+	for i := range sentences {
+		fmt.Fprintf(&b, "Sentence %d of the report on %s gives more detail about what happened. ", i, topic)
+		if i%4 == 3 {
+			b.WriteString("\n\n")
+		}
+	}
+	return b.String()
+}
+
+// chunkRows returns content_hash -> row count for a doc and model.
+func chunkRows(t *testing.T, pool *pgxpool.Pool, docID string, id embed.Identity) map[string]int {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT content_hash, count(*) FROM chunks
+		WHERE doc_id = $1 AND model = $2 AND dims = $3 GROUP BY 1`, docID, id.Model, id.Dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var h string
+		var n int
+		if err := rows.Scan(&h, &n); err != nil {
+			t.Fatal(err)
+		}
+		out[h] = n
+	}
+	return out
+}
+
+func TestStage_ReplacesChunksOnContentChange(t *testing.T) {
+	t.Parallel()
+	pool := testenv.Postgres(t)
+	e := local.New(local.Config{})
+	st := newStage(t, pool, e)
+	tests := []struct {
+		name    string
+		before  string
+		after   string
+		wantNil bool // the document ends with no chunks
+	}{
+		{name: "long to short", before: longText("floods", 30), after: "One short paragraph now."},
+		{name: "short to long", before: "Short.", after: longText("storms", 25)},
+		{name: "text to empty", before: longText("fires", 10), after: "", wantNil: true},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := embedtest.Article{DocID: fmt.Sprintf("doc%d", i), Title: "Report", Text: tc.before, Host: "example.com", Language: "en"}
+			embedtest.Insert(t, pool, a)
+			embedtest.Embed(t, pool, st, a)
+			if got := chunkRows(t, pool, a.DocID, e.Identity()); got[a.ContentHash()] != len(chunk.Split(chunkCfg, a.Title, a.Text)) {
+				t.Fatalf("before: rows %v", got)
+			}
+			a.Text = tc.after
+			embedtest.Insert(t, pool, a)
+			embedtest.Embed(t, pool, st, a)
+			got := chunkRows(t, pool, a.DocID, e.Identity())
+			want := len(chunk.Split(chunkCfg, a.Title, a.Text))
+			if (tc.wantNil && len(got) != 0) || (!tc.wantNil && (len(got) != 1 || got[a.ContentHash()] != want)) {
+				t.Fatalf("after: rows by hash %v, want only %d of %s", got, want, a.ContentHash())
+			}
+		})
+	}
+}
+
+func TestStage_SkipsUnchangedDocument(t *testing.T) {
+	t.Parallel()
+	pool := testenv.Postgres(t)
+	st := newStage(t, pool, local.New(local.Config{}))
+	a := embedtest.Article{DocID: "same", Title: "T", Text: longText("rates", 8), Host: "h"}
+	embedtest.Insert(t, pool, a)
+	embedtest.Embed(t, pool, st, a)
+	res, err := st.Handle(context.Background(), &streamkit.Message{Fields: map[string]string{"doc_id": "same", "content_hash": a.ContentHash()}})
+	if err != nil || res.Commit != nil || res.DocID != "same" {
+		t.Fatalf("second handle: commit %v err %v; want nothing to commit", res.Commit != nil, err)
+	}
+}
+
+func TestStage_ModelSwitchCoexists(t *testing.T) {
+	t.Parallel()
+	pool := testenv.Postgres(t)
+	small, big := local.New(local.Config{Dims: 64}), local.New(local.Config{})
+	for _, e := range []embed.Embedder{small, big} {
+		if err := embed.EnsureModel(context.Background(), pool, e.Identity()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := embedtest.Article{DocID: "d", Title: "T", Text: longText("trade", 12), Host: "h"}
+	embedtest.Insert(t, pool, a)
+	embedtest.Embed(t, pool, newStage(t, pool, big), a)
+	old := a.ContentHash()
+	a.Text = longText("tariffs", 6)
+	embedtest.Insert(t, pool, a)
+	embedtest.Embed(t, pool, newStage(t, pool, small), a)
+
+	if got := chunkRows(t, pool, "d", big.Identity()); len(got) != 1 || got[old] == 0 {
+		t.Fatalf("384-d rows %v: want the old content's rows kept", got)
+	}
+	if got := chunkRows(t, pool, "d", small.Identity()); len(got) != 1 || got[a.ContentHash()] == 0 {
+		t.Fatalf("64-d rows %v: want the new content's rows", got)
+	}
+	var models int
+	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM embed_models`).Scan(&models); err != nil || models != 2 {
+		t.Fatalf("embed_models rows %d (%v), want 2", models, err)
+	}
+	var idx int
+	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_indexes WHERE indexname = $1`,
+		embed.IndexName(small.Identity())).Scan(&idx); err != nil || idx != 1 {
+		t.Fatalf("HNSW index for the 64-d model: %d (%v)", idx, err)
+	}
+}
+
+// env runs the stage under a real streamkit.Consumer.
+type env struct {
+	t      *testing.T
+	rdb    *redis.Client
+	pool   *pgxpool.Pool
+	prefix string
+}
+
+func newEnv(t *testing.T) *env {
+	rdb, prefix := testenv.Redis(t)
+	return &env{t: t, rdb: rdb, pool: testenv.Postgres(t), prefix: prefix}
+}
+
+func (e *env) keys() streamkit.Keys { return streamkit.KeysFor(e.prefix, pipeline.Embed) }
+
+func (e *env) publish(docIDs ...string) {
+	e.t.Helper()
+	for _, d := range docIDs {
+		err := e.rdb.XAdd(context.Background(), &redis.XAddArgs{Stream: e.keys().Stream(),
+			Values: map[string]any{"doc_id": d, "content_hash": "h-" + d, "url": "https://x/" + d}}).Err()
+		if err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+func (e *env) run(st *embed.Stage, version string) {
+	e.t.Helper()
+	c, err := streamkit.NewConsumer(e.rdb, e.pool, streamkit.Config{
+		Prefix: e.prefix, Stage: pipeline.Embed, Group: pipeline.EmbedderGroup, Version: version,
+		Visibility: 2 * time.Second, Block: 100 * time.Millisecond, RetryBase: time.Minute,
+		PromoteInterval: 50 * time.Millisecond, Concurrency: 2, BatchSize: 10, JanitorInterval: -1,
+	}, st)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := c.EnsureGroup(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = c.Run(ctx) }()
+	e.t.Cleanup(func() { cancel(); wg.Wait() })
+}
+
+func (e *env) eventually(what string, cond func() bool) {
+	e.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	e.t.Fatalf("timed out waiting for %s", what)
+}
+
+func (e *env) count(sql string, args ...any) int {
+	var n int
+	if err := e.pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+// dlqTypes returns the error types in the DLQ.
+func (e *env) dlqTypes() []string {
+	msgs, err := e.rdb.XRange(context.Background(), e.keys().DLQ(), "-", "+").Result()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []string
+	for _, m := range msgs {
+		out = append(out, fmt.Sprint(m.Values[streamkit.DLQFieldErrorType]))
+	}
+	return out
+}
+
+func TestStage_ThroughConsumer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	emb := local.New(local.Config{})
+	var docs []string
+	for i := range 6 {
+		a := embedtest.Article{DocID: fmt.Sprintf("doc%d", i), Title: "Title", Text: longText("topic", 5+i), Host: "news.example"}
+		embedtest.Insert(t, e.pool, a)
+		docs = append(docs, a.DocID)
+	}
+	e.publish(append(docs, "missing-doc")...)
+	e.run(newStage(t, e.pool, emb), emb.Identity().Version())
+
+	e.eventually("6 ledger rows and an empty PEL", func() bool {
+		p, _ := e.rdb.XPending(context.Background(), e.keys().Stream(), pipeline.EmbedderGroup).Result()
+		return e.count(`SELECT count(*) FROM stage_results WHERE stage = 'embed'`) == 6 && p != nil && p.Count == 0
+	})
+	if n := e.count(`SELECT count(DISTINCT doc_id) FROM chunks`); n != 6 {
+		t.Fatalf("%d documents have chunks, want 6", n)
+	}
+	var key string
+	if err := e.pool.QueryRow(context.Background(), `SELECT key FROM stage_results WHERE doc_id = 'doc0'`).Scan(&key); err != nil ||
+		!strings.HasSuffix(key, ":"+emb.Identity().Version()) {
+		t.Fatalf("ledger key %q (%v): want the model@dims version suffix", key, err)
+	}
+	if got := e.dlqTypes(); len(got) != 1 || got[0] != embed.ErrTypeMissingInput {
+		t.Fatalf("DLQ error types %v, want [missing_input]", got)
+	}
+}
+
+// modelServer answers /v1/embeddings with a scripted status or vector length.
+type modelServer struct {
+	mu     sync.Mutex
+	status int
+	dims   int
+	calls  int
+}
+
+func (s *modelServer) called() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls > 0
+}
+
+func (s *modelServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct{ Input []string }
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	s.mu.Lock()
+	s.calls++
+	status, dims := s.status, s.dims
+	s.mu.Unlock()
+	if status != 0 {
+		w.Header().Set("Retry-After", "30")
+		w.WriteHeader(status)
+		return
+	}
+	var data []map[string]any
+	for i := range req.Input {
+		v := make([]float32, dims)
+		v[i%dims] = 1
+		data = append(data, map[string]any{"index": i, "embedding": v})
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"data": data})
+}
+
+func TestStage_ProviderFailures(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		server    *modelServer
+		wantDLQ   []string
+		wantRetry int64
+		wantRows  int
+	}{
+		{name: "batched success", server: &modelServer{dims: 16}, wantRows: 1},
+		{name: "429 waits in the retry set", server: &modelServer{status: 429}, wantRetry: 1},
+		{name: "500 is retried", server: &modelServer{status: 500}, wantRetry: 1},
+		{name: "dimension mismatch is dead-lettered", server: &modelServer{dims: 12}, wantDLQ: []string{embed.ErrTypeDimensionMismatch}},
+		{name: "400 is dead-lettered", server: &modelServer{status: 400}, wantDLQ: []string{embed.ErrTypeRejected}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			srv := httptest.NewServer(tc.server)
+			t.Cleanup(srv.Close)
+			emb, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "fake", Dims: 16})
+			if err != nil {
+				t.Fatal(err)
+			}
+			embedtest.Insert(t, e.pool, embedtest.Article{DocID: "d", Title: "T", Text: longText("x", 20), Host: "h"})
+			e.publish("d")
+			e.run(newStage(t, e.pool, emb), emb.Identity().Version())
+			e.eventually("the entry to leave the PEL", func() bool {
+				p, _ := e.rdb.XPending(context.Background(), e.keys().Stream(), pipeline.EmbedderGroup).Result()
+				return p != nil && p.Count == 0 && tc.server.called()
+			})
+			if got := e.dlqTypes(); fmt.Sprint(got) != fmt.Sprint(tc.wantDLQ) {
+				t.Fatalf("DLQ %v, want %v", got, tc.wantDLQ)
+			}
+			if n, _ := e.rdb.ZCard(context.Background(), e.keys().Retry()).Result(); n != tc.wantRetry {
+				t.Fatalf("retry set has %d, want %d", n, tc.wantRetry)
+			}
+			if n := e.count(`SELECT count(*) FROM stage_results`); n != tc.wantRows {
+				t.Fatalf("%d ledger rows, want %d", n, tc.wantRows)
+			}
+			if tc.wantRows > 0 {
+				if n := e.count(`SELECT count(*) FROM chunks WHERE model = 'fake' AND dims = 16`); n < 2 {
+					t.Fatalf("%d chunks stored, want several (batched over more than one request)", n)
+				}
+			}
+		})
+	}
+}
+
+func TestStage_SkipsDuplicatesAndNonArticles(t *testing.T) {
+	t.Parallel()
+	pool := testenv.Postgres(t)
+	e := local.New(local.Config{})
+	tests := []struct {
+		name           string
+		update         string
+		includeSkipped bool
+		wantChunks     bool
+	}{
+		{name: "article", update: ``, wantChunks: true},
+		{name: "non-article", update: `UPDATE cleaned SET is_article = false WHERE doc_id = $1`},
+		{name: "duplicate", update: `UPDATE cleaned SET duplicate_of = 'first' WHERE doc_id = $1`},
+		{name: "duplicate included", update: `UPDATE cleaned SET duplicate_of = 'first' WHERE doc_id = $1`, includeSkipped: true, wantChunks: true},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := embedtest.Article{DocID: fmt.Sprintf("s%d", i), Title: "T", Text: longText("x", 6), Host: "h"}
+			embedtest.Insert(t, pool, a)
+			embedtest.Embed(t, pool, newStage(t, pool, e), a) // chunks before the cleaner's verdict
+			if tc.update != "" {
+				if _, err := pool.Exec(context.Background(), tc.update, a.DocID); err != nil {
+					t.Fatal(err)
+				}
+				// The verdict came with new content: the message is processed again.
+				if _, err := pool.Exec(context.Background(), `UPDATE cleaned SET content_hash = 'v2' WHERE doc_id = $1`, a.DocID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st, err := embed.NewStage(pool, embed.Config{Embedder: e, Chunk: chunkCfg, IncludeSkipped: tc.includeSkipped})
+			if err != nil {
+				t.Fatal(err)
+			}
+			embedtest.Embed(t, pool, st, a)
+			if got := len(chunkRows(t, pool, a.DocID, e.Identity())) > 0; got != tc.wantChunks {
+				t.Fatalf("has chunks %v, want %v", got, tc.wantChunks)
+			}
+		})
+	}
+}

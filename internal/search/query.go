@@ -1,0 +1,181 @@
+// Package search answers queries over the embedded chunks: vector (HNSW or
+// an exact scan, chosen by the filters' selectivity), lexical (full text on
+// the chunks' tsvector) and hybrid (both fused with reciprocal rank
+// fusion), grouped per document with the best chunk as the snippet.
+package search
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits of a query.
+const (
+	DefaultK     = 10
+	MaxK         = 100
+	MaxQueryLen  = 500 // characters
+	maxHostLen   = 253
+	dateOnlySpan = 24 * time.Hour
+)
+
+// Mode selects how candidates are found.
+type Mode string
+
+// Modes.
+const (
+	Hybrid  Mode = "hybrid"
+	Vector  Mode = "vector"
+	Lexical Mode = "lexical"
+)
+
+// A Query is one validated search request.
+type Query struct {
+	Text  string
+	K     int
+	Mode  Mode
+	Since *time.Time // published at or after
+	Until *time.Time // published before
+	Host  string
+	Lang  string
+	Exact bool // force exact vector scans (benchmarks' ground truth)
+}
+
+// An InvalidError is a query that fails validation; its message is meant
+// for the user.
+type InvalidError struct{ Msg string }
+
+func (e *InvalidError) Error() string { return e.Msg }
+
+func invalid(format string, args ...any) error {
+	return &InvalidError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// IsInvalid reports whether err is a validation error.
+func IsInvalid(err error) bool {
+	var e *InvalidError
+	return errors.As(err, &e)
+}
+
+var langPattern = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$`)
+
+// Normalize fills defaults and validates q, returning an *InvalidError.
+func (q *Query) Normalize() error {
+	q.Text = strings.TrimSpace(q.Text)
+	switch n := utf8.RuneCountInString(q.Text); {
+	case n == 0:
+		return invalid("the query is empty")
+	case n > MaxQueryLen:
+		return invalid("the query has %d characters; the limit is %d", n, MaxQueryLen)
+	case !utf8.ValidString(q.Text):
+		return invalid("the query is not valid UTF-8")
+	}
+	if q.K == 0 {
+		q.K = DefaultK
+	}
+	if q.K < 1 || q.K > MaxK {
+		return invalid("k must be between 1 and %d, got %d", MaxK, q.K)
+	}
+	if q.Mode == "" {
+		q.Mode = Hybrid
+	}
+	switch q.Mode {
+	case Hybrid, Vector, Lexical:
+	default:
+		return invalid("mode must be hybrid, vector or lexical, got %q", q.Mode)
+	}
+	if q.Since != nil && q.Until != nil && !q.Since.Before(*q.Until) {
+		return invalid("since (%s) must be before until (%s)", q.Since.Format(time.RFC3339), q.Until.Format(time.RFC3339))
+	}
+	q.Host = strings.ToLower(strings.TrimSpace(q.Host))
+	if len(q.Host) > maxHostLen || strings.ContainsAny(q.Host, " /?#") {
+		return invalid("host %q is not a host name", q.Host)
+	}
+	q.Lang = strings.ToLower(strings.TrimSpace(q.Lang))
+	if q.Lang != "" && !langPattern.MatchString(q.Lang) {
+		return invalid("lang %q is not a language code like en or pt-br", q.Lang)
+	}
+	return nil
+}
+
+// ParseDate reads 2006-01-02 or an RFC 3339 time. A bare date as an upper
+// bound (endOfDay) means the end of that day, so --until 2024-05-01
+// includes articles of May 1st.
+func ParseDate(s string, endOfDay bool) (*time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		if endOfDay {
+			t = t.Add(dateOnlySpan)
+		}
+		return &t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return &t, nil
+	}
+	return nil, invalid("date %q is not YYYY-MM-DD or RFC 3339 (2006-01-02T15:04:05Z)", s)
+}
+
+// ParseValues reads a query from URL parameters q, k, mode, since, until,
+// host and lang, and validates it.
+func ParseValues(v url.Values) (Query, error) {
+	q := Query{Text: v.Get("q"), Mode: Mode(strings.ToLower(v.Get("mode"))), Host: v.Get("host"), Lang: v.Get("lang")}
+	if raw := v.Get("k"); raw != "" {
+		k, err := strconv.Atoi(raw)
+		if err != nil {
+			return q, invalid("k must be an integer, got %q", raw)
+		}
+		if k == 0 {
+			return q, invalid("k must be between 1 and %d, got 0", MaxK)
+		}
+		q.K = k
+	}
+	var err error
+	if q.Since, err = ParseDate(v.Get("since"), false); err != nil {
+		return q, err
+	}
+	if q.Until, err = ParseDate(v.Get("until"), true); err != nil {
+		return q, err
+	}
+	return q, q.Normalize()
+}
+
+// filters renders the query's filters as SQL conditions on chunks, with
+// placeholders numbered from next.
+func (q Query) filters(next int) (string, []any) {
+	var conds []string
+	var args []any
+	add := func(cond string, arg any) {
+		conds = append(conds, fmt.Sprintf(cond, next))
+		args = append(args, arg)
+		next++
+	}
+	if q.Since != nil {
+		add("published_at >= $%d", *q.Since)
+	}
+	if q.Until != nil {
+		add("published_at < $%d", *q.Until)
+	}
+	if q.Host != "" {
+		add("host = $%d", q.Host)
+	}
+	if q.Lang != "" {
+		add("language = $%d", q.Lang)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " AND " + strings.Join(conds, " AND "), args
+}
+
+// filtered reports whether q has any filter.
+func (q Query) filtered() bool {
+	return q.Since != nil || q.Until != nil || q.Host != "" || q.Lang != ""
+}

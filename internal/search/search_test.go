@@ -1,0 +1,191 @@
+package search_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/newscrawl/newscrawl/internal/embed"
+	"github.com/newscrawl/newscrawl/internal/embed/chunk"
+	"github.com/newscrawl/newscrawl/internal/embed/embedtest"
+	"github.com/newscrawl/newscrawl/internal/embed/local"
+	"github.com/newscrawl/newscrawl/internal/search"
+	"github.com/newscrawl/newscrawl/internal/testenv"
+)
+
+// setup embeds articles with the local embedder on a fresh schema.
+func setup(t *testing.T, articles ...embedtest.Article) (*pgxpool.Pool, *local.Embedder) {
+	t.Helper()
+	pool := testenv.Postgres(t)
+	e := local.New(local.Config{})
+	st, err := embed.NewStage(pool, embed.Config{Embedder: e, Chunk: chunk.Config{TargetTokens: 60, OverlapTokens: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedtest.Insert(t, pool, articles...)
+	embedtest.Embed(t, pool, st, articles...)
+	return pool, e
+}
+
+func docIDs(rs []search.Result) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.DocID
+	}
+	return out
+}
+
+func TestSearcher_LabelledCorpusRanksAnswerFirst(t *testing.T) {
+	t.Parallel()
+	pool, e := setup(t, corpus...)
+	s := search.New(pool, e, search.Config{}, nil)
+	for _, mode := range []search.Mode{search.Hybrid, search.Vector, search.Lexical} {
+		t.Run(string(mode), func(t *testing.T) {
+			misses := 0
+			for _, l := range labelled {
+				rs, err := s.Search(context.Background(), search.Query{Text: l.query, K: 5, Mode: mode})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rs) == 0 || rs[0].DocID != l.want {
+					misses++
+					t.Logf("%s %q: got %v, want %s first", mode, l.query, docIDs(rs), l.want)
+				}
+			}
+			// Hybrid must answer every labelled query; a single list may miss one.
+			if limit := map[search.Mode]int{search.Hybrid: 0, search.Vector: 1, search.Lexical: 1}[mode]; misses > limit {
+				t.Fatalf("%s: %d of %d labelled queries missed, allowed %d", mode, misses, len(labelled), limit)
+			}
+		})
+	}
+}
+
+func TestSearcher_ResultFields(t *testing.T) {
+	t.Parallel()
+	pool, e := setup(t, corpus...)
+	s := search.New(pool, e, search.Config{}, nil)
+	rs, err := s.Search(context.Background(), search.Query{Text: "Taiwan earthquake", K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 3 {
+		t.Fatalf("got %d results, want 3", len(rs))
+	}
+	r := rs[0]
+	if r.DocID != "earthquake" || r.URL != "https://news.example/earthquake" || r.Title != "Strong earthquake strikes Taiwan" ||
+		r.PublishedAt == nil || r.PublishedAt.Format("2006-01-02") != "2024-04-03" || !strings.Contains(r.Snippet, "earthquake") ||
+		r.Score <= rs[1].Score || r.Topics == nil {
+		t.Fatalf("first result %+v", r)
+	}
+}
+
+// filterCorpus has 30 articles about one story on two hosts, languages and months.
+func filterCorpus() []embedtest.Article {
+	var out []embedtest.Article
+	for i := range 30 {
+		host, lang, month := "big.example", "en", "2024-01-15"
+		if i%3 == 0 {
+			host = "small.example"
+		}
+		if i%5 == 0 {
+			lang = "de"
+		}
+		if i >= 20 {
+			month = "2024-03-15"
+		}
+		out = append(out, embedtest.Article{DocID: fmt.Sprintf("d%02d", i), Host: host, Language: lang, Published: day(month),
+			Title: fmt.Sprintf("Flood report %d", i),
+			Text:  fmt.Sprintf("River levels rose again in town %d after heavy rain. Flood defences held in most streets. Residents of district %d were told to stay alert.", i, i)})
+	}
+	return out
+}
+
+func TestSearcher_FiltersNeverStarve(t *testing.T) {
+	t.Parallel()
+	articles := filterCorpus()
+	pool, e := setup(t, articles...)
+	since, until := day("2024-03-01"), day("2024-04-01")
+	tests := []struct {
+		name  string
+		query search.Query
+		match func(embedtest.Article) bool
+	}{
+		{name: "host", query: search.Query{Host: "small.example"}, match: func(a embedtest.Article) bool { return a.Host == "small.example" }},
+		{name: "lang", query: search.Query{Lang: "de"}, match: func(a embedtest.Article) bool { return a.Language == "de" }},
+		{name: "dates", query: search.Query{Since: &since, Until: &until}, match: func(a embedtest.Article) bool { return !a.Published.Before(since) }},
+		{name: "host and dates", query: search.Query{Host: "big.example", Since: &since}, match: func(a embedtest.Article) bool {
+			return a.Host == "big.example" && !a.Published.Before(since)
+		}},
+	}
+	// A threshold of 1 forces the filtered HNSW scan; a large one the exact scan.
+	for _, threshold := range []int{1, 1_000_000} {
+		s := search.New(pool, e, search.Config{ExactThreshold: threshold, Candidates: 5}, nil)
+		for _, tc := range tests {
+			for _, mode := range []search.Mode{search.Hybrid, search.Vector, search.Lexical} {
+				t.Run(fmt.Sprintf("%s/%s/threshold=%d", tc.name, mode, threshold), func(t *testing.T) {
+					want := 0
+					for _, a := range articles {
+						if tc.match(a) {
+							want++
+						}
+					}
+					q := tc.query
+					q.Text, q.K, q.Mode = "flood river levels", min(want, 10), mode
+					rs, err := s.Search(context.Background(), q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(rs) != q.K {
+						t.Fatalf("got %d results, want k=%d (%d match)", len(rs), q.K, want)
+					}
+					byID := map[string]embedtest.Article{}
+					for _, a := range articles {
+						byID[a.DocID] = a
+					}
+					for _, r := range rs {
+						if !tc.match(byID[r.DocID]) {
+							t.Fatalf("result %s does not match the filter", r.DocID)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestSearcher_ModelMismatchIsAnError(t *testing.T) {
+	t.Parallel()
+	pool, _ := setup(t, corpus[:2]...)
+	s := search.New(pool, local.New(local.Config{Dims: 64}), search.Config{}, nil)
+	_, err := s.Search(context.Background(), search.Query{Text: "oil"})
+	var me *search.ModelError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "local-hash-v1@64") {
+		t.Fatalf("err %v, want a ModelError naming local-hash-v1@64", err)
+	}
+}
+
+func TestSearcher_QueryValidation(t *testing.T) {
+	t.Parallel()
+	pool, e := setup(t, corpus[:1]...)
+	s := search.New(pool, e, search.Config{}, nil)
+	tests := []struct {
+		name  string
+		query search.Query
+	}{
+		{"empty", search.Query{Text: "  "}},
+		{"k too large", search.Query{Text: "x", K: search.MaxK + 1}},
+		{"negative k", search.Query{Text: "x", K: -1}},
+		{"bad mode", search.Query{Text: "x", Mode: "fuzzy"}},
+		{"too long", search.Query{Text: strings.Repeat("a", search.MaxQueryLen+1)}},
+		{"bad lang", search.Query{Text: "x", Lang: "english!"}},
+	}
+	for _, tc := range tests {
+		if _, err := s.Search(context.Background(), tc.query); !search.IsInvalid(err) {
+			t.Errorf("%s: err %v, want a validation error", tc.name, err)
+		}
+	}
+}
