@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newscrawl/newscrawl/internal/clean"
@@ -39,41 +38,36 @@ var story = []string{
 	"The budget takes effect in July, and the first projects are expected to begin before the end of the summer, according to officials in the public works department.",
 }
 
-type fixture struct {
-	t      *testing.T
-	pool   *pgxpool.Pool
-	rdb    *redis.Client
-	prefix string
-}
+type fixture struct{ *testenv.Env }
 
 func (f *fixture) document(docID, url string, body []byte) string {
-	f.t.Helper()
+	f.T.Helper()
 	hash := pipeline.ContentHash(body)
-	_, err := f.pool.Exec(context.Background(), `INSERT INTO documents (doc_id, url, host, status, body, content_hash, fetched_at, first_seen_at)
+	_, err := f.Pool.Exec(context.Background(), `INSERT INTO documents (doc_id, url, host, status, body, content_hash, fetched_at, first_seen_at)
 		VALUES ($1, $2, 'example.com', 200, $3, $4, now(), clock_timestamp())`, docID, url, body, hash)
 	if err != nil {
-		f.t.Fatal(err)
+		f.T.Fatal(err)
 	}
 	f.publish(docID, hash, url)
 	return hash
 }
 
 func (f *fixture) publish(docID, hash, url string) {
-	f.t.Helper()
-	err := f.rdb.XAdd(context.Background(), &redis.XAddArgs{Stream: streamkit.KeysFor(f.prefix, pipeline.Clean).Stream(),
+	f.T.Helper()
+	err := f.RDB.XAdd(context.Background(), &redis.XAddArgs{Stream: streamkit.KeysFor(f.Prefix, pipeline.Clean).Stream(),
 		Values: map[string]interface{}{"doc_id": docID, "content_hash": hash, "url": url}}).Err()
 	if err != nil {
-		f.t.Fatal(err)
+		f.T.Fatal(err)
 	}
 }
 
 func (f *fixture) waitFor(what string, cond func(ctx context.Context) bool) {
-	f.t.Helper()
+	f.T.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(60 * time.Second)
 	for !cond(ctx) {
 		if time.Now().After(deadline) {
-			f.t.Fatalf("timed out waiting for %s", what)
+			f.T.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -81,15 +75,15 @@ func (f *fixture) waitFor(what string, cond func(ctx context.Context) bool) {
 
 func (f *fixture) ledgerRows(ctx context.Context) int {
 	var n int
-	f.pool.QueryRow(ctx, `SELECT count(*) FROM stage_results`).Scan(&n)
+	f.Pool.QueryRow(ctx, `SELECT count(*) FROM stage_results`).Scan(&n)
 	return n
 }
 
 func (f *fixture) duplicateOf(docID string) string {
-	f.t.Helper()
+	f.T.Helper()
 	var dup *string
-	if err := f.pool.QueryRow(context.Background(), `SELECT duplicate_of FROM cleaned WHERE doc_id = $1`, docID).Scan(&dup); err != nil {
-		f.t.Fatalf("cleaned row %s: %v", docID, err)
+	if err := f.Pool.QueryRow(context.Background(), `SELECT duplicate_of FROM cleaned WHERE doc_id = $1`, docID).Scan(&dup); err != nil {
+		f.T.Fatalf("cleaned row %s: %v", docID, err)
 	}
 	if dup == nil {
 		return ""
@@ -98,7 +92,7 @@ func (f *fixture) duplicateOf(docID string) string {
 }
 
 func (f *fixture) extractDocs() []string {
-	msgs, _ := f.rdb.XRange(context.Background(), streamkit.KeysFor(f.prefix, pipeline.Extract).Stream(), "-", "+").Result()
+	msgs, _ := f.RDB.XRange(context.Background(), streamkit.KeysFor(f.Prefix, pipeline.Extract).Stream(), "-", "+").Result()
 	var docs []string
 	for _, m := range msgs {
 		docs = append(docs, m.Values["doc_id"].(string))
@@ -108,19 +102,13 @@ func (f *fixture) extractDocs() []string {
 
 func TestStage_CleansLinksDuplicatesAndDeadLettersBadInput(t *testing.T) {
 	t.Parallel()
-	rdb, prefix := testenv.Redis(t)
-	f := &fixture{t: t, pool: testenv.Postgres(t), rdb: rdb, prefix: prefix}
-	c, err := streamkit.NewConsumer(rdb, f.pool, streamkit.Config{Prefix: prefix, Stage: pipeline.Clean, Group: pipeline.CleanerGroup,
+	f := &fixture{testenv.New(t)}
+	f.Run(streamkit.Config{Stage: pipeline.Clean, Group: pipeline.CleanerGroup,
 		Concurrency: 2, Visibility: 5 * time.Second, Block: 100 * time.Millisecond, JanitorInterval: -1},
-		clean.NewStage(f.pool, clean.Config{}, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { c.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
-	dlq := streamkit.KeysFor(prefix, pipeline.Clean).DLQ()
+		clean.NewStage(f.Pool, clean.Config{}, nil))
+	ctx := context.Background()
+	rdb, prefix := f.RDB, f.Prefix
+	dlq := f.Keys(pipeline.Clean).DLQ()
 
 	// The original and the inputs that are not articles.
 	f.document("orig", "https://example.com/news/budget", []byte(articlePage("Council approves budget", story)))
@@ -132,12 +120,12 @@ func TestStage_CleansLinksDuplicatesAndDeadLettersBadInput(t *testing.T) {
 
 	var title, text string
 	var isArticle bool
-	f.pool.QueryRow(ctx, `SELECT title, text, is_article FROM cleaned WHERE doc_id = 'orig'`).Scan(&title, &text, &isArticle)
+	f.Pool.QueryRow(ctx, `SELECT title, text, is_article FROM cleaned WHERE doc_id = 'orig'`).Scan(&title, &text, &isArticle)
 	if !isArticle || title != "Council approves budget" || !strings.Contains(text, "approved a new budget") ||
 		strings.Contains(text, "All rights reserved") || strings.Contains(text, "Other story one") {
 		t.Errorf("original cleaned wrong: article=%v title=%q text=%q", isArticle, title, text)
 	}
-	f.pool.QueryRow(ctx, `SELECT is_article FROM cleaned WHERE doc_id = 'listing'`).Scan(&isArticle)
+	f.Pool.QueryRow(ctx, `SELECT is_article FROM cleaned WHERE doc_id = 'listing'`).Scan(&isArticle)
 	if isArticle {
 		t.Errorf("listing page classified as an article")
 	}
@@ -165,7 +153,7 @@ func TestStage_CleansLinksDuplicatesAndDeadLettersBadInput(t *testing.T) {
 	// A copy the crawler saw before the original, cleaned last: it becomes
 	// the original of the whole group.
 	body := []byte(articlePage("Council approves the budget", story))
-	_, err = f.pool.Exec(ctx, `INSERT INTO documents (doc_id, url, host, status, body, content_hash, fetched_at, first_seen_at)
+	_, err := f.Pool.Exec(ctx, `INSERT INTO documents (doc_id, url, host, status, body, content_hash, fetched_at, first_seen_at)
 		VALUES ('early', 'https://early.example.com/b', 'early.example.com', 200, $1, $2, now(), now() - interval '1 hour')`,
 		body, pipeline.ContentHash(body))
 	if err != nil {

@@ -24,9 +24,9 @@ func TestEnqueue_Filters(t *testing.T) {
 		if i >= 4 {
 			pub = mar
 		}
-		embedtest.Insert(t, e.pool, embedtest.Article{DocID: fmt.Sprintf("d%d", i), Title: "T", Text: "x", Host: host, Language: "en", Published: pub})
+		embedtest.Insert(t, e.Pool, embedtest.Article{DocID: fmt.Sprintf("d%d", i), Title: "T", Text: "x", Host: host, Language: "en", Published: pub})
 	}
-	if _, err := e.pool.Exec(context.Background(), `UPDATE cleaned SET is_article = false WHERE doc_id = 'd0'`); err != nil {
+	if _, err := e.Pool.Exec(context.Background(), `UPDATE cleaned SET is_article = false WHERE doc_id = 'd0'`); err != nil {
 		t.Fatal(err)
 	}
 	feb := time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC)
@@ -44,12 +44,12 @@ func TestEnqueue_Filters(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e.rdb.Del(context.Background(), e.keys().Stream())
-			n, err := embed.Enqueue(context.Background(), e.pool, streamkit.NewProducer(e.rdb, e.prefix, 0), tc.b)
+			e.RDB.Del(context.Background(), e.keys().Stream())
+			n, err := embed.Enqueue(context.Background(), e.Pool, streamkit.NewProducer(e.RDB, e.Prefix, 0), tc.b)
 			if err != nil {
 				t.Fatal(err)
 			}
-			msgs, err := e.rdb.XRange(context.Background(), e.keys().Stream(), "-", "+").Result()
+			msgs, err := e.RDB.XRange(context.Background(), e.keys().Stream(), "-", "+").Result()
 			if err != nil {
 				t.Fatal(err)
 			}

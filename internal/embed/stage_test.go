@@ -150,76 +150,50 @@ func TestStage_ModelSwitchCoexists(t *testing.T) {
 }
 
 // env runs the stage under a real streamkit.Consumer.
-type env struct {
-	t      *testing.T
-	rdb    *redis.Client
-	pool   *pgxpool.Pool
-	prefix string
-}
+type env struct{ *testenv.Env }
 
-func newEnv(t *testing.T) *env {
-	rdb, prefix := testenv.Redis(t)
-	return &env{t: t, rdb: rdb, pool: testenv.Postgres(t), prefix: prefix}
-}
+func newEnv(t *testing.T) *env { return &env{testenv.New(t)} }
 
-func (e *env) keys() streamkit.Keys { return streamkit.KeysFor(e.prefix, pipeline.Embed) }
+func (e *env) keys() streamkit.Keys { return e.Keys(pipeline.Embed) }
 
 func (e *env) publish(docIDs ...string) {
-	e.t.Helper()
+	e.T.Helper()
 	for _, d := range docIDs {
-		err := e.rdb.XAdd(context.Background(), &redis.XAddArgs{Stream: e.keys().Stream(),
+		err := e.RDB.XAdd(context.Background(), &redis.XAddArgs{Stream: e.keys().Stream(),
 			Values: map[string]any{"doc_id": d, "content_hash": "h-" + d, "url": "https://x/" + d}}).Err()
 		if err != nil {
-			e.t.Fatal(err)
+			e.T.Fatal(err)
 		}
 	}
 }
 
 func (e *env) run(st *embed.Stage, version string) {
-	e.t.Helper()
-	c, err := streamkit.NewConsumer(e.rdb, e.pool, streamkit.Config{
-		Prefix: e.prefix, Stage: pipeline.Embed, Group: pipeline.EmbedderGroup, Version: version,
+	e.T.Helper()
+	e.Run(streamkit.Config{
+		Stage: pipeline.Embed, Group: pipeline.EmbedderGroup, Version: version,
 		Visibility: 2 * time.Second, Block: 100 * time.Millisecond, RetryBase: time.Minute,
 		PromoteInterval: 50 * time.Millisecond, Concurrency: 2, BatchSize: 10, JanitorInterval: -1,
 	}, st)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := c.EnsureGroup(context.Background()); err != nil {
-		e.t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); _ = c.Run(ctx) }()
-	e.t.Cleanup(func() { cancel(); wg.Wait() })
 }
 
 func (e *env) eventually(what string, cond func() bool) {
-	e.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	e.t.Fatalf("timed out waiting for %s", what)
+	e.T.Helper()
+	e.Eventually(what, 15*time.Second, cond)
 }
 
 func (e *env) count(sql string, args ...any) int {
 	var n int
-	if err := e.pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
-		e.t.Fatal(err)
+	if err := e.Pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		e.T.Fatal(err)
 	}
 	return n
 }
 
 // dlqTypes returns the error types in the DLQ.
 func (e *env) dlqTypes() []string {
-	msgs, err := e.rdb.XRange(context.Background(), e.keys().DLQ(), "-", "+").Result()
+	msgs, err := e.RDB.XRange(context.Background(), e.keys().DLQ(), "-", "+").Result()
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	var out []string
 	for _, m := range msgs {
@@ -235,21 +209,21 @@ func TestStage_ThroughConsumer(t *testing.T) {
 	var docs []string
 	for i := range 6 {
 		a := embedtest.Article{DocID: fmt.Sprintf("doc%d", i), Title: "Title", Text: longText("topic", 5+i), Host: "news.example"}
-		embedtest.Insert(t, e.pool, a)
+		embedtest.Insert(t, e.Pool, a)
 		docs = append(docs, a.DocID)
 	}
 	e.publish(append(docs, "missing-doc")...)
-	e.run(newStage(t, e.pool, emb), emb.Identity().Version())
+	e.run(newStage(t, e.Pool, emb), emb.Identity().Version())
 
 	e.eventually("6 ledger rows and an empty PEL", func() bool {
-		p, _ := e.rdb.XPending(context.Background(), e.keys().Stream(), pipeline.EmbedderGroup).Result()
+		p, _ := e.RDB.XPending(context.Background(), e.keys().Stream(), pipeline.EmbedderGroup).Result()
 		return e.count(`SELECT count(*) FROM stage_results WHERE stage = 'embed'`) == 6 && p != nil && p.Count == 0
 	})
 	if n := e.count(`SELECT count(DISTINCT doc_id) FROM chunks`); n != 6 {
 		t.Fatalf("%d documents have chunks, want 6", n)
 	}
 	var key string
-	if err := e.pool.QueryRow(context.Background(), `SELECT key FROM stage_results WHERE doc_id = 'doc0'`).Scan(&key); err != nil ||
+	if err := e.Pool.QueryRow(context.Background(), `SELECT key FROM stage_results WHERE doc_id = 'doc0'`).Scan(&key); err != nil ||
 		!strings.HasSuffix(key, ":"+emb.Identity().Version()) {
 		t.Fatalf("ledger key %q (%v): want the model@dims version suffix", key, err)
 	}
@@ -318,17 +292,17 @@ func TestStage_ProviderFailures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			embedtest.Insert(t, e.pool, embedtest.Article{DocID: "d", Title: "T", Text: longText("x", 20), Host: "h"})
+			embedtest.Insert(t, e.Pool, embedtest.Article{DocID: "d", Title: "T", Text: longText("x", 20), Host: "h"})
 			e.publish("d")
-			e.run(newStage(t, e.pool, emb), emb.Identity().Version())
+			e.run(newStage(t, e.Pool, emb), emb.Identity().Version())
 			e.eventually("the entry to leave the PEL", func() bool {
-				p, _ := e.rdb.XPending(context.Background(), e.keys().Stream(), pipeline.EmbedderGroup).Result()
+				p, _ := e.RDB.XPending(context.Background(), e.keys().Stream(), pipeline.EmbedderGroup).Result()
 				return p != nil && p.Count == 0 && tc.server.called()
 			})
 			if got := e.dlqTypes(); fmt.Sprint(got) != fmt.Sprint(tc.wantDLQ) {
 				t.Fatalf("DLQ %v, want %v", got, tc.wantDLQ)
 			}
-			if n, _ := e.rdb.ZCard(context.Background(), e.keys().Retry()).Result(); n != tc.wantRetry {
+			if n, _ := e.RDB.ZCard(context.Background(), e.keys().Retry()).Result(); n != tc.wantRetry {
 				t.Fatalf("retry set has %d, want %d", n, tc.wantRetry)
 			}
 			if n := e.count(`SELECT count(*) FROM stage_results`); n != tc.wantRows {

@@ -44,14 +44,14 @@ func TestEnqueue_SelectsDocuments(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			stream := e.keys(pipeline.Extract).Stream()
-			if err := e.rdb.Del(ctx, stream).Err(); err != nil {
+			if err := e.RDB.Del(ctx, stream).Err(); err != nil {
 				t.Fatal(err)
 			}
-			n, err := extract.Enqueue(ctx, e.pool, streamkit.NewProducer(e.rdb, e.prefix, 0), tc.b)
+			n, err := extract.Enqueue(ctx, e.Pool, streamkit.NewProducer(e.RDB, e.Prefix, 0), tc.b)
 			if err != nil {
 				t.Fatal(err)
 			}
-			msgs, err := e.rdb.XRange(ctx, stream, "-", "+").Result()
+			msgs, err := e.RDB.XRange(ctx, stream, "-", "+").Result()
 			if err != nil {
 				t.Fatal(err)
 			}

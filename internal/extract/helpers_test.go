@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newscrawl/newscrawl/internal/extract"
@@ -21,20 +19,11 @@ import (
 )
 
 // env is one test's Redis prefix and Postgres schema.
-type env struct {
-	t      *testing.T
-	rdb    *redis.Client
-	pool   *pgxpool.Pool
-	prefix string
-}
+type env struct{ *testenv.Env }
 
-func newEnv(t *testing.T) *env {
-	t.Helper()
-	rdb, prefix := testenv.Redis(t)
-	return &env{t: t, rdb: rdb, pool: testenv.Postgres(t), prefix: prefix}
-}
+func newEnv(t *testing.T) *env { return &env{testenv.New(t)} }
 
-func (e *env) keys(stage string) streamkit.Keys { return streamkit.KeysFor(e.prefix, stage) }
+func (e *env) keys(stage string) streamkit.Keys { return e.Keys(stage) }
 
 // article is a cleaned row to insert.
 type article struct {
@@ -49,7 +38,7 @@ Opposition councillors from Les Républicains criticised the cost, estimated at 
 // insertCleaned stores a cleaned row and returns the content hash the
 // cleaner would publish (the hash of the text).
 func (e *env) insertCleaned(a article) string {
-	e.t.Helper()
+	e.T.Helper()
 	if a.text == "" {
 		a.text = defaultText
 	}
@@ -62,23 +51,23 @@ func (e *env) insertCleaned(a article) string {
 		dup = &a.duplicateOf
 	}
 	pub := time.Date(2024, 3, 4, 18, 0, 0, 0, time.UTC)
-	_, err := e.pool.Exec(context.Background(), `
+	_, err := e.Pool.Exec(context.Background(), `
 		INSERT INTO cleaned (doc_id, content_hash, text_hash, url, title, text, language, authors, published_at, is_article, duplicate_of, site_name)
 		VALUES ($1, 'rawhash-'||$1, $2, 'https://news.example/'||$1, $3, $4, 'en', '{"Claire Martin"}', $5, $6, $7, 'Example News')`,
 		a.docID, hash, a.title, a.text, pub, !a.notArticle, dup)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return hash
 }
 
 func (e *env) publish(docID, hash string) {
-	e.t.Helper()
-	err := e.rdb.XAdd(context.Background(), &redis.XAddArgs{Stream: e.keys(pipeline.Extract).Stream(), Values: map[string]any{
+	e.T.Helper()
+	err := e.RDB.XAdd(context.Background(), &redis.XAddArgs{Stream: e.keys(pipeline.Extract).Stream(), Values: map[string]any{
 		pipeline.FieldDocID: docID, pipeline.FieldContentHash: hash, pipeline.FieldURL: "https://news.example/" + docID,
 	}}).Err()
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 }
 
@@ -91,44 +80,28 @@ type consumerOpts struct {
 
 // start runs an extractor consumer with provider p until the test ends.
 func (e *env) start(p provider.Provider, o consumerOpts) {
-	e.t.Helper()
+	e.T.Helper()
 	e.startStoppable(p, o)
 }
 
 // startStoppable is start returning a stop function that cancels the
 // consumer and waits for it to return.
 func (e *env) startStoppable(p provider.Provider, o consumerOpts) (stop func()) {
-	e.t.Helper()
+	e.T.Helper()
 	if o.visibility == 0 {
 		o.visibility = time.Second
 	}
 	if o.maxAttempts == 0 {
 		o.maxAttempts = 3
 	}
-	h := extract.NewHandler(e.pool, p, extract.Config{})
-	c, err := streamkit.NewConsumer(e.rdb, e.pool, streamkit.Config{
-		Prefix: e.prefix, Stage: pipeline.Extract, Group: pipeline.ExtractorGroup, Consumer: o.name,
+	h := extract.NewHandler(e.Pool, p, extract.Config{})
+	return e.Run(streamkit.Config{
+		Stage: pipeline.Extract, Group: pipeline.ExtractorGroup, Consumer: o.name,
 		Visibility: o.visibility, Block: 100 * time.Millisecond, RetryBase: 50 * time.Millisecond,
 		RetryMax: 200 * time.Millisecond, PromoteInterval: 20 * time.Millisecond, GracePeriod: 5 * time.Second,
 		MaxAttempts: o.maxAttempts, Concurrency: 2, BatchSize: 10, JanitorInterval: -1,
 		Version: extract.Version(p), Downstream: pipeline.Embed,
 	}, h)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if err := c.Run(ctx); err != nil {
-			e.t.Errorf("consumer run: %v", err)
-		}
-	}()
-	var once sync.Once
-	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }
-	e.t.Cleanup(stop)
-	return stop
 }
 
 // openai returns an llm provider against the fake server.
@@ -146,22 +119,15 @@ func openai(t *testing.T, f *fakeLLM, mut func(*llm.Config)) *llm.Provider {
 }
 
 func (e *env) eventually(what string, timeout time.Duration, cond func() bool) {
-	e.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	e.t.Fatalf("timed out after %s waiting for %s", timeout, what)
+	e.T.Helper()
+	e.Eventually(what, timeout, cond)
 }
 
 func (e *env) count(query string, args ...any) int {
-	e.t.Helper()
+	e.T.Helper()
 	var n int
-	if err := e.pool.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
-		e.t.Fatalf("%s: %v", query, err)
+	if err := e.Pool.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
+		e.T.Fatalf("%s: %v", query, err)
 	}
 	return n
 }
@@ -171,35 +137,35 @@ func (e *env) ledger() int {
 }
 
 func (e *env) dlq() []streamkit.DeadLetter {
-	e.t.Helper()
-	a := &streamkit.Admin{RDB: e.rdb, Prefix: e.prefix}
+	e.T.Helper()
+	a := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
 	d, err := a.DLQList(context.Background(), pipeline.Extract, streamkit.DLQFilter{})
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return d
 }
 
 // settled waits until nothing is pending or scheduled for retry.
 func (e *env) settled() {
-	e.t.Helper()
+	e.T.Helper()
 	ctx := context.Background()
 	e.eventually("PEL and retry set empty", 10*time.Second, func() bool {
-		p, err := e.rdb.XPending(ctx, e.keys(pipeline.Extract).Stream(), pipeline.ExtractorGroup).Result()
+		p, err := e.RDB.XPending(ctx, e.keys(pipeline.Extract).Stream(), pipeline.ExtractorGroup).Result()
 		if err != nil {
 			return false
 		}
-		n, err := e.rdb.ZCard(ctx, e.keys(pipeline.Extract).Retry()).Result()
+		n, err := e.RDB.ZCard(ctx, e.keys(pipeline.Extract).Retry()).Result()
 		return err == nil && p.Count == 0 && n == 0
 	})
 }
 
 // embedEntries lists the messages forwarded to the embedder.
 func (e *env) embedEntries() []map[string]any {
-	e.t.Helper()
-	msgs, err := e.rdb.XRange(context.Background(), e.keys(pipeline.Embed).Stream(), "-", "+").Result()
+	e.T.Helper()
+	msgs, err := e.RDB.XRange(context.Background(), e.keys(pipeline.Embed).Stream(), "-", "+").Result()
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	out := make([]map[string]any, len(msgs))
 	for i, m := range msgs {
@@ -220,18 +186,18 @@ type storedRow struct {
 }
 
 func (e *env) row(docID string) storedRow {
-	e.t.Helper()
+	e.T.Helper()
 	var r storedRow
 	var raw []byte
-	err := e.pool.QueryRow(context.Background(), `
+	err := e.Pool.QueryRow(context.Background(), `
 		SELECT provider, model, mode, data, repaired, input_truncated, input_tokens, requests, dropped, people, sentiment
 		FROM latest_extractions WHERE doc_id = $1`, docID).Scan(
 		&r.Provider, &r.Model, &r.Mode, &raw, &r.Repaired, &r.Truncated, &r.InputTokens, &r.Requests, &r.Dropped, &r.People, &r.Sentiment)
 	if err != nil {
-		e.t.Fatalf("read extraction of %s: %v", docID, err)
+		e.T.Fatalf("read extraction of %s: %v", docID, err)
 	}
 	if err := json.Unmarshal(raw, &r.Data); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return r
 }

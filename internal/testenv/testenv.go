@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newscrawl/newscrawl/internal/store"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // DefaultDatabaseURL and DefaultRedisURL are used when the environment names none.
@@ -117,4 +119,64 @@ func DatabaseURL() string {
 func SchemaOf(pool *pgxpool.Pool) string {
 	sp := pool.Config().ConnConfig.RuntimeParams["search_path"]
 	return strings.SplitN(sp, ",", 2)[0]
+}
+
+// Env is one test's slice of the real services: a Redis client with a
+// unique key prefix and a pool on a fresh, migrated schema.
+type Env struct {
+	T      testing.TB
+	RDB    *redis.Client
+	Pool   *pgxpool.Pool
+	Prefix string
+}
+
+// New returns a test's Env; everything is cleaned up when the test ends.
+func New(t testing.TB) *Env {
+	t.Helper()
+	rdb, prefix := Redis(t)
+	return &Env{T: t, RDB: rdb, Pool: Postgres(t), Prefix: prefix}
+}
+
+// Keys names a stage's keys under the test's prefix.
+func (e *Env) Keys(stage string) streamkit.Keys { return streamkit.KeysFor(e.Prefix, stage) }
+
+// Run runs a consumer (cfg.Prefix defaults to the test's) until the test
+// ends or stop is called; stop cancels it and waits for Run to return.
+func (e *Env) Run(cfg streamkit.Config, h streamkit.Handler) (stop func()) {
+	e.T.Helper()
+	if cfg.Prefix == "" {
+		cfg.Prefix = e.Prefix
+	}
+	c, err := streamkit.NewConsumer(e.RDB, e.Pool, cfg, h)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	if err := c.EnsureGroup(context.Background()); err != nil {
+		e.T.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := c.Run(ctx); err != nil {
+			e.T.Errorf("consumer run: %v", err)
+		}
+	}()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	e.T.Cleanup(stop)
+	return stop
+}
+
+// Eventually polls cond until it holds, failing the test after timeout.
+// The timeout is an upper bound for a loaded machine, not a speed claim.
+func (e *Env) Eventually(what string, timeout time.Duration, cond func() bool) {
+	e.T.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			e.T.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -20,18 +20,18 @@ import (
 // deliverToDeadConsumer reads n entries as a consumer that then dies: they
 // stay pending under its name, never acked.
 func (e *env) deliverToDeadConsumer(stage, group string, n int) []redis.XMessage {
-	e.t.Helper()
+	e.T.Helper()
 	ctx := context.Background()
-	if err := streamkit.EnsureGroup(ctx, e.rdb, e.keys(stage).Stream(), group); err != nil {
-		e.t.Fatal(err)
+	if err := streamkit.EnsureGroup(ctx, e.RDB, e.keys(stage).Stream(), group); err != nil {
+		e.T.Fatal(err)
 	}
-	res, err := e.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: "dead",
+	res, err := e.RDB.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: "dead",
 		Streams: []string{e.keys(stage).Stream(), ">"}, Count: int64(n)}).Result()
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	if got := len(res[0].Messages); got != n {
-		e.t.Fatalf("dead consumer read %d, want %d", got, n)
+		e.T.Fatalf("dead consumer read %d, want %d", got, n)
 	}
 	return res[0].Messages
 }
@@ -54,17 +54,17 @@ func TestConsumer_ReclaimsFromStoppedConsumer(t *testing.T) {
 // commitAsIfCrashed writes what a consumer that died after its commit left
 // behind: the result rows and ledger rows (with the emitted messages).
 func (e *env) commitAsIfCrashed(stage string, msgs []redis.XMessage) {
-	e.t.Helper()
+	e.T.Helper()
 	ctx := context.Background()
 	for _, m := range msgs {
 		doc := m.Values["doc_id"].(string)
 		emit, _ := json.Marshal([]streamkit.Emit{{Stage: "next", Fields: map[string]string{"doc_id": doc, "content_hash": "h2"}}})
-		if _, err := e.pool.Exec(ctx, `INSERT INTO results (doc_id) VALUES ($1)`, doc); err != nil {
-			e.t.Fatal(err)
+		if _, err := e.Pool.Exec(ctx, `INSERT INTO results (doc_id) VALUES ($1)`, doc); err != nil {
+			e.T.Fatal(err)
 		}
-		if _, err := e.pool.Exec(ctx, `INSERT INTO stage_results (key, stage, doc_id, emitted) VALUES ($1, $2, $3, $4)`,
+		if _, err := e.Pool.Exec(ctx, `INSERT INTO stage_results (key, stage, doc_id, emitted) VALUES ($1, $2, $3, $4)`,
 			stage+":"+doc+":h", stage, doc, emit); err != nil {
-			e.t.Fatal(err)
+			e.T.Fatal(err)
 		}
 	}
 }
@@ -164,7 +164,7 @@ func TestConsumer_PoisonGoesToDLQ(t *testing.T) {
 	e.eventually("poison dead-lettered", 15*time.Second, func() bool { return e.xlen(e.keys("s").DLQ()) == 1 })
 	e.eventually("PEL empty", 5*time.Second, func() bool { return e.pending("s", "s-group") == 0 })
 
-	admin := &streamkit.Admin{RDB: e.rdb, Prefix: e.prefix}
+	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
 	dl, err := admin.DLQList(context.Background(), "s", streamkit.DLQFilter{})
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func TestConsumer_RetriesThenDeadLettersThenReplays(t *testing.T) {
 	if d1, d2 := t0[1].Sub(t0[0]), t0[2].Sub(t0[1]); d1 < 35*time.Millisecond || d2 < 70*time.Millisecond {
 		t.Errorf("retry delays %s, %s: want about 50ms then 100ms (±20%%)", d1, d2)
 	}
-	admin := &streamkit.Admin{RDB: e.rdb, Prefix: e.prefix}
+	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
 	ctx := context.Background()
 	dl, err := admin.DLQList(ctx, "s", streamkit.DLQFilter{ErrorType: "not_found"})
 	if err != nil || len(dl) != 1 {
@@ -253,7 +253,7 @@ func TestConsumer_LastAttemptDeadLetters(t *testing.T) {
 		return streamkit.Result{}, streamkit.Retryable("model_timeout", errors.New("slow model"))
 	}))
 	e.eventually("dead-lettered after 3 attempts", 10*time.Second, func() bool { return e.xlen(e.keys("s").DLQ()) == 1 })
-	admin := &streamkit.Admin{RDB: e.rdb, Prefix: e.prefix}
+	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
 	dl, _ := admin.DLQList(context.Background(), "s", streamkit.DLQFilter{})
 	if dl[0].ErrorType != "model_timeout" || dl[0].Attempts != 3 || calls.Load() != 3 {
 		t.Fatalf("dead letter %+v after %d calls; want model_timeout after 3", dl[0], calls.Load())
@@ -264,7 +264,7 @@ func TestConsumer_BadInputDeadLettered(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	e.rdb.XAdd(ctx, &redis.XAddArgs{Stream: e.keys("s").Stream(), Values: []string{"garbage", "\x00\xff"}})
+	e.RDB.XAdd(ctx, &redis.XAddArgs{Stream: e.keys("s").Stream(), Values: []string{"garbage", "\x00\xff"}})
 	e.publish("s", 1)
 	e.start(e.config("s"), streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
 		return streamkit.Result{}, nil
@@ -272,7 +272,7 @@ func TestConsumer_BadInputDeadLettered(t *testing.T) {
 	e.eventually("good one processed, bad one dead", 10*time.Second, func() bool {
 		return e.ledgerCount("s") == 1 && e.xlen(e.keys("s").DLQ()) == 1
 	})
-	admin := &streamkit.Admin{RDB: e.rdb, Prefix: e.prefix}
+	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
 	dl, _ := admin.DLQList(ctx, "s", streamkit.DLQFilter{})
 	if dl[0].ErrorType != streamkit.ErrorTypeBadMessage || dl[0].Fields["garbage"] != "\x00\xff" {
 		t.Fatalf("dead letter = %+v, want bad_message with the original fields", dl[0])
@@ -284,7 +284,7 @@ func TestConsumer_TrimmedPendingEntryCountedLost(t *testing.T) {
 	e := newEnv(t)
 	e.publish("s", 3)
 	msgs := e.deliverToDeadConsumer("s", "s-group", 3)
-	e.rdb.XDel(context.Background(), e.keys("s").Stream(), msgs[1].ID)
+	e.RDB.XDel(context.Background(), e.keys("s").Stream(), msgs[1].ID)
 	e.start(e.config("s"), streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
 		return streamkit.Result{}, nil
 	}))
@@ -301,7 +301,7 @@ func TestPromote_ConcurrentPromotersMoveEachRetryOnce(t *testing.T) {
 	const n = 2000
 	for i := range n {
 		member := fmt.Sprintf(`{"id":"0-%d","f":{"doc_id":"doc-%d","attempt":"1"}}`, i, i)
-		e.rdb.ZAdd(ctx, k.Retry(), redis.Z{Score: 1, Member: member})
+		e.RDB.ZAdd(ctx, k.Retry(), redis.Z{Score: 1, Member: member})
 	}
 	var wg sync.WaitGroup
 	for range 8 {
@@ -309,7 +309,7 @@ func TestPromote_ConcurrentPromotersMoveEachRetryOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				moved, err := streamkit.Promote(ctx, e.rdb, k, 50)
+				moved, err := streamkit.Promote(ctx, e.RDB, k, 50)
 				if err != nil {
 					t.Error(err)
 					return
@@ -321,7 +321,7 @@ func TestPromote_ConcurrentPromotersMoveEachRetryOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	msgs, err := e.rdb.XRange(ctx, k.Stream(), "-", "+").Result()
+	msgs, err := e.RDB.XRange(ctx, k.Stream(), "-", "+").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,10 +341,10 @@ func TestProducer_BackpressureHoldsBurst(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	if err := streamkit.EnsureGroup(ctx, e.rdb, e.keys("s").Stream(), "s-group"); err != nil {
+	if err := streamkit.EnsureGroup(ctx, e.RDB, e.keys("s").Stream(), "s-group"); err != nil {
 		t.Fatal(err)
 	}
-	p := streamkit.NewProducer(e.rdb, e.prefix, 100)
+	p := streamkit.NewProducer(e.RDB, e.Prefix, 100)
 	burst, cancel := context.WithTimeout(ctx, 700*time.Millisecond)
 	defer cancel()
 	published := 0
@@ -377,7 +377,7 @@ func TestConsumer_PausesWhileDownstreamSaturated(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	if err := streamkit.EnsureGroup(ctx, e.rdb, e.keys("next").Stream(), "next-group"); err != nil {
+	if err := streamkit.EnsureGroup(ctx, e.RDB, e.keys("next").Stream(), "next-group"); err != nil {
 		t.Fatal(err)
 	}
 	e.publish("next", 50) // downstream already over its mark
@@ -390,8 +390,8 @@ func TestConsumer_PausesWhileDownstreamSaturated(t *testing.T) {
 	if n := e.ledgerCount("s"); n != 0 {
 		t.Fatalf("consumer processed %d entries while downstream was saturated", n)
 	}
-	e.rdb.XTrimMaxLen(ctx, e.keys("next").Stream(), 0)
-	e.rdb.XGroupSetID(ctx, e.keys("next").Stream(), "next-group", "$")
+	e.RDB.XTrimMaxLen(ctx, e.keys("next").Stream(), 0)
+	e.RDB.XGroupSetID(ctx, e.keys("next").Stream(), "next-group", "$")
 	e.eventually("resumed after downstream drained", 10*time.Second, func() bool { return e.ledgerCount("s") == 10 })
 }
 
@@ -401,42 +401,42 @@ func TestTrim_NeverPastWhatAGroupNeeds(t *testing.T) {
 	ctx := context.Background()
 	stream := e.keys("s").Stream()
 	e.publish("s", 100)
-	all, _ := e.rdb.XRange(ctx, stream, "-", "+").Result()
+	all, _ := e.RDB.XRange(ctx, stream, "-", "+").Result()
 	for _, g := range []string{"fast", "lagging"} {
-		if err := streamkit.EnsureGroup(ctx, e.rdb, stream, g); err != nil {
+		if err := streamkit.EnsureGroup(ctx, e.RDB, stream, g); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// fast read and acked everything; lagging read 60, acked all but #30.
-	fast, _ := e.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "fast", Consumer: "c", Streams: []string{stream, ">"}, Count: 100}).Result()
+	fast, _ := e.RDB.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "fast", Consumer: "c", Streams: []string{stream, ">"}, Count: 100}).Result()
 	for _, m := range fast[0].Messages {
-		e.rdb.XAck(ctx, stream, "fast", m.ID)
+		e.RDB.XAck(ctx, stream, "fast", m.ID)
 	}
-	lag, _ := e.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "lagging", Consumer: "c", Streams: []string{stream, ">"}, Count: 60}).Result()
+	lag, _ := e.RDB.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "lagging", Consumer: "c", Streams: []string{stream, ">"}, Count: 60}).Result()
 	for i, m := range lag[0].Messages {
 		if i != 30 {
-			e.rdb.XAck(ctx, stream, "lagging", m.ID)
+			e.RDB.XAck(ctx, stream, "lagging", m.ID)
 		}
 	}
 
-	removed, err := streamkit.Trim(ctx, e.rdb, stream, 0)
+	removed, err := streamkit.Trim(ctx, e.RDB, stream, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if removed != 30 {
 		t.Fatalf("trimmed %d entries, want exactly the 30 before the lagging group's oldest pending", removed)
 	}
-	left, _ := e.rdb.XRange(ctx, stream, "-", "+").Result()
+	left, _ := e.RDB.XRange(ctx, stream, "-", "+").Result()
 	if len(left) != 70 || left[0].ID != all[30].ID {
 		t.Fatalf("stream starts at %s with %d entries; want %s with 70", left[0].ID, len(left), all[30].ID)
 	}
 
 	// Acking #30 lets the trim reach the lagging group's undelivered entries, not past them.
-	e.rdb.XAck(ctx, stream, "lagging", all[30].ID)
-	if removed, _ = streamkit.Trim(ctx, e.rdb, stream, 10); removed != 20 {
+	e.RDB.XAck(ctx, stream, "lagging", all[30].ID)
+	if removed, _ = streamkit.Trim(ctx, e.RDB, stream, 10); removed != 20 {
 		t.Fatalf("trim with retain 10 removed %d, want 20 (60 finished, keep 10 of them... first 30 gone)", removed)
 	}
-	left, _ = e.rdb.XRange(ctx, stream, "-", "+").Result()
+	left, _ = e.RDB.XRange(ctx, stream, "-", "+").Result()
 	if len(left) != 50 || left[0].ID != all[50].ID {
 		t.Fatalf("stream starts at %s with %d entries; want %s with 50", left[0].ID, len(left), all[50].ID)
 	}
@@ -467,7 +467,7 @@ func TestConsumer_ManyConsumersRandomFailures(t *testing.T) {
 		return e.pending("s", "s-group") == 0 && e.zcard(e.keys("s").Retry()) == 0
 	})
 	var dup int
-	e.pool.QueryRow(context.Background(), `SELECT count(*) - count(DISTINCT doc_id) FROM stage_results WHERE stage = 's'`).Scan(&dup)
+	e.Pool.QueryRow(context.Background(), `SELECT count(*) - count(DISTINCT doc_id) FROM stage_results WHERE stage = 's'`).Scan(&dup)
 	if dup != 0 || e.xlen(e.keys("s").DLQ()) != 0 {
 		t.Fatalf("%d duplicate ledger docs, %d dead letters", dup, e.xlen(e.keys("s").DLQ()))
 	}

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newscrawl/newscrawl/internal/testenv"
@@ -17,42 +15,33 @@ import (
 )
 
 // env is one test's Redis prefix and Postgres schema.
-type env struct {
-	t      *testing.T
-	rdb    *redis.Client
-	pool   *pgxpool.Pool
-	prefix string
-}
+type env struct{ *testenv.Env }
 
-func newEnv(t *testing.T) *env {
-	t.Helper()
-	rdb, prefix := testenv.Redis(t)
-	return &env{t: t, rdb: rdb, pool: testenv.Postgres(t), prefix: prefix}
-}
+func newEnv(t *testing.T) *env { return &env{testenv.New(t)} }
 
-func (e *env) keys(stage string) streamkit.Keys { return streamkit.KeysFor(e.prefix, stage) }
+func (e *env) keys(stage string) streamkit.Keys { return e.Keys(stage) }
 
 // publish adds n messages doc-<i> (content hash "h") to stage's stream.
-func (e *env) publish(stage string, n int) { e.t.Helper(); e.publishHash(stage, n, "h") }
+func (e *env) publish(stage string, n int) { e.T.Helper(); e.publishHash(stage, n, "h") }
 
 func (e *env) publishHash(stage string, n int, hash string) {
-	e.t.Helper()
+	e.T.Helper()
 	ctx := context.Background()
-	pipe := e.rdb.Pipeline()
+	pipe := e.RDB.Pipeline()
 	for i := range n {
 		pipe.XAdd(ctx, &redis.XAddArgs{Stream: e.keys(stage).Stream(), Values: map[string]interface{}{
 			"doc_id": fmt.Sprintf("doc-%d", i), "content_hash": hash, "url": fmt.Sprintf("https://example.com/%d", i),
 		}})
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 }
 
 // config returns a fast test configuration for stage.
 func (e *env) config(stage string) streamkit.Config {
 	return streamkit.Config{
-		Prefix: e.prefix, Stage: stage, Group: stage + "-group",
+		Prefix: e.Prefix, Stage: stage, Group: stage + "-group",
 		Visibility: 400 * time.Millisecond, Block: 100 * time.Millisecond,
 		RetryBase: 50 * time.Millisecond, RetryMax: 400 * time.Millisecond,
 		PromoteInterval: 20 * time.Millisecond, GracePeriod: 5 * time.Second,
@@ -69,55 +58,30 @@ func testLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-// start runs a consumer in the background; the returned stop cancels it and
-// waits for Run to return.
+// start runs a consumer until the test ends; stop cancels it and waits.
 func (e *env) start(cfg streamkit.Config, h streamkit.Handler) (stop func()) {
-	e.t.Helper()
-	c, err := streamkit.NewConsumer(e.rdb, e.pool, cfg, h)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if err := c.Run(ctx); err != nil {
-			e.t.Errorf("consumer run: %v", err)
-		}
-	}()
-	var once sync.Once
-	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }
-	e.t.Cleanup(stop)
-	return stop
+	e.T.Helper()
+	return e.Run(cfg, h)
 }
 
-// eventually polls cond until it holds or the deadline passes.
+// eventually polls cond; the timeout is tripled for a loaded 2-core machine.
 func (e *env) eventually(what string, timeout time.Duration, cond func() bool) {
-	e.t.Helper()
-	timeout *= 3 // an upper bound for a loaded 2-core machine, not a speed claim
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	e.t.Fatalf("timed out after %s waiting for %s", timeout, what)
+	e.T.Helper()
+	e.Eventually(what, 3*timeout, cond)
 }
 
 func (e *env) ledgerCount(stage string) int {
-	e.t.Helper()
+	e.T.Helper()
 	var n int
-	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM stage_results WHERE stage = $1`, stage).Scan(&n); err != nil {
-		e.t.Fatal(err)
+	if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM stage_results WHERE stage = $1`, stage).Scan(&n); err != nil {
+		e.T.Fatal(err)
 	}
 	return n
 }
 
 func (e *env) pending(stage, group string) int64 {
-	e.t.Helper()
-	p, err := e.rdb.XPending(context.Background(), e.keys(stage).Stream(), group).Result()
+	e.T.Helper()
+	p, err := e.RDB.XPending(context.Background(), e.keys(stage).Stream(), group).Result()
 	if err != nil {
 		return -1 // no group yet
 	}
@@ -125,35 +89,35 @@ func (e *env) pending(stage, group string) int64 {
 }
 
 func (e *env) xlen(key string) int64 {
-	e.t.Helper()
-	n, err := e.rdb.XLen(context.Background(), key).Result()
+	e.T.Helper()
+	n, err := e.RDB.XLen(context.Background(), key).Result()
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return n
 }
 
 func (e *env) zcard(key string) int64 {
-	e.t.Helper()
-	n, err := e.rdb.ZCard(context.Background(), key).Result()
+	e.T.Helper()
+	n, err := e.RDB.ZCard(context.Background(), key).Result()
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return n
 }
 
 // resultTable creates a table the test handlers write to, to count side effects.
 func (e *env) resultTable() {
-	e.t.Helper()
-	if _, err := e.pool.Exec(context.Background(), `CREATE TABLE results (doc_id text PRIMARY KEY, n int NOT NULL DEFAULT 1)`); err != nil {
-		e.t.Fatal(err)
+	e.T.Helper()
+	if _, err := e.Pool.Exec(context.Background(), `CREATE TABLE results (doc_id text PRIMARY KEY, n int NOT NULL DEFAULT 1)`); err != nil {
+		e.T.Fatal(err)
 	}
 }
 
 func (e *env) resultRows() (rows, sum int) {
-	e.t.Helper()
-	if err := e.pool.QueryRow(context.Background(), `SELECT count(*), coalesce(sum(n),0) FROM results`).Scan(&rows, &sum); err != nil {
-		e.t.Fatal(err)
+	e.T.Helper()
+	if err := e.Pool.QueryRow(context.Background(), `SELECT count(*), coalesce(sum(n),0) FROM results`).Scan(&rows, &sum); err != nil {
+		e.T.Fatal(err)
 	}
 	return rows, sum
 }
