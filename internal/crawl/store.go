@@ -81,8 +81,21 @@ type written struct {
 // commit writes an outcome inside the ledger transaction and reports what
 // was new, so that only new documents go to the cleaner and only unseen
 // URLs to the frontier.
+//
+// streamkit group-commits several requests in one transaction, and several
+// such transactions run at once (and in every crawler process). Their
+// urls writes overlap (the same links are found on many pages), in no
+// common order, and an INSERT … ON CONFLICT waits for the other
+// transaction's uncommitted row: two of them deadlock, and chains of lock
+// waits outlast streamkit's bookkeeping deadline, failing whole batches
+// whose requests are then fetched again. So the crawler's commits take one
+// transaction-level advisory lock per schema first: they queue instead of
+// deadlocking (found by cmd/benchcrawler; TestCrawler_ConcurrentCommitsDoNotRefetch).
 func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome) (written, error) {
 	var w written
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.urls'))`); err != nil {
+		return w, fmt.Errorf("lock the urls table's writers: %w", err)
+	}
 	if o.Doc != nil {
 		changed, err := upsertDocument(ctx, tx, o.Doc)
 		if err != nil {
