@@ -2,6 +2,13 @@
 // process: the next allowed time of each host lives in Redis, and slots are
 // handed out by a Lua script on the server's clock, so no two requests to
 // a host are ever closer than its delay, whatever the number of workers.
+//
+// A slot alone does not make that hold where the requests arrive: a
+// request whose process was descheduled, or whose Redis reply came late,
+// wakes after its slot, possibly together with the next one (after a stall
+// every overdue timer fires at once). So a waiter, once its slot has come,
+// also stamps the host's last send time in Redis (server clock again) and
+// waits more if the previous send was less than the delay ago.
 package politeness
 
 import (
@@ -35,12 +42,30 @@ redis.call('SET', KEYS[1], slot + delay, 'PX', slot + delay - now + 60000)
 return {1, slot, now}
 `)
 
+// sendScript stamps a send to a host, in microseconds (a millisecond
+// clock would let two sends be up to 1ms closer than the delay). KEYS[1]
+// holds the host's last send (unix µs). ARGV: delay µs. It returns
+// {0, µs still to wait} when the last send was less than the delay ago,
+// else stamps now and returns {1, now}.
+var sendScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local delay = tonumber(ARGV[1])
+local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+if now < last + delay then
+  return {0, last + delay - now}
+end
+redis.call('SET', KEYS[1], string.format('%d', now), 'PX', math.floor(delay / 1000) + 60000)
+return {1, now}
+`)
+
 // A Reservation is a slot handed out (or refused) for one request.
 type Reservation struct {
 	Host     string
 	Slot     time.Time     // when the request may be sent, on the server's clock
 	Wait     time.Duration // Slot minus the server's now
 	Reserved bool          // false: the slot was further than the max wait and is not held
+	Sent     time.Time     // set by Wait and Await: the send stamped on the server's clock (>= Slot)
 }
 
 // TooLongError is returned by Wait when the next slot is beyond the max wait.
@@ -78,6 +103,9 @@ func New(rdb redis.UniversalClient, prefix string, maxWait time.Duration) *Limit
 // Key is the Redis key holding host's next free time.
 func (l *Limiter) Key(host string) string { return l.prefix + ":crawl:host:" + host }
 
+// SentKey is the Redis key holding host's last send time.
+func (l *Limiter) SentKey(host string) string { return l.prefix + ":crawl:sent:" + host }
+
 // Reserve asks for the next slot of host, with delay the gap to keep after
 // it. A delay <= 0 disables politeness: the slot is now, nothing is stored.
 func (l *Limiter) Reserve(ctx context.Context, host string, delay time.Duration) (Reservation, error) {
@@ -96,10 +124,11 @@ func (l *Limiter) Reserve(ctx context.Context, host string, delay time.Duration)
 		Reserved: v[0] == 1}, nil
 }
 
-// Wait reserves host's next slot and sleeps until it. It returns a
+// Wait reserves host's next slot and awaits it (see Await). It returns a
 // *TooLongError (nothing reserved) when the slot is beyond the max wait,
 // and ctx's error if ctx ends while waiting (the slot is then lost, which
-// only makes the host's gap longer). The reservation is returned either way.
+// only makes the host's gap longer). The reservation is returned either
+// way. A delay <= 0 returns at once.
 func (l *Limiter) Wait(ctx context.Context, host string, delay time.Duration) (Reservation, error) {
 	r, err := l.Reserve(ctx, host, delay)
 	if err != nil {
@@ -108,15 +137,51 @@ func (l *Limiter) Wait(ctx context.Context, host string, delay time.Duration) (R
 	if !r.Reserved {
 		return r, &TooLongError{Wait: r.Wait}
 	}
-	if r.Wait <= 0 {
+	return l.Await(ctx, r, delay)
+}
+
+// Await sleeps until r's slot, then stamps the send in Redis, sleeping
+// more while the host's last stamped send is less than delay ago — so
+// waiters that wake together after a stall still go one delay apart. On
+// success r.Sent is the stamp (server clock). It returns ctx's error if
+// ctx ends first.
+func (l *Limiter) Await(ctx context.Context, r Reservation, delay time.Duration) (Reservation, error) {
+	if delay <= 0 {
+		r.Sent = r.Slot
 		return r, nil
 	}
-	t := time.NewTimer(r.Wait)
+	if err := sleep(ctx, r.Wait); err != nil {
+		return r, fmt.Errorf("wait for a slot on %s: %w", r.Host, err)
+	}
+	for {
+		v, err := sendScript.Run(ctx, l.rdb, []string{l.SentKey(r.Host)}, max(delay.Microseconds(), 1)).Int64Slice()
+		if err != nil {
+			return r, fmt.Errorf("stamp a send to %s: %w", r.Host, err)
+		}
+		if len(v) != 2 {
+			return r, fmt.Errorf("stamp a send to %s: unexpected reply %v", r.Host, v)
+		}
+		if v[0] == 1 {
+			r.Sent = time.UnixMicro(v[1])
+			return r, nil
+		}
+		if err := sleep(ctx, time.Duration(v[1])*time.Microsecond); err != nil {
+			return r, fmt.Errorf("wait for the last send to %s to be %s ago: %w", r.Host, delay, err)
+		}
+	}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return r, fmt.Errorf("wait for a slot on %s: %w", host, ctx.Err())
+		return ctx.Err()
 	case <-t.C:
-		return r, nil
+		return nil
 	}
 }

@@ -1,0 +1,70 @@
+package politeness_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/newscrawl/newscrawl/internal/crawl/politeness"
+	"github.com/newscrawl/newscrawl/internal/testenv"
+)
+
+// Waiters whose slots all passed while their process was stalled (a
+// descheduled process fires every overdue timer at once) must not send
+// together: their sends are stamped one delay apart, across limiters.
+func TestLimiter_OverdueSlotsDoNotBurst(t *testing.T) {
+	rdb, prefix := testenv.Redis(t)
+	limiters := []*politeness.Limiter{politeness.New(rdb, prefix, 5*time.Second), politeness.New(rdb, prefix, 5*time.Second)}
+	const (
+		delay   = 50 * time.Millisecond
+		waiters = 4
+		host    = "news.example:8080"
+	)
+	ctx := context.Background()
+	var reserved []politeness.Reservation
+	for i := range waiters {
+		r, err := limiters[i%2].Reserve(ctx, host, delay)
+		if err != nil || !r.Reserved {
+			t.Fatalf("reserve %d: %+v, %v", i, r, err)
+		}
+		reserved = append(reserved, r)
+	}
+	time.Sleep(waiters * delay) // the stall: every slot is now in the past
+
+	start := time.Now()
+	var mu sync.Mutex
+	var sent []time.Time
+	var wg sync.WaitGroup
+	for i, r := range reserved {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := limiters[i%2].Await(ctx, r, delay)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if got.Sent.Before(got.Slot) {
+				t.Errorf("send stamped at %s, before its slot %s", got.Sent, got.Slot)
+			}
+			mu.Lock()
+			sent = append(sent, got.Sent)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if len(sent) != waiters {
+		t.Fatalf("%d sends, want %d", len(sent), waiters)
+	}
+	slices.SortFunc(sent, func(a, b time.Time) int { return a.Compare(b) })
+	for i := 1; i < len(sent); i++ {
+		if gap := sent[i].Sub(sent[i-1]); gap < delay {
+			t.Errorf("sends %d and %d stamped %s apart, want >= %s", i-1, i, gap, delay)
+		}
+	}
+	if took := time.Since(start); took < (waiters-1)*delay {
+		t.Errorf("the overdue waiters were all through in %s; want them spread over >= %s", took, (waiters-1)*delay)
+	}
+}
