@@ -10,7 +10,7 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/newscrawl_bench?sslmode
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help build test up down bench-streamkit bench-cleaner bench-search lint clean
+.PHONY: help build test up down bench-streamkit bench-crawler bench-cleaner bench-search lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-16s %s\n", $$1, $$2 }'
@@ -31,6 +31,10 @@ down: ## stop the workers (SIGTERM, 30 s grace) or docker compose down
 bench-streamkit: ## streamkit throughput vs raw go-redis (last line: the ratio)
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./cmd/benchstreamkit $(ARGS)
+
+bench-crawler: ## crawler vs colly on a generated local site, 2k and 10k pages (last line: the summary)
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./cmd/benchcrawler $(ARGS)
 
 bench-cleaner: ## cleaner quality/speed bench (scripts/bench-cleaner.sh)
 	@bash scripts/bench-cleaner.sh $(ARGS)

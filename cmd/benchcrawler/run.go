@@ -1,0 +1,325 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newscrawl/newscrawl/internal/crawl"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/internal/store"
+	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+// Timing of the crawl-completion watch.
+const (
+	pollEvery   = 20 * time.Millisecond
+	quietPolls  = 5 // consecutive idle polls that mean "done"
+	startupWait = 60 * time.Second
+	stopWait    = 30 * time.Second
+)
+
+// A result is one measured crawl.
+type result struct {
+	who     string
+	n       int
+	delay   time.Duration
+	site    counters
+	wall    time.Duration // seed to idle (ours) or first visit to Wait (colly)
+	cpu     time.Duration // user+system CPU of the crawler process during the crawl
+	rssKB   int64         // peak resident set of the crawler process
+	docs    int64         // documents rows (ours)
+	cleaned int64         // messages on the clean stream (ours)
+	dlq     int64         // dead letters (ours)
+	errors  int64         // colly's OnError count
+}
+
+// ours runs the real crawler binary (Redis Streams + Postgres, as in
+// production) against the site with a scratch schema and key prefix, seeds
+// it, waits until the crawl stream is idle, and stops it with SIGTERM.
+func ours(ctx context.Context, o *options, rdb *redis.Client, s *site, delay time.Duration) (result, error) {
+	r := result{who: "newscrawl", n: s.n, delay: delay}
+	schema := testenv.Name("benchcrawl_")
+	prefix := testenv.Name("benchcrawl")
+	pool, drop, err := scratchSchema(ctx, o.databaseURL, schema)
+	if err != nil {
+		return r, err
+	}
+	defer drop()
+	defer deleteKeys(context.WithoutCancel(ctx), rdb, prefix)
+
+	dbURL, err := withSearchPath(o.databaseURL, schema)
+	if err != nil {
+		return r, err
+	}
+	hostDelay := "0"
+	if delay > 0 {
+		hostDelay = delay.String()
+	}
+	var stderr syncBuffer
+	cmd := exec.Command(o.crawlerBin)
+	cmd.Env = append(os.Environ(),
+		"REDIS_URL="+o.redisURL, "DATABASE_URL="+dbURL, "STREAM_PREFIX="+prefix,
+		"METRICS_ADDR=0", "LOG_LEVEL="+logLevel(),
+		"CRAWL_ALLOW_PRIVATE=1", "CRAWL_HOST_DELAY="+hostDelay, "CRAWL_RECRAWL_INTERVAL=0",
+		"CRAWL_CONCURRENCY="+strconv.Itoa(o.concurrency), "CRAWL_MAX_DEPTH="+strconv.Itoa(maxDepth),
+		// No cleaner runs here: without a raised high-water mark the clean
+		// stream's length would pause the crawler at 10,000 documents.
+		"CRAWL_HIGH_WATER=100000000",
+	)
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if os.Getenv("BENCH_DEBUG") != "" {
+		logf, err := os.Create(filepath.Join(os.TempDir(), prefix+".log"))
+		if err != nil {
+			return r, err
+		}
+		defer logf.Close()
+		cmd.Stdout, cmd.Stderr = io.MultiWriter(&stderr, logf), io.MultiWriter(&stderr, logf)
+		fmt.Fprintln(os.Stderr, "crawler log:", logf.Name())
+	}
+	if err := cmd.Start(); err != nil {
+		return r, fmt.Errorf("start %s: %w", o.crawlerBin, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stopped := false
+	defer func() {
+		if !stopped {
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	fail := func(err error) (result, error) {
+		return r, fmt.Errorf("%w\ncrawler output:\n%s", err, tail(stderr.String(), 20))
+	}
+
+	keys := streamkit.KeysFor(prefix, pipeline.Crawl)
+	if err := waitGroup(ctx, rdb, keys.Stream(), exited); err != nil {
+		return fail(err)
+	}
+	cpu0, err := procCPU(cmd.Process.Pid)
+	if err != nil {
+		return fail(err)
+	}
+	start := time.Now()
+	f := crawl.RequestFields(s.seed(), 0, maxDepth, []string{"127.0.0.1"}, new(time.Duration), true, "", crawl.NewNonce(), "")
+	if _, err := streamkit.NewProducer(rdb, prefix, 0).Publish(ctx, pipeline.Crawl, f); err != nil {
+		return fail(fmt.Errorf("seed: %w", err))
+	}
+	end, err := waitIdle(ctx, rdb, prefix, o.timeout, exited)
+	if err != nil {
+		return fail(err)
+	}
+	cpu1, err := procCPU(cmd.Process.Pid)
+	if err != nil {
+		return fail(err)
+	}
+	r.rssKB, err = procHWM(cmd.Process.Pid)
+	if err != nil {
+		return fail(err)
+	}
+	r.wall, r.cpu, r.site = end.Sub(start), cpu1-cpu0, s.snapshot()
+
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		stopped = true
+		if err != nil {
+			return fail(fmt.Errorf("crawler exited after SIGTERM: %w", err))
+		}
+	case <-time.After(stopWait):
+		return fail(errors.New("crawler did not stop within 30s of SIGTERM"))
+	}
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM documents`).Scan(&r.docs); err != nil {
+		return r, fmt.Errorf("count documents: %w", err)
+	}
+	r.cleaned = rdb.XLen(ctx, streamkit.KeysFor(prefix, pipeline.Clean).Stream()).Val()
+	r.dlq = rdb.XLen(ctx, keys.DLQ()).Val()
+	return r, nil
+}
+
+// waitGroup waits until the crawler has created its consumer group (it is
+// connected, migrated and about to read).
+func waitGroup(ctx context.Context, rdb *redis.Client, stream string, exited <-chan error) error {
+	deadline := time.Now().Add(startupWait)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("crawler exited during startup: %v", err)
+		default:
+		}
+		if g, err := rdb.XInfoGroups(ctx, stream).Result(); err == nil && len(g) > 0 {
+			return nil
+		}
+		time.Sleep(pollEvery)
+	}
+	return fmt.Errorf("crawler not reading %s after %s", stream, startupWait)
+}
+
+// waitIdle returns when the crawl stream has nothing unread, pending or
+// scheduled for retry for quietPolls polls in a row; the time returned is
+// the first poll of that quiet streak.
+func waitIdle(ctx context.Context, rdb *redis.Client, prefix string, timeout time.Duration, exited <-chan error) (time.Time, error) {
+	admin := &streamkit.Admin{RDB: rdb, Prefix: prefix}
+	ref := []streamkit.StageRef{{Stage: pipeline.Crawl, Group: pipeline.CrawlerGroup}}
+	deadline := time.Now().Add(timeout)
+	var quietSince time.Time
+	quiet := 0
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			return time.Time{}, fmt.Errorf("crawler exited mid-crawl: %v", err)
+		default:
+		}
+		now := time.Now()
+		st, err := admin.Stats(ctx, ref)
+		if err != nil {
+			return time.Time{}, err
+		}
+		if s := st[0]; s.Length > 0 && s.Lag == 0 && s.Pending == 0 && s.Retry == 0 {
+			if quiet == 0 {
+				quietSince = now
+			}
+			if quiet++; quiet >= quietPolls {
+				return quietSince, nil
+			}
+		} else {
+			quiet = 0
+		}
+		time.Sleep(pollEvery)
+	}
+	return time.Time{}, fmt.Errorf("crawl not finished after %s", timeout)
+}
+
+// scratchSchema makes a migrated schema and returns a pool on it and a
+// function that drops it.
+func scratchSchema(ctx context.Context, url, schema string) (*pgxpool.Pool, func(), error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect postgres: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		conn.Close(ctx)
+		return nil, nil, fmt.Errorf("create schema %s: %w", schema, err)
+	}
+	drop := func() {
+		c := context.Background()
+		conn.Exec(c, "DROP SCHEMA "+schema+" CASCADE")
+		conn.Close(c)
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		drop()
+		return nil, nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema + ",public"
+	pool, err := store.OpenConfig(ctx, cfg)
+	if err != nil {
+		drop()
+		return nil, nil, err
+	}
+	if _, err := store.Migrate(ctx, pool); err != nil {
+		pool.Close()
+		drop()
+		return nil, nil, err
+	}
+	return pool, func() { pool.Close(); drop() }, nil
+}
+
+// withSearchPath adds search_path=<schema>,public to a postgres URL.
+func withSearchPath(dbURL, schema string) (string, error) {
+	if !strings.Contains(dbURL, "://") {
+		return "", fmt.Errorf("DATABASE_URL must be a URL for the bench, not %q", dbURL)
+	}
+	sep := "?"
+	if strings.Contains(dbURL, "?") {
+		sep = "&"
+	}
+	return dbURL + sep + "search_path=" + schema + "%2Cpublic", nil
+}
+
+func deleteKeys(ctx context.Context, rdb *redis.Client, prefix string) {
+	iter := rdb.Scan(ctx, 0, prefix+":*", 1000).Iterator()
+	for iter.Next(ctx) {
+		rdb.Del(ctx, iter.Val())
+	}
+}
+
+// procCPU is the user+system CPU time of a live process (/proc/pid/stat).
+func procCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read cpu time of %d: %w", pid, err)
+	}
+	// Fields after the command name (which may hold spaces) start at state.
+	rest := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	if len(rest) < 13 {
+		return 0, fmt.Errorf("read cpu time of %d: short /proc stat", pid)
+	}
+	ut, err1 := strconv.ParseInt(rest[11], 10, 64)
+	st, err2 := strconv.ParseInt(rest[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("read cpu time of %d: bad /proc stat", pid)
+	}
+	const ticksPerSecond = 100 // USER_HZ on Linux
+	return time.Duration(ut+st) * time.Second / ticksPerSecond, nil
+}
+
+// procHWM is the peak resident set (VmHWM) of a live process, in KiB.
+func procHWM(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read peak RSS of %d: %w", pid, err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("read peak RSS of %d: no VmHWM", pid)
+}
+
+// syncBuffer is a bytes.Buffer safe for a child's output and a reader.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func tail(s string, lines int) string {
+	ls := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(ls[max(0, len(ls)-lines):], "\n")
+}
+
+func logLevel() string {
+	if os.Getenv("BENCH_DEBUG") != "" {
+		return "debug"
+	}
+	return "warn"
+}
