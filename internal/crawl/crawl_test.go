@@ -112,7 +112,7 @@ func TestCrawler_CrawlsSiteEndToEnd(t *testing.T) {
 		}
 		var hash, kind string
 		var body []byte
-		if err := e.pool.QueryRow(context.Background(), `SELECT content_hash, kind, body FROM documents WHERE doc_id = $1`, id).
+		if err := e.Pool.QueryRow(context.Background(), `SELECT content_hash, kind, body FROM documents WHERE doc_id = $1`, id).
 			Scan(&hash, &kind, &body); err != nil {
 			t.Errorf("%s: no documents row: %v", p, err)
 			continue
@@ -124,7 +124,7 @@ func TestCrawler_CrawlsSiteEndToEnd(t *testing.T) {
 	var body []byte
 	var cs string
 	u, _ := urlnorm.Normalize(s.URL + "/latin")
-	if err := e.pool.QueryRow(context.Background(), `SELECT body, charset FROM documents WHERE doc_id = $1`, pipeline.DocID(u)).
+	if err := e.Pool.QueryRow(context.Background(), `SELECT body, charset FROM documents WHERE doc_id = $1`, pipeline.DocID(u)).
 		Scan(&body, &cs); err != nil || cs != "windows-1252" || !strings.Contains(string(body), "Café crème, naïve") {
 		t.Errorf("latin-1 page stored as %q (%s), %v", body, cs, err)
 	}
@@ -132,7 +132,7 @@ func TestCrawler_CrawlsSiteEndToEnd(t *testing.T) {
 		t.Errorf("dead letters: %v", d)
 	}
 	var hubs int
-	e.pool.QueryRow(context.Background(), `SELECT count(*) FROM urls WHERE is_hub AND next_crawl_at > now()`).Scan(&hubs)
+	e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM urls WHERE is_hub AND next_crawl_at > now()`).Scan(&hubs)
 	if hubs != 6 { // home, two feeds, index, two sitemaps
 		t.Errorf("%d hubs scheduled for recrawl, want 6", hubs)
 	}

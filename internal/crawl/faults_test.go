@@ -197,7 +197,7 @@ func TestCrawler_SlowHostTimesOutToDLQ(t *testing.T) {
 	}
 	e.waitIdle(30 * time.Second)
 
-	admin := &streamkit.Admin{RDB: e.rdb, Prefix: e.prefix}
+	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
 	dls, err := admin.DLQList(context.Background(), pipeline.Crawl, streamkit.DLQFilter{})
 	if err != nil {
 		t.Fatal(err)

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/newscrawl/newscrawl/internal/crawl"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
@@ -22,27 +20,18 @@ import (
 )
 
 // env is one test's Redis prefix, Postgres schema and crawler settings.
-type env struct {
-	t      *testing.T
-	rdb    *redis.Client
-	pool   *pgxpool.Pool
-	prefix string
-}
+type env struct{ *testenv.Env }
 
-func newEnv(t *testing.T) *env {
-	t.Helper()
-	rdb, prefix := testenv.Redis(t)
-	return &env{t: t, rdb: rdb, pool: testenv.Postgres(t), prefix: prefix}
-}
+func newEnv(t *testing.T) *env { return &env{testenv.New(t)} }
 
 // crawlConfig is a fast configuration for tests on 127.0.0.1.
 func (e *env) crawlConfig() crawl.Config {
-	return crawl.Config{Prefix: e.prefix, UserAgent: "TestBot/1.0", HostDelay: 5 * time.Millisecond,
+	return crawl.Config{Prefix: e.Prefix, UserAgent: "TestBot/1.0", HostDelay: 5 * time.Millisecond,
 		AllowPrivate: true, MaxDepth: 3, FetchTimeout: 2 * time.Second, MaxBody: 1 << 20, MaxWait: 2 * time.Second}
 }
 
 func (e *env) consumerConfig() streamkit.Config {
-	return streamkit.Config{Prefix: e.prefix, Stage: pipeline.Crawl, Group: pipeline.CrawlerGroup,
+	return streamkit.Config{Prefix: e.Prefix, Stage: pipeline.Crawl, Group: pipeline.CrawlerGroup,
 		Visibility: time.Second, Block: 100 * time.Millisecond, RetryBase: 50 * time.Millisecond,
 		RetryMax: 200 * time.Millisecond, PromoteInterval: 20 * time.Millisecond, GracePeriod: 5 * time.Second,
 		Concurrency: 4, BatchSize: 20, JanitorInterval: -1, MaxAttempts: 3, Key: crawl.Key,
@@ -51,58 +40,42 @@ func (e *env) consumerConfig() streamkit.Config {
 
 // start runs a consumer with h until the test ends or stop is called.
 func (e *env) start(cfg streamkit.Config, h streamkit.Handler) (stop func()) {
-	e.t.Helper()
-	c, err := streamkit.NewConsumer(e.rdb, e.pool, cfg, h)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if err := c.Run(ctx); err != nil {
-			e.t.Errorf("consumer run: %v", err)
-		}
-	}()
-	var once sync.Once
-	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }
-	e.t.Cleanup(stop)
-	return stop
+	e.T.Helper()
+	return e.Run(cfg, h)
 }
 
 func (e *env) crawler(cfg crawl.Config) *crawl.Crawler {
-	e.t.Helper()
-	c, err := crawl.New(e.rdb, e.pool, cfg, nil)
+	e.T.Helper()
+	c, err := crawl.New(e.RDB, e.Pool, cfg, nil)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return c
 }
 
 // seed publishes a seed request.
 func (e *env) seed(url string, extra map[string]string) {
-	e.t.Helper()
+	e.T.Helper()
 	f := crawl.RequestFields(url, 0, 0, nil, nil, true, "", crawl.NewNonce(), "")
 	for k, v := range extra {
 		f[k] = v
 	}
-	if _, err := streamkit.NewProducer(e.rdb, e.prefix, 0).Publish(context.Background(), pipeline.Crawl, f); err != nil {
-		e.t.Fatal(err)
+	if _, err := streamkit.NewProducer(e.RDB, e.Prefix, 0).Publish(context.Background(), pipeline.Crawl, f); err != nil {
+		e.T.Fatal(err)
 	}
 }
 
 // waitIdle waits until the crawl stream has nothing waiting, pending or
 // scheduled for retry, twice in a row.
 func (e *env) waitIdle(timeout time.Duration) {
-	e.t.Helper()
-	admin := &streamkit.Admin{RDB: e.rdb, Prefix: e.prefix}
+	e.T.Helper()
+	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
 	deadline := time.Now().Add(timeout)
 	quiet := 0
 	for time.Now().Before(deadline) {
 		st, err := admin.Stats(context.Background(), []streamkit.StageRef{{Stage: pipeline.Crawl, Group: pipeline.CrawlerGroup}})
 		if err != nil {
-			e.t.Fatal(err)
+			e.T.Fatal(err)
 		}
 		s := st[0]
 		if s.Length > 0 && s.Lag == 0 && s.Pending == 0 && s.Retry == 0 {
@@ -114,15 +87,15 @@ func (e *env) waitIdle(timeout time.Duration) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	e.t.Fatalf("crawl stream not idle after %s", timeout)
+	e.T.Fatalf("crawl stream not idle after %s", timeout)
 }
 
 // cleanEmits counts the clean stream's messages per doc_id.
 func (e *env) cleanEmits() map[string]int {
-	e.t.Helper()
-	msgs, err := e.rdb.XRange(context.Background(), streamkit.KeysFor(e.prefix, pipeline.Clean).Stream(), "-", "+").Result()
+	e.T.Helper()
+	msgs, err := e.RDB.XRange(context.Background(), streamkit.KeysFor(e.Prefix, pipeline.Clean).Stream(), "-", "+").Result()
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	out := map[string]int{}
 	for _, m := range msgs {
@@ -133,11 +106,11 @@ func (e *env) cleanEmits() map[string]int {
 
 // dlq returns the crawl DLQ's error types by URL.
 func (e *env) dlq() map[string]string {
-	e.t.Helper()
-	admin := &streamkit.Admin{RDB: e.rdb, Prefix: e.prefix}
+	e.T.Helper()
+	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
 	dls, err := admin.DLQList(context.Background(), pipeline.Crawl, streamkit.DLQFilter{})
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	out := map[string]string{}
 	for _, d := range dls {
@@ -148,9 +121,9 @@ func (e *env) dlq() map[string]string {
 
 // state returns a URL's state in the urls table ("" when absent).
 func (e *env) state(url string) string {
-	e.t.Helper()
+	e.T.Helper()
 	var s string
-	err := e.pool.QueryRow(context.Background(), `SELECT state FROM urls WHERE url = $1`, url).Scan(&s)
+	err := e.Pool.QueryRow(context.Background(), `SELECT state FROM urls WHERE url = $1`, url).Scan(&s)
 	if err != nil {
 		return ""
 	}

@@ -113,7 +113,7 @@ func TestCrawler_ResumesAfterSIGKILL(t *testing.T) {
 				}
 			}
 			var docs int
-			if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM documents`).Scan(&docs); err != nil {
+			if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM documents`).Scan(&docs); err != nil {
 				t.Fatal(err)
 			}
 			if want := articles + 3; docs != want { // home, section, articles, /slow
@@ -128,10 +128,10 @@ func TestCrawler_ResumesAfterSIGKILL(t *testing.T) {
 
 // committedFetches counts URLs whose fetch is committed in the urls table.
 func (e *env) committedFetches() int {
-	e.t.Helper()
+	e.T.Helper()
 	var n int
-	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM urls WHERE fetched_at IS NOT NULL`).Scan(&n); err != nil {
-		e.t.Fatal(err)
+	if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM urls WHERE fetched_at IS NOT NULL`).Scan(&n); err != nil {
+		e.T.Fatal(err)
 	}
 	return n
 }

@@ -146,7 +146,7 @@ func TestCrawler_Outcomes(t *testing.T) {
 		}
 	}
 	var bigDocs int
-	e.pool.QueryRow(context.Background(), `SELECT count(*) FROM documents`).Scan(&bigDocs)
+	e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM documents`).Scan(&bigDocs)
 	if bigDocs != 1 { // only /503-then-ok
 		t.Errorf("%d documents stored, want 1", bigDocs)
 	}

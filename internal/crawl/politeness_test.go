@@ -83,14 +83,14 @@ func TestScheduler_RecrawlsDueHubs(t *testing.T) {
 		t.Fatalf("first crawl: a1 %d, feed %d", s.hit("/a1"), s.hit("/feed.xml"))
 	}
 
-	sched := crawl.NewScheduler(e.pool, streamkit.NewProducer(e.rdb, e.prefix, 0), e.crawlConfig())
+	sched := crawl.NewScheduler(e.Pool, streamkit.NewProducer(e.RDB, e.Prefix, 0), e.crawlConfig())
 	ctx := context.Background()
 	if n, err := sched.Exec(ctx); err != nil || n != 0 {
 		t.Fatalf("Exec before due = %d, %v; want 0", n, err)
 	}
 	items += `<item><link>{base}/a2</link></item>`
 	s.page("/feed.xml", "application/rss+xml", feed())
-	if _, err := e.pool.Exec(ctx, `UPDATE urls SET next_crawl_at = now() - interval '1 second' WHERE is_hub`); err != nil {
+	if _, err := e.Pool.Exec(ctx, `UPDATE urls SET next_crawl_at = now() - interval '1 second' WHERE is_hub`); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := sched.Exec(ctx); err != nil || n != 1 {

@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 }
 
 // buildCrawler returns the path of a freshly built cmd/crawler.
-func buildCrawler(t *testing.T) string {
+func buildCrawler(t testing.TB) string {
 	t.Helper()
 	b := &crawlerBinary
 	b.once.Do(func() {
@@ -57,7 +57,7 @@ func buildCrawler(t *testing.T) string {
 
 // A proc is a crawler binary running against the test's schema and prefix.
 type proc struct {
-	t    *testing.T
+	t    testing.TB
 	name string
 	cmd  *exec.Cmd
 	out  *lockedBuffer
@@ -69,8 +69,8 @@ type proc struct {
 // schema, private addresses allowed, metrics off; env adds or overrides
 // settings (KEY=value). The process is killed when the test ends.
 func (e *env) startCrawler(name string, env ...string) *proc {
-	e.t.Helper()
-	bin := buildCrawler(e.t)
+	e.T.Helper()
+	bin := buildCrawler(e.T)
 	redisURL := os.Getenv("REDIS_URL")
 	if redisURL == "" {
 		redisURL = testenv.DefaultRedisURL
@@ -80,25 +80,25 @@ func (e *env) startCrawler(name string, env ...string) *proc {
 	if strings.Contains(dbURL, "?") {
 		sep = "&"
 	}
-	dbURL += sep + "search_path=" + testenv.SchemaOf(e.pool) + "%2Cpublic"
-	p := &proc{t: e.t, name: name, out: &lockedBuffer{}, done: make(chan struct{})}
+	dbURL += sep + "search_path=" + testenv.SchemaOf(e.Pool) + "%2Cpublic"
+	p := &proc{t: e.T, name: name, out: &lockedBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(bin)
-	p.cmd.Env = append(os.Environ(), "REDIS_URL="+redisURL, "DATABASE_URL="+dbURL, "STREAM_PREFIX="+e.prefix,
+	p.cmd.Env = append(os.Environ(), "REDIS_URL="+redisURL, "DATABASE_URL="+dbURL, "STREAM_PREFIX="+e.Prefix,
 		"METRICS_ADDR=0", "LOG_LEVEL=info", "CRAWL_ALLOW_PRIVATE=1", "CRAWL_RECRAWL_INTERVAL=0",
 		"CRAWL_USER_AGENT=TestBot/1.0", "CRAWL_MAX_DEPTH=3")
 	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
-		e.t.Fatalf("start crawler %s: %v", name, err)
+		e.T.Fatalf("start crawler %s: %v", name, err)
 	}
 	go func() {
 		p.err = p.cmd.Wait()
 		close(p.done)
 	}()
-	e.t.Cleanup(func() {
+	e.T.Cleanup(func() {
 		p.kill()
-		if e.t.Failed() {
-			e.t.Logf("crawler %s output:\n%s", name, p.out.String())
+		if e.T.Failed() {
+			e.T.Logf("crawler %s output:\n%s", name, p.out.String())
 		}
 	})
 	return p
@@ -133,7 +133,7 @@ func (p *proc) stop() {
 // waitFor polls cond until it holds; a crawler process that exits first
 // fails the test.
 func (e *env) waitFor(what string, timeout time.Duration, cond func() bool, procs ...*proc) {
-	e.t.Helper()
+	e.T.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		if cond() {
@@ -142,18 +142,18 @@ func (e *env) waitFor(what string, timeout time.Duration, cond func() bool, proc
 		for _, p := range procs {
 			select {
 			case <-p.done:
-				e.t.Fatalf("crawler %s exited (%v) while waiting for %s", p.name, p.err, what)
+				e.T.Fatalf("crawler %s exited (%v) while waiting for %s", p.name, p.err, what)
 			default:
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	e.t.Fatalf("timed out after %s waiting for %s", timeout, what)
+	e.T.Fatalf("timed out after %s waiting for %s", timeout, what)
 }
 
 // groupReady reports whether a crawler has created the crawl group.
 func (e *env) groupReady() bool {
-	g, err := e.rdb.XInfoGroups(context.Background(), streamkit.KeysFor(e.prefix, pipeline.Crawl).Stream()).Result()
+	g, err := e.RDB.XInfoGroups(context.Background(), streamkit.KeysFor(e.Prefix, pipeline.Crawl).Stream()).Result()
 	return err == nil && len(g) > 0
 }
 
