@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/newscrawl/newscrawl/internal/crawl"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/testenv"
