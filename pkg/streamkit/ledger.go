@@ -129,12 +129,7 @@ func ledgerRows(entries []*ledgerEntry) rowSet {
 		}
 		var js *string
 		if len(e.result.Emit) > 0 {
-			b, err := json.Marshal(e.result.Emit)
-			if err != nil {
-				e.err = fmt.Errorf("encode emitted messages: %w", err)
-				continue
-			}
-			s := string(b)
+			s := string(appendEmits(make([]byte, 0, 256), e.result.Emit))
 			js = &s
 		}
 		r.keys = append(r.keys, e.key)
