@@ -18,7 +18,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 var workers = []string{"crawler", "cleaner", "extractor", "embedder"}
@@ -139,7 +143,7 @@ func TestPipeline_SeedToSearch(t *testing.T) {
 	}
 	bin := build(t)
 	pool := testenv.Postgres(t)
-	_, prefix := testenv.Redis(t)
+	rdb, prefix := testenv.Redis(t)
 	srv, hits := site(t)
 	environ := env(t, testenv.SchemaOf(pool), prefix)
 
@@ -211,6 +215,27 @@ func TestPipeline_SeedToSearch(t *testing.T) {
 		if len(got) == 0 || !strings.HasSuffix(got[0].URL, want) || got[0].Title == "" || got[0].Snippet == "" {
 			t.Errorf("search %q: top hit %+v, want %s", q, got, want)
 		}
+	}
+
+	// A malformed message: dead-lettered with its reason, listed, replayed
+	// (and dead-lettered again), then purged.
+	rdb.XAdd(ctx, &redis.XAddArgs{Stream: streamkit.KeysFor(prefix, pipeline.Clean).Stream(),
+		Values: map[string]any{"doc_id": "no-hash", "url": "https://example.com/x"}})
+	newsctl(t, bin, environ, "wait", "--timeout", "1m")
+	var letters []streamkit.DeadLetter
+	if err := json.Unmarshal([]byte(newsctl(t, bin, environ, "dlq", "list", "--json")), &letters); err != nil {
+		t.Fatal(err)
+	}
+	if len(letters) != 1 || letters[0].ErrorType != streamkit.ErrorTypeBadMessage || letters[0].Fields["doc_id"] != "no-hash" ||
+		!strings.Contains(letters[0].Error, "content_hash") {
+		t.Fatalf("dead letters = %+v, want one bad_message naming content_hash", letters)
+	}
+	if out := newsctl(t, bin, environ, "dlq", "replay", "--stage", "clean", "--type", "bad_message"); !strings.Contains(out, "replayed 1") {
+		t.Fatalf("replay said %q", out)
+	}
+	newsctl(t, bin, environ, "wait", "--timeout", "1m")
+	if out := newsctl(t, bin, environ, "dlq", "purge", "--all"); !strings.Contains(out, "purged 1") {
+		t.Fatalf("purge after the replayed message failed again said %q", out)
 	}
 
 	var stats []map[string]any

@@ -218,6 +218,7 @@ func (a *Admin) DLQReplay(ctx context.Context, stage string, f DLQFilter) (int, 
 			fields[key] = v
 		}
 		fields[FieldAttempt] = "0"
+		delete(fields, FieldDeferred)
 		args := []interface{}{d.ID}
 		for _, key := range sortedKeys(fields) {
 			args = append(args, key, fields[key])

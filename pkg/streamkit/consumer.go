@@ -20,6 +20,7 @@ const (
 	DefaultVisibility      = 30 * time.Second
 	DefaultMaxDeliveries   = 5
 	DefaultMaxAttempts     = 5
+	DefaultMaxDeferrals    = 100
 	DefaultConcurrency     = 8
 	DefaultBatchSize       = 100
 	DefaultBlock           = 2 * time.Second
@@ -47,6 +48,7 @@ type Config struct {
 	HandlerTimeout time.Duration // handler deadline; default 5×Visibility. The lease is not extended past it.
 	MaxDeliveries  int64         // deliveries after which a reclaimed entry is poison
 	MaxAttempts    int           // failed attempts before the dead-letter stream
+	MaxDeferrals   int           // RetryAfter deferrals before one counts as a failed attempt
 	Concurrency    int           // handlers running at once
 	BatchSize      int           // entries per read and per ledger transaction
 	Committers     int           // ledger transactions in flight at once
@@ -102,6 +104,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.MaxDeferrals <= 0 {
+		c.MaxDeferrals = DefaultMaxDeferrals
 	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = DefaultConcurrency

@@ -494,3 +494,23 @@ func TestConsumer_GracefulShutdownLetsInFlightFinish(t *testing.T) {
 		t.Fatalf("PEL = %d after graceful shutdown", p)
 	}
 }
+
+func TestConsumer_EndlessRateLimitEnds(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.publish("s", 1)
+	cfg := e.config("s")
+	cfg.MaxDeferrals, cfg.MaxAttempts = 3, 2
+	var calls atomic.Int64
+	e.start(cfg, streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		calls.Add(1)
+		return streamkit.Result{}, streamkit.RetryAfter(10*time.Millisecond, errors.New("429 Too Many Requests"))
+	}))
+	e.eventually("dead-lettered", 10*time.Second, func() bool { return e.xlen(e.keys("s").DLQ()) == 1 })
+	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
+	dl, _ := admin.DLQList(context.Background(), "s", streamkit.DLQFilter{})
+	// 3 deferrals are free, the 4th call counts attempt 1, the 5th attempt 2.
+	if n := calls.Load(); n != 5 || dl[0].ErrorType != "rate_limited" {
+		t.Fatalf("%d calls, dead letter %+v; want 5 calls then rate_limited", n, dl[0])
+	}
+}

@@ -12,6 +12,7 @@ import (
 // Reserved message fields.
 const (
 	FieldAttempt     = "attempt"      // failed attempts so far, set by streamkit
+	FieldDeferred    = "deferred"     // RetryAfter deferrals so far, set by streamkit
 	FieldDocID       = "doc_id"       // used by DefaultKey
 	FieldContentHash = "content_hash" // used by DefaultKey
 )
@@ -22,6 +23,7 @@ type Message struct {
 	Stage      string            // the consuming stage
 	Fields     map[string]string // the entry's fields
 	Attempt    int               // failed attempts before this delivery
+	Deferred   int               // RetryAfter deferrals before this delivery
 	Deliveries int64             // Redis delivery count when known (reclaimed entries), else 0
 	Key        string            // idempotency key of the work
 
@@ -116,8 +118,10 @@ func fieldsOf(values map[string]interface{}) (map[string]string, bool) {
 	return f, true
 }
 
-func attemptOf(f map[string]string) int {
-	n, err := strconv.Atoi(f[FieldAttempt])
+func attemptOf(f map[string]string) int { return counterOf(f, FieldAttempt) }
+
+func counterOf(f map[string]string, field string) int {
+	n, err := strconv.Atoi(f[field])
 	if err != nil || n < 0 {
 		return 0
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime/debug"
+	"strconv"
 	"time"
 )
 
@@ -70,8 +71,10 @@ func (c *Consumer) fail(m *Message, err error) {
 		c.deadLetter(m, errType, err)
 		return
 	}
-	if d, ok := retryAfterOf(err); ok {
-		c.retry(m, m.Attempt, d, err) // a rate limit is not a failed attempt
+	if d, ok := retryAfterOf(err); ok && m.Deferred < c.cfg.MaxDeferrals {
+		// A rate limit is not a failed attempt, but an endless one must
+		// end: past MaxDeferrals it counts as one.
+		c.retry(m, m.Attempt, m.Deferred+1, d, err)
 		return
 	}
 	attempt := m.Attempt + 1
@@ -79,7 +82,7 @@ func (c *Consumer) fail(m *Message, err error) {
 		c.deadLetter(m, errType, fmt.Errorf("%s after %d attempts: %w", ErrorTypeRetries, attempt, err))
 		return
 	}
-	c.retry(m, attempt, c.backoff(attempt), err)
+	c.retry(m, attempt, m.Deferred, c.backoff(attempt), err)
 }
 
 // backoff is min(base·2^(attempt-1), max) with ±20% jitter.
@@ -100,13 +103,16 @@ type retryMember struct {
 	Fields map[string]string `json:"f"`
 }
 
-func (c *Consumer) retry(m *Message, attempt int, delay time.Duration, cause error) {
+func (c *Consumer) retry(m *Message, attempt, deferred int, delay time.Duration, cause error) {
 	defer c.finish(m)
-	fields := make(map[string]string, len(m.Fields)+1)
+	fields := make(map[string]string, len(m.Fields)+2)
 	for k, v := range m.Fields {
 		fields[k] = v
 	}
-	fields[FieldAttempt] = fmt.Sprint(attempt)
+	fields[FieldAttempt] = strconv.Itoa(attempt)
+	if deferred > 0 {
+		fields[FieldDeferred] = strconv.Itoa(deferred)
+	}
 	member, _ := json.Marshal(retryMember{ID: m.ID, Fields: fields})
 	ctx, cancel := bookkeeping()
 	defer cancel()
