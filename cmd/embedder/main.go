@@ -44,9 +44,7 @@ func run(args []string) error {
 	common := config.BindCommon(s, defaultMetricsAddr)
 	stage := config.BindStage(s, "EMBED", defaultConcurrency, defaultVisibility)
 	kind := s.String("EMBED_PROVIDER", provider.Auto, "auto (openai when OPENAI_BASE_URL is set, else local), openai or local")
-	baseURL := s.String("OPENAI_BASE_URL", "", "OpenAI-compatible API base URL, e.g. http://127.0.0.1:11434/v1; unset = local embedder")
-	// Not bound with a default: -h would print the key.
-	apiKey := s.FlagSet().String("openai-api-key", "", "API key, optional for local servers (default $OPENAI_API_KEY, never printed)")
+	server := config.BindOpenAI(s)
 	model := s.String("EMBED_MODEL", "", "embedding model as the server knows it (required with openai)")
 	dims := s.Int("EMBED_DIMENSIONS", 0, "vector length (local: default 384; openai: required, the model's output size)")
 	sendDims := s.Bool("EMBED_SEND_DIMENSIONS", true, "send dimensions in requests (turn off for models that cannot shorten vectors)")
@@ -61,15 +59,12 @@ func run(args []string) error {
 	if err := s.Parse(args); err != nil {
 		return err
 	}
-	if *apiKey == "" {
-		*apiKey = os.Getenv("OPENAI_API_KEY")
-	}
 	if *overlap == 0 {
 		*overlap = -1 // chunk.Config: negative is none, zero the default
 	}
 
 	log := app.Logger(*common.LogLevel).With("binary", "embedder")
-	emb, err := provider.New(provider.Config{Provider: *kind, BaseURL: *baseURL, APIKey: *apiKey, Model: *model,
+	emb, err := provider.New(provider.Config{Provider: *kind, BaseURL: *server.BaseURL, APIKey: *server.APIKey, Model: *model,
 		Dims: *dims, SendDimensions: *sendDims, Encoding: *encoding, QueryPrefix: *queryPrefix,
 		DocumentPrefix: *docPrefix, Timeout: *timeout})
 	if err != nil {

@@ -41,9 +41,7 @@ func run(args []string) error {
 	common := config.BindCommon(s, defaultMetricsAddr)
 	stage := config.BindStage(s, "EXTRACT", defaultConcurrency, defaultVisibility)
 	kind := s.String("EXTRACT_PROVIDER", extract.ProviderAuto, "auto (openai when OPENAI_BASE_URL is set, else heuristic), openai or heuristic")
-	baseURL := s.String("OPENAI_BASE_URL", "", "OpenAI-compatible API base URL, e.g. http://127.0.0.1:11434/v1; unset = heuristic provider")
-	// Not bound with a default: -h would print the key.
-	apiKeyFlag := s.FlagSet().String("openai-api-key", "", "API key, optional for local servers (default $OPENAI_API_KEY, never printed)")
+	server := config.BindOpenAI(s)
 	model := s.String("EXTRACT_MODEL", "", "model name as the server knows it (required with openai)")
 	timeout := s.Duration("EXTRACT_TIMEOUT", llm.DefaultTimeout, "timeout of one model request")
 	maxInput := s.Int("EXTRACT_MAX_INPUT_CHARS", extract.DefaultMaxInputChars, "article budget in characters, cut at a sentence boundary")
@@ -56,15 +54,10 @@ func run(args []string) error {
 	if err := s.Parse(args); err != nil {
 		return err
 	}
-	apiKey := apiKeyFlag
-	if *apiKey == "" {
-		key := os.Getenv("OPENAI_API_KEY")
-		apiKey = &key
-	}
 
 	log := app.Logger(*common.LogLevel).With("binary", "extractor")
 	p, err := extract.NewProvider(extract.ProviderConfig{Provider: *kind, LLM: llm.Config{
-		BaseURL: *baseURL, APIKey: *apiKey, Model: *model, Timeout: *timeout, MaxTokens: *maxTokens,
+		BaseURL: *server.BaseURL, APIKey: *server.APIKey, Model: *model, Timeout: *timeout, MaxTokens: *maxTokens,
 		Mode: *mode, DisableThinking: *noThink, Limiter: llm.NewLimiter(*rpm, *tpm, 0), Logger: log,
 	}})
 	if err != nil {

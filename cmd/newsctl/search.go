@@ -139,8 +139,7 @@ func printResults(w io.Writer, res []search.Result) {
 // are embedded by the same provider, model and dimension as stored chunks.
 func bindEmbedding(s *config.Set) func() (embed.Embedder, error) {
 	kind := s.String("EMBED_PROVIDER", provider.Auto, "auto (openai when OPENAI_BASE_URL is set, else local), openai or local")
-	baseURL := s.String("OPENAI_BASE_URL", "", "OpenAI-compatible API base URL; unset = local embedder")
-	apiKey := s.FlagSet().String("openai-api-key", "", "API key (default $OPENAI_API_KEY, never printed)")
+	server := config.BindOpenAI(s)
 	model := s.String("EMBED_MODEL", "", "embedding model (as configured for the embedder)")
 	dims := s.Int("EMBED_DIMENSIONS", 0, "vector length (as configured for the embedder)")
 	sendDims := s.Bool("EMBED_SEND_DIMENSIONS", true, "send dimensions in requests")
@@ -149,11 +148,7 @@ func bindEmbedding(s *config.Set) func() (embed.Embedder, error) {
 	docPrefix := s.String("EMBED_DOCUMENT_PREFIX", "", "task prefix of documents (part of the model identity)")
 	timeout := s.Duration("EMBED_TIMEOUT", openai.DefaultTimeout, "timeout of one embeddings request")
 	return func() (embed.Embedder, error) {
-		key := *apiKey
-		if key == "" {
-			key = os.Getenv("OPENAI_API_KEY")
-		}
-		e, err := provider.New(provider.Config{Provider: *kind, BaseURL: *baseURL, APIKey: key, Model: *model,
+		e, err := provider.New(provider.Config{Provider: *kind, BaseURL: *server.BaseURL, APIKey: *server.APIKey, Model: *model,
 			Dims: *dims, SendDimensions: *sendDims, Encoding: *encoding, QueryPrefix: *queryPrefix,
 			DocumentPrefix: *docPrefix, Timeout: *timeout})
 		if err != nil {

@@ -197,3 +197,19 @@ func BindStage(s *Set, prefix string, concurrency int, visibility time.Duration)
 		Consumer:      s.String(prefix+"_CONSUMER", "", "consumer name (default host-pid-random); set a stable one to resume own pending after restart"),
 	}
 }
+
+// OpenAI holds the settings of an OpenAI-compatible server, shared by the
+// extractor, the embedder and search.
+type OpenAI struct {
+	BaseURL *string
+	APIKey  *string
+}
+
+// BindOpenAI binds OPENAI_BASE_URL (unset: the stage's model-free default)
+// and OPENAI_API_KEY (never printed).
+func BindOpenAI(s *Set) OpenAI {
+	return OpenAI{
+		BaseURL: s.String("OPENAI_BASE_URL", "", "OpenAI-compatible API base URL, e.g. http://127.0.0.1:11434/v1; unset = no model server"),
+		APIKey:  s.Secret("OPENAI_API_KEY", "API key, optional for local servers"),
+	}
+}
