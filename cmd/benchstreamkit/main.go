@@ -194,15 +194,10 @@ func measureStreamkit(ctx context.Context, rdb *redis.Client, pool *pgxpool.Pool
 		}
 		go func() { errs <- c.Run(runCtx) }()
 	}
-	lastLog := time.Now()
 	for {
 		g, err := rdb.XInfoGroups(ctx, keys.Stream()).Result()
 		if err == nil && len(g) == 1 && g[0].EntriesRead >= int64(n) && g[0].Pending == 0 {
 			break
-		}
-		if time.Since(lastLog) > 2*time.Second && os.Getenv("BENCH_DEBUG") != "" {
-			fmt.Fprintf(os.Stderr, "progress: %+v %v\n", g, err)
-			lastLog = time.Now()
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
