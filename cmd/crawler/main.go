@@ -79,8 +79,18 @@ func run(args []string) error {
 		Name: "crawler", Stage: pipeline.Crawl, Group: pipeline.CrawlerGroup, Downstream: pipeline.Clean,
 		Key: crawl.Key, Common: common, Settings: stage,
 	}
-	if *recrawl > 0 {
-		w.Background = func(ctx context.Context, d app.Deps) { crawl.NewScheduler(d.DB, d.Producer, cfg).Run(ctx) }
+	w.Background = func(ctx context.Context, d app.Deps) {
+		cfg := cfg
+		cfg.Logger = d.Log
+		promoted := make(chan struct{})
+		go func() {
+			defer close(promoted)
+			crawl.NewPromoter(d.Redis, cfg).Run(ctx) // requests that stepped aside for a host slot
+		}()
+		if *recrawl > 0 {
+			crawl.NewScheduler(d.DB, d.Producer, cfg).Run(ctx)
+		}
+		<-promoted
 	}
 	return w.Run(func(d app.Deps) (streamkit.Handler, error) {
 		cfg.Logger = d.Log

@@ -59,13 +59,61 @@ redis.call('SET', KEYS[1], string.format('%d', now), 'PX', math.floor(delay / 10
 return {1, now}
 `)
 
+// claimScript is reserveScript for a request that can step aside and come
+// back: a slot further away than the defer threshold is reserved for the
+// request and remembered under the request's own key, so that when it
+// comes back it takes that slot instead of reserving another (the host's
+// schedule keeps no holes and returning requests cannot stampede).
+// KEYS[1]: the host's next free time (unix ms); KEYS[2]: the slot held for
+// the request (unix ms). ARGV: delay ms, defer-after ms, max-ahead ms,
+// hold TTL margin ms. It returns {state, slot ms, server now ms}: state 1
+// go (the slot is within defer-after; no longer held), 2 held (further than
+// defer-after; kept in KEYS[2]), 0 refused (further than max-ahead; nothing
+// reserved).
+var claimScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local delay = tonumber(ARGV[1])
+local deferafter = tonumber(ARGV[2])
+local maxahead = tonumber(ARGV[3])
+local margin = tonumber(ARGV[4])
+local held = redis.call('GET', KEYS[2])
+if held then
+  local slot = tonumber(held)
+  if slot - now > deferafter then
+    return {2, slot, now}
+  end
+  redis.call('DEL', KEYS[2])
+  return {1, slot, now}
+end
+local slot = tonumber(redis.call('GET', KEYS[1]) or '0')
+if slot < now then slot = now end
+if slot - now > maxahead then
+  return {0, slot, now}
+end
+redis.call('SET', KEYS[1], slot + delay, 'PX', slot + delay - now + 60000)
+if slot - now > deferafter then
+  redis.call('SET', KEYS[2], slot, 'PX', slot - now + margin)
+  return {2, slot, now}
+end
+return {1, slot, now}
+`)
+
+// holdMargin is how long a held slot outlives its time: a request that
+// comes back later than that reserves again (the host's gap only grows).
+const holdMargin = 10 * time.Minute
+
 // A Reservation is a slot handed out (or refused) for one request.
 type Reservation struct {
 	Host     string
 	Slot     time.Time     // when the request may be sent, on the server's clock
 	Wait     time.Duration // Slot minus the server's now
-	Reserved bool          // false: the slot was further than the max wait and is not held
+	Reserved bool          // false: the slot was further than the max wait (Claim: max ahead) and is not held
 	Sent     time.Time     // set by Wait and Await: the send stamped on the server's clock (>= Slot)
+	// Held (Claim only): the slot is reserved for the request but further
+	// than the defer threshold; the caller should step aside until shortly
+	// before Slot and Claim again with the same id, which returns this slot.
+	Held bool
 }
 
 // TooLongError is returned by Wait when the next slot is beyond the max wait.
@@ -122,6 +170,33 @@ func (l *Limiter) Reserve(ctx context.Context, host string, delay time.Duration)
 	}
 	return Reservation{Host: host, Slot: time.UnixMilli(v[1]), Wait: time.Duration(v[1]-v[2]) * time.Millisecond,
 		Reserved: v[0] == 1}, nil
+}
+
+// HeldKey is the Redis key holding the slot held for the request id.
+func (l *Limiter) HeldKey(id string) string { return l.prefix + ":crawl:held:" + id }
+
+// Claim reserves host's next slot for the request id (stable across its
+// re-deliveries), or returns the slot already held for it. A slot within
+// deferAfter is handed over (Reserved, to Await now) and forgotten; a
+// further one is kept for id (Reserved and Held: come back before Slot);
+// one beyond maxAhead is neither reserved nor held (Reserved false: come
+// back later). A held slot that id never comes back for is only lost time
+// for the host: no two requests ever share a slot. A delay <= 0 disables
+// politeness: the slot is now, nothing is stored.
+func (l *Limiter) Claim(ctx context.Context, host, id string, delay, deferAfter, maxAhead time.Duration) (Reservation, error) {
+	if delay <= 0 {
+		return Reservation{Host: host, Slot: time.Now(), Reserved: true}, nil
+	}
+	v, err := claimScript.Run(ctx, l.rdb, []string{l.Key(host), l.HeldKey(id)}, max(delay.Milliseconds(), 1),
+		deferAfter.Milliseconds(), maxAhead.Milliseconds(), holdMargin.Milliseconds()).Int64Slice()
+	if err != nil {
+		return Reservation{}, fmt.Errorf("claim a slot for %s on %s: %w", id, host, err)
+	}
+	if len(v) != 3 {
+		return Reservation{}, fmt.Errorf("claim a slot for %s on %s: unexpected reply %v", id, host, v)
+	}
+	return Reservation{Host: host, Slot: time.UnixMilli(v[1]), Wait: time.Duration(v[1]-v[2]) * time.Millisecond,
+		Reserved: v[0] != 0, Held: v[0] == 2}, nil
 }
 
 // Wait reserves host's next slot and awaits it (see Await). It returns a
