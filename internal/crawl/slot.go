@@ -30,9 +30,10 @@ func (c *Crawler) claim(ctx context.Context, r *request, id string, delay time.D
 	}
 	switch {
 	case res.Held:
-		// Due one promoter period before the slot: the promoter brings it
+		// Due one promoter period before the slot (at most half the defer
+		// threshold, so it is not deferred again): the promoter brings it
 		// back at most that much later, so it arrives just before its slot.
-		d := max(res.Wait-c.cfg.PromoteInterval, time.Millisecond)
+		d := max(res.Wait-min(c.cfg.PromoteInterval, c.cfg.DeferAfter/2), time.Millisecond)
 		return streamkit.RetryAfter(d, fmt.Errorf("slot on %s held for %s ahead: stepping aside", r.Host, res.Wait))
 	case !res.Reserved:
 		// Come back when the host's queue has room again, spread over half

@@ -57,7 +57,7 @@ func TestLimiter_ClaimHoldsOneSlotPerRequest(t *testing.T) {
 	if !got.Reserved || got.Held || !got.Slot.Equal(b.Slot) {
 		t.Fatalf("b back at its slot = %+v; want its slot %s handed over", got, b.Slot)
 	}
-	if n, _ := rdb.Exists(ctx, l.HeldKey("b")).Result(); n != 0 {
+	if n, _ := rdb.Exists(ctx, l.HeldKey(host, "b")).Result(); n != 0 {
 		t.Fatalf("b's held slot still stored after it was handed over")
 	}
 }

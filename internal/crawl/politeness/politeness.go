@@ -9,6 +9,10 @@
 // every overdue timer fires at once). So a waiter, once its slot has come,
 // also stamps the host's last send time in Redis (server clock again) and
 // waits more if the previous send was less than the delay ago.
+//
+// A request that can step aside (the crawler re-queues it) uses Claim: a
+// slot far away is held for the request under its own key, and handed
+// back when it returns, so waiting for a slot need not occupy a worker.
 package politeness
 
 import (
@@ -139,7 +143,7 @@ type Limiter struct {
 	maxWait time.Duration
 }
 
-// New returns a Limiter whose keys are <prefix>:crawl:host:<host>; maxWait
+// New returns a Limiter whose keys are <prefix>:crawl:host:{<host>}; maxWait
 // <= 0 means DefaultMaxWait.
 func New(rdb redis.UniversalClient, prefix string, maxWait time.Duration) *Limiter {
 	if maxWait <= 0 {
@@ -148,8 +152,8 @@ func New(rdb redis.UniversalClient, prefix string, maxWait time.Duration) *Limit
 	return &Limiter{rdb: rdb, prefix: prefix, maxWait: maxWait}
 }
 
-// Key is the Redis key holding host's next free time.
-func (l *Limiter) Key(host string) string { return l.prefix + ":crawl:host:" + host }
+// Key is the Redis key holding host's next free time; the host is its hash tag.
+func (l *Limiter) Key(host string) string { return l.prefix + ":crawl:host:{" + host + "}" }
 
 // SentKey is the Redis key holding host's last send time.
 func (l *Limiter) SentKey(host string) string { return l.prefix + ":crawl:sent:" + host }
@@ -172,8 +176,11 @@ func (l *Limiter) Reserve(ctx context.Context, host string, delay time.Duration)
 		Reserved: v[0] == 1}, nil
 }
 
-// HeldKey is the Redis key holding the slot held for the request id.
-func (l *Limiter) HeldKey(id string) string { return l.prefix + ":crawl:held:" + id }
+// HeldKey is the Redis key holding the slot held on host for the request
+// id. It shares Key's hash tag, so the claim script runs on Redis Cluster.
+func (l *Limiter) HeldKey(host, id string) string {
+	return l.prefix + ":crawl:held:{" + host + "}:" + id
+}
 
 // Claim reserves host's next slot for the request id (stable across its
 // re-deliveries), or returns the slot already held for it. A slot within
@@ -187,7 +194,7 @@ func (l *Limiter) Claim(ctx context.Context, host, id string, delay, deferAfter,
 	if delay <= 0 {
 		return Reservation{Host: host, Slot: time.Now(), Reserved: true}, nil
 	}
-	v, err := claimScript.Run(ctx, l.rdb, []string{l.Key(host), l.HeldKey(id)}, max(delay.Milliseconds(), 1),
+	v, err := claimScript.Run(ctx, l.rdb, []string{l.Key(host), l.HeldKey(host, id)}, max(delay.Milliseconds(), 1),
 		deferAfter.Milliseconds(), maxAhead.Milliseconds(), holdMargin.Milliseconds()).Int64Slice()
 	if err != nil {
 		return Reservation{}, fmt.Errorf("claim a slot for %s on %s: %w", id, host, err)
