@@ -232,11 +232,12 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay time.Duration)
 		r.Sent = r.Slot
 		return r, nil
 	}
+	gap := SendGap(delay)
 	if err := sleep(ctx, r.Wait); err != nil {
 		return r, fmt.Errorf("wait for a slot on %s: %w", r.Host, err)
 	}
 	for {
-		v, err := sendScript.Run(ctx, l.rdb, []string{l.SentKey(r.Host)}, max(delay.Microseconds(), 1)).Int64Slice()
+		v, err := sendScript.Run(ctx, l.rdb, []string{l.SentKey(r.Host)}, max(gap.Microseconds(), 1)).Int64Slice()
 		if err != nil {
 			return r, fmt.Errorf("stamp a send to %s: %w", r.Host, err)
 		}
@@ -251,6 +252,14 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay time.Duration)
 			return r, fmt.Errorf("wait for the last send to %s to be %s ago: %w", r.Host, delay, err)
 		}
 	}
+}
+
+// SendGap is how far apart stamped sends to one host are: the delay plus a
+// margin (a tenth of it, at most 100 ms) that absorbs the jitter between
+// stamping a send and the request reaching the host, so the host itself
+// never sees two requests closer than the delay.
+func SendGap(delay time.Duration) time.Duration {
+	return delay + min(delay/10, 100*time.Millisecond)
 }
 
 // sleep waits d or until ctx ends.
