@@ -55,7 +55,10 @@ func run(args []string) error {
 	headerTimeout := s.Duration("CRAWL_HEADER_TIMEOUT", fetch.DefaultResponseHeaderTimeout, "time allowed until response headers")
 	fetchTimeout := s.Duration("CRAWL_FETCH_TIMEOUT", fetch.DefaultTimeout, "whole request timeout, body included")
 	maxRedirects := s.Int("CRAWL_MAX_REDIRECTS", fetch.DefaultMaxRedirects, "redirects followed per fetch")
-	maxWait := s.Duration("CRAWL_MAX_WAIT", crawl.DefaultMaxWait, "longest wait for a host slot before the request is re-queued")
+	maxWait := s.Duration("CRAWL_MAX_WAIT", crawl.DefaultMaxWait, "longest wait for a host slot for a robots.txt fetch before the request is re-queued")
+	deferAfter := s.Duration("CRAWL_DEFER_AFTER", crawl.DefaultDeferAfter, "a page request whose host slot is further away holds the slot and is re-queued until just before it")
+	maxAhead := s.Duration("CRAWL_MAX_AHEAD", crawl.DefaultMaxAhead, "furthest ahead one request may hold a host slot; beyond, it is re-queued without one")
+	promote := s.Duration("CRAWL_PROMOTE_INTERVAL", crawl.DefaultPromoteInterval, "how often the crawler moves due retries (requests back for their slot) onto the crawl stream")
 	schedule := s.Duration("CRAWL_SCHEDULE_PERIOD", crawl.DefaultSchedulePeriod, "how often due hubs are looked for")
 	if err := s.Parse(args); err != nil {
 		return err
@@ -71,7 +74,7 @@ func run(args []string) error {
 		return err
 	}
 	cfg := crawl.Config{Prefix: *common.StreamPrefix, UserAgent: *userAgent, HostDelay: *hostDelay,
-		MaxWait: *maxWait, MaxDepth: *maxDepth, RecrawlInterval: *recrawl, MaxBody: *maxBody,
+		MaxWait: *maxWait, DeferAfter: *deferAfter, MaxAhead: *maxAhead, PromoteInterval: *promote, MaxDepth: *maxDepth, RecrawlInterval: *recrawl, MaxBody: *maxBody,
 		ConnectTimeout: *connectTimeout, ResponseHeaderTimeout: *headerTimeout, FetchTimeout: *fetchTimeout,
 		MaxRedirects: *maxRedirects, AllowPrivate: *allowPrivate, AllowCIDRs: cidrs, SchedulePeriod: *schedule}
 
@@ -79,8 +82,18 @@ func run(args []string) error {
 		Name: "crawler", Stage: pipeline.Crawl, Group: pipeline.CrawlerGroup, Downstream: pipeline.Clean,
 		Key: crawl.Key, Common: common, Settings: stage,
 	}
-	if *recrawl > 0 {
-		w.Background = func(ctx context.Context, d app.Deps) { crawl.NewScheduler(d.DB, d.Producer, cfg).Run(ctx) }
+	w.Background = func(ctx context.Context, d app.Deps) {
+		cfg := cfg
+		cfg.Logger = d.Log
+		promoted := make(chan struct{})
+		go func() {
+			defer close(promoted)
+			crawl.NewPromoter(d.Redis, cfg).Run(ctx) // requests that stepped aside for a host slot
+		}()
+		if *recrawl > 0 {
+			crawl.NewScheduler(d.DB, d.Producer, cfg).Run(ctx)
+		}
+		<-promoted
 	}
 	return w.Run(func(d app.Deps) (streamkit.Handler, error) {
 		cfg.Logger = d.Log

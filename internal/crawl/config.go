@@ -19,6 +19,9 @@ const (
 	DefaultMaxDepth        = 2
 	DefaultRecrawlInterval = time.Hour
 	DefaultMaxWait         = politeness.DefaultMaxWait
+	DefaultDeferAfter      = 50 * time.Millisecond
+	DefaultMaxAhead        = time.Hour
+	DefaultPromoteInterval = 10 * time.Millisecond
 	DefaultMaxRetryAfter   = time.Hour
 	DefaultSchedulePeriod  = 30 * time.Second
 	DefaultScheduleBatch   = 500
@@ -34,7 +37,19 @@ type Config struct {
 	// every crawler process; robots.txt Crawl-delay raises it, never lowers
 	// it. Negative disables politeness (benchmarks only).
 	HostDelay time.Duration
-	MaxWait   time.Duration // longest wait for a host slot before the request is re-queued
+	MaxWait   time.Duration // longest wait for a host slot for a robots.txt fetch before the request is re-queued
+
+	// DeferAfter: a page request whose host slot is further away than this
+	// holds the slot and steps aside (streamkit.RetryAfter) until shortly
+	// before it, so handlers never sit waiting on one host while other
+	// hosts have work. MaxAhead caps how far ahead one request may hold a
+	// slot; beyond it the request is re-queued without one.
+	DeferAfter time.Duration
+	MaxAhead   time.Duration
+	// PromoteInterval is the period of the crawler's own retry promoter
+	// (Promoter): a stepped-aside request is due shortly before its slot,
+	// and streamkit's default promoter (1s) would bring it back late.
+	PromoteInterval time.Duration
 
 	MaxDepth        int           // link depth from the seed, for seeds that name none
 	RecrawlInterval time.Duration // hubs (feeds, sitemaps, seed pages) are fetched again after this; negative disables
@@ -67,6 +82,15 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxWait <= 0 {
 		c.MaxWait = DefaultMaxWait
+	}
+	if c.DeferAfter <= 0 {
+		c.DeferAfter = DefaultDeferAfter
+	}
+	if c.MaxAhead <= 0 {
+		c.MaxAhead = DefaultMaxAhead
+	}
+	if c.PromoteInterval <= 0 {
+		c.PromoteInterval = DefaultPromoteInterval
 	}
 	if c.MaxDepth <= 0 {
 		c.MaxDepth = DefaultMaxDepth

@@ -89,8 +89,8 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 		c.metrics.outcome(StateDisallowed)
 		return c.result(r, &outcome{State: StateDisallowed, Links: links}), nil
 	}
-	if _, err := c.wait(ctx, r.Host, max(c.cfg.HostDelay, rules.CrawlDelay)); err != nil {
-		return streamkit.Result{}, c.classifyErr(r, err)
+	if err := c.claim(ctx, r, holdID(r, m), max(c.cfg.HostDelay, rules.CrawlDelay)); err != nil {
+		return streamkit.Result{}, err
 	}
 	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: r.URL, ETag: prev.ETag, LastModified: prev.LastModified})
 	o, err := c.outcomeOf(r, prev, resp, err)

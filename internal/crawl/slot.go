@@ -1,0 +1,109 @@
+package crawl
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+// claim takes the host slot of a page request, or steps the request aside
+// until shortly before it: a slot within DeferAfter is awaited here; a
+// further one is held for the request (under id) and the request is
+// re-queued with streamkit.RetryAfter to come back just before it — one
+// deferral per request, however long the host's queue; a slot beyond
+// MaxAhead is not reserved and the request comes back later to try again.
+// delay < 0 disables politeness. The returned error is in streamkit's terms.
+func (c *Crawler) claim(ctx context.Context, r *request, id string, delay time.Duration) error {
+	if delay < 0 {
+		return nil
+	}
+	res, err := c.limiter.Claim(ctx, r.Host, id, delay, c.cfg.DeferAfter, c.cfg.MaxAhead)
+	if err != nil {
+		return c.classifyErr(r, err)
+	}
+	switch {
+	case res.Held:
+		// Due one promoter period before the slot (at most half the defer
+		// threshold, so it is not deferred again): the promoter brings it
+		// back at most that much later, so it arrives just before its slot.
+		d := max(res.Wait-min(c.cfg.PromoteInterval, c.cfg.DeferAfter/2), time.Millisecond)
+		return streamkit.RetryAfter(d, fmt.Errorf("slot on %s held for %s ahead: stepping aside", r.Host, res.Wait))
+	case !res.Reserved:
+		// Come back when the host's queue has room again, spread over half
+		// the horizon so the refused requests do not return together.
+		d := res.Wait - c.cfg.MaxAhead/2 + rand.N(c.cfg.MaxAhead/2)
+		return streamkit.RetryAfter(d, fmt.Errorf("next slot on %s is %s ahead, beyond %s: re-queued", r.Host, res.Wait, c.cfg.MaxAhead))
+	}
+	res, err = c.limiter.Await(ctx, res, delay)
+	if err != nil {
+		return c.classifyErr(r, err)
+	}
+	if c.cfg.OnReserve != nil {
+		c.cfg.OnReserve(res)
+	}
+	return nil
+}
+
+// holdID names a request's held slot: the same for every delivery of the
+// request (doc id and nonce, as its idempotency key). A request without a
+// nonce falls back to its entry id, which a re-queue changes: it then
+// reserves again when it comes back, which only lengthens the host's gap.
+func holdID(r *request, m *streamkit.Message) string {
+	if r.Nonce == "" {
+		return "id:" + m.ID
+	}
+	return r.DocID + ":" + r.Nonce
+}
+
+// A Promoter moves due retries of the crawl stream back onto it every
+// PromoteInterval, so requests that stepped aside for their host slot come
+// back on time (streamkit's own promoter runs once a second by default).
+// Any number may run beside streamkit's: each retry moves exactly once.
+type Promoter struct {
+	rdb      redis.UniversalClient
+	keys     streamkit.Keys
+	interval time.Duration
+	log      *slog.Logger
+}
+
+// NewPromoter returns the crawl stream's promoter for cfg's prefix.
+func NewPromoter(rdb redis.UniversalClient, cfg Config) *Promoter {
+	cfg.setDefaults()
+	return &Promoter{rdb: rdb, keys: streamkit.KeysFor(cfg.Prefix, pipeline.Crawl), interval: cfg.PromoteInterval,
+		log: cfg.Logger.With("component", "crawl-promoter")}
+}
+
+// Run promotes until ctx ends; an error is logged and the next tick tries again.
+func (p *Promoter) Run(ctx context.Context) {
+	t := time.NewTicker(p.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for ctx.Err() == nil {
+			n, err := streamkit.Promote(ctx, p.rdb, p.keys, promoteBatch)
+			if err != nil {
+				if ctx.Err() == nil {
+					p.log.Error("promote due crawl retries", "err", err)
+				}
+				break
+			}
+			if n < promoteBatch {
+				break
+			}
+		}
+	}
+}
+
+// promoteBatch is how many due retries one promote call moves at most.
+const promoteBatch = 500
