@@ -6,7 +6,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"os"
 	"runtime"
 	"time"
@@ -27,10 +26,7 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "extract" {
 		os.Exit(runExtract(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	if err := runWorker(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "cleaner:", err)
-		os.Exit(1)
-	}
+	app.Main("cleaner", runWorker)
 }
 
 func runWorker(args []string) error {

@@ -7,11 +7,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"net/netip"
-	"os"
 	"strings"
 	"time"
 
@@ -30,15 +28,7 @@ const (
 	defaultVisibility  = 30 * time.Second
 )
 
-func main() {
-	if err := run(os.Args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(2)
-		}
-		fmt.Fprintf(os.Stderr, "crawler: %v\n", err)
-		os.Exit(1)
-	}
-}
+func main() { app.Main("crawler", run) }
 
 func run(args []string) error {
 	s := config.NewSet(flag.NewFlagSet("crawler", flag.ContinueOnError))

@@ -6,10 +6,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
-	"os"
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/app"
@@ -29,15 +26,7 @@ const (
 	defaultVisibility  = 30 * time.Second
 )
 
-func main() {
-	if err := run(os.Args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(2)
-		}
-		fmt.Fprintf(os.Stderr, "embedder: %v\n", err)
-		os.Exit(1)
-	}
-}
+func main() { app.Main("embedder", run) }
 
 func run(args []string) error {
 	s := config.NewSet(flag.NewFlagSet("embedder", flag.ContinueOnError))

@@ -5,10 +5,7 @@
 package main
 
 import (
-	"errors"
 	"flag"
-	"fmt"
-	"os"
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/app"
@@ -26,15 +23,7 @@ const (
 	defaultVisibility  = 60 * time.Second
 )
 
-func main() {
-	if err := run(os.Args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(2)
-		}
-		fmt.Fprintf(os.Stderr, "extractor: %v\n", err)
-		os.Exit(1)
-	}
-}
+func main() { app.Main("extractor", run) }
 
 func run(args []string) error {
 	s := config.NewSet(flag.NewFlagSet("extractor", flag.ContinueOnError))
