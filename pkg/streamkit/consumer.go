@@ -176,7 +176,7 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 		cfg:     cfg,
 		keys:    KeysFor(cfg.Prefix, cfg.Stage),
 		rdb:     rdb,
-		ledger:  NewLedger(pool),
+		ledger:  newLedgerFor(pool, h),
 		handler: h,
 		admin:   &Admin{RDB: rdb, Prefix: cfg.Prefix},
 		log:     cfg.Logger.With("stage", cfg.Stage, "consumer", cfg.Consumer),
