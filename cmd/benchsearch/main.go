@@ -279,10 +279,9 @@ func pseudoWord(i int, vowel string) string {
 // ceiling (one pgx CopyFrom of all N rows straight into chunks — this is
 // the load), then two ways of replacing a sample of documents in the full
 // table (a re-embed: the previous chunks are deleted and new ones copied),
-// batch documents per transaction: per document (a savepoint, a DELETE and
-// a COPY each, as streamkit commits handlers with their own Commit) and the
-// stage path (one embed.Replace of the whole batch: one DELETE, one COPY —
-// what the embedder does through streamkit's BatchWriter).
+// batch documents per transaction: the stage path (what streamkit commits
+// for the embedder: per document a savepoint, a DELETE and a COPY) and the
+// bulk path (one embed.Replace of the whole batch: one DELETE, one COPY).
 // Replacing does more work than the ceiling's plain insert.
 func measureWrites(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, d *data, o options) error {
 	rows := 0
@@ -340,8 +339,8 @@ func measureWrites(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, d
 		took[i%2] += t
 	}
 	for i, name := range []string{
-		fmt.Sprintf("per-document path: %d docs per transaction, per doc a savepoint + DELETE + COPY", o.batch),
-		fmt.Sprintf("stage path (BatchWriter): embed.Replace of %d docs per transaction (1 DELETE + 1 COPY)", o.batch),
+		fmt.Sprintf("stage path: %d docs per transaction, per doc a savepoint + DELETE + COPY (as streamkit commits the embedder)", o.batch),
+		fmt.Sprintf("bulk path: embed.Replace of %d docs per transaction (1 DELETE + 1 COPY)", o.batch),
 	} {
 		rate := float64(nrows[i]) / took[i].Seconds()
 		fmt.Printf("write  %s, re-embedding %d rows of the loaded table: %.0f rows/s = %.0f%% of ceiling\n",
@@ -376,7 +375,7 @@ func copyBare(ctx context.Context, pool *pgxpool.Pool, d *data) error {
 }
 
 // writeBatch writes docs in one transaction, each document in its own
-// savepoint (perDoc) or all in one Replace call (the stage's BatchWriter).
+// savepoint (perDoc, as streamkit commits) or all in one Replace call.
 func writeBatch(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, docs []embed.DocChunks, perDoc bool) error {
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if !perDoc {

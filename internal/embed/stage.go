@@ -40,7 +40,7 @@ type Config struct {
 }
 
 // A Stage is the embedder's streamkit handler: for each message it loads
-// the cleaned article, chunks and embeds it, and returns rows that
+// the cleaned article, chunks and embeds it, and returns a Commit that
 // replaces the document's chunks for the embedder's model. It is the last
 // stage: nothing is emitted.
 type Stage struct {
@@ -108,22 +108,12 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	}
 	doc := DocChunks{DocID: docID, ContentHash: a.contentHash, Title: a.title, Host: a.host,
 		Language: a.language, PublishedAt: a.publishedAt, Chunks: chunks, Vectors: vecs}
-	return streamkit.Result{DocID: docID, Rows: doc}, nil
-}
-
-// WriteBatch stores the chunks of a whole ledger batch with one DELETE and
-// one COPY (streamkit.BatchWriter); streamkit retries document by document
-// if the batch fails.
-func (s *Stage) WriteBatch(ctx context.Context, tx pgx.Tx, rows []any) error {
-	docs := make([]DocChunks, 0, len(rows))
-	for _, r := range rows {
-		d, ok := r.(DocChunks)
-		if !ok {
-			return fmt.Errorf("write batch: unexpected row type %T", r)
-		}
-		docs = append(docs, d)
-	}
-	return Replace(ctx, tx, s.id, docs...)
+	return streamkit.Result{
+		DocID: docID,
+		Commit: func(ctx context.Context, tx pgx.Tx) error {
+			return Replace(ctx, tx, s.id, doc)
+		},
+	}, nil
 }
 
 // load reads the article; the message's content_hash is not required to

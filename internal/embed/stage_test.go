@@ -110,8 +110,8 @@ func TestStage_SkipsUnchangedDocument(t *testing.T) {
 	embedtest.Insert(t, pool, a)
 	embedtest.Embed(t, pool, st, a)
 	res, err := st.Handle(context.Background(), &streamkit.Message{Fields: map[string]string{"doc_id": "same", "content_hash": a.ContentHash()}})
-	if err != nil || res.Rows != nil || res.DocID != "same" {
-		t.Fatalf("second handle: rows %v err %v; want nothing to write", res.Rows != nil, err)
+	if err != nil || res.Commit != nil || res.DocID != "same" {
+		t.Fatalf("second handle: commit %v err %v; want nothing to commit", res.Commit != nil, err)
 	}
 }
 

@@ -176,7 +176,7 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 		cfg:     cfg,
 		keys:    KeysFor(cfg.Prefix, cfg.Stage),
 		rdb:     rdb,
-		ledger:  newLedgerFor(pool, h),
+		ledger:  NewLedger(pool),
 		handler: h,
 		admin:   &Admin{RDB: rdb, Prefix: cfg.Prefix},
 		log:     cfg.Logger.With("stage", cfg.Stage, "consumer", cfg.Consumer),

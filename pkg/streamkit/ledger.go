@@ -14,20 +14,11 @@ import (
 // (created by the project's migrations), keyed on content, never on the
 // Redis entry id.
 type Ledger struct {
-	pool   *pgxpool.Pool
-	writer BatchWriter // nil unless the handler writes in bulk
+	pool *pgxpool.Pool
 }
 
 // NewLedger returns a ledger over pool.
 func NewLedger(pool *pgxpool.Pool) *Ledger { return &Ledger{pool: pool} }
-
-func newLedgerFor(pool *pgxpool.Pool, h Handler) *Ledger {
-	l := NewLedger(pool)
-	if bw, ok := h.(BatchWriter); ok {
-		l.writer = bw
-	}
-	return l
-}
 
 // Lookup returns, for each key already finished, the messages it emitted.
 // Keys not in the result are not done. One round trip for all keys.
@@ -88,7 +79,7 @@ type ledgerEntry struct {
 func (l *Ledger) commit(ctx context.Context, entries []*ledgerEntry) error {
 	writes := false
 	for _, e := range entries {
-		writes = writes || e.result.Commit != nil || (l.writer != nil && e.result.Rows != nil)
+		writes = writes || e.result.Commit != nil
 	}
 	if !writes {
 		rows := ledgerRows(entries)
@@ -110,9 +101,6 @@ func (l *Ledger) commit(ctx context.Context, entries []*ledgerEntry) error {
 			e.err = err
 		}
 	}
-	if l.writer != nil {
-		l.writeRows(ctx, tx, entries)
-	}
 	if err := ledgerRows(entries).insert(ctx, tx); err != nil {
 		return err
 	}
@@ -120,31 +108,6 @@ func (l *Ledger) commit(ctx context.Context, entries []*ledgerEntry) error {
 		return fmt.Errorf("commit ledger transaction: %w", err)
 	}
 	return nil
-}
-
-// writeRows hands the Rows of every entry still healthy to the batch
-// writer in one call; if that fails, entry by entry, each in a savepoint.
-func (l *Ledger) writeRows(ctx context.Context, tx pgx.Tx, entries []*ledgerEntry) {
-	var batch []*ledgerEntry
-	var rows []any
-	for _, e := range entries {
-		if e.err == nil && e.result.Rows != nil {
-			batch = append(batch, e)
-			rows = append(rows, e.result.Rows)
-		}
-	}
-	if len(rows) == 0 {
-		return
-	}
-	all := func(ctx context.Context, tx pgx.Tx) error { return l.writer.WriteBatch(ctx, tx, rows) }
-	if len(batch) == 1 || commitOne(ctx, tx, all) != nil {
-		for _, e := range batch {
-			one := func(ctx context.Context, tx pgx.Tx) error { return l.writer.WriteBatch(ctx, tx, []any{e.result.Rows}) }
-			if err := commitOne(ctx, tx, one); err != nil {
-				e.err = err
-			}
-		}
-	}
 }
 
 // rowSet holds ledger rows as column arrays for one unnest insert.

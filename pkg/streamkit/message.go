@@ -62,19 +62,6 @@ type Result struct {
 	EmitFunc func() []Emit
 	// DocID is recorded in the ledger row (optional).
 	DocID string
-	// Rows is this message's share of a batch write, for handlers that
-	// implement BatchWriter: the writer gets the Rows of every message of a
-	// ledger transaction at once (one COPY instead of one per message).
-	Rows any
-}
-
-// A BatchWriter is a Handler whose writes are cheaper in bulk. Its
-// WriteBatch runs in the ledger transaction with the Rows of every message
-// of the batch. If it fails, each message's Rows are written alone in a
-// savepoint, so one bad message cannot fail its neighbours; its error is
-// then classified like a handler's.
-type BatchWriter interface {
-	WriteBatch(ctx context.Context, tx pgx.Tx, rows []any) error
 }
 
 // A Handler does one stage's work for one message. It returns a Result, a

@@ -62,14 +62,14 @@ func Embed(t testing.TB, pool *pgxpool.Pool, st *embed.Stage, articles ...Articl
 		if err != nil {
 			t.Fatalf("embed %s: %v", a.DocID, err)
 		}
-		if res.Rows == nil {
+		if res.Commit == nil {
 			continue
 		}
 		tx, err := pool.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.WriteBatch(ctx, tx, []any{res.Rows}); err != nil {
+		if err := res.Commit(ctx, tx); err != nil {
 			tx.Rollback(ctx)
 			t.Fatalf("commit %s: %v", a.DocID, err)
 		}
