@@ -163,15 +163,26 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 		}
 		hits = byDocument(lc)
 	default:
-		vc, err := s.vectorList(ctx, q, limit)
-		if err != nil {
-			return nil, err
+		// The two candidate lists come from independent queries on two
+		// pooled connections: run them at once.
+		type list struct {
+			c   []cand
+			err error
 		}
-		lc, err := s.lexical(ctx, q, limit)
-		if err != nil {
-			return nil, err
+		lex := make(chan list, 1)
+		go func() {
+			c, err := s.lexical(ctx, q, limit)
+			lex <- list{c, err}
+		}()
+		vc, verr := s.vectorList(ctx, q, limit)
+		l := <-lex
+		if verr != nil {
+			return nil, verr
 		}
-		hits = fuse(s.cfg.RRFK, vc, lc)
+		if l.err != nil {
+			return nil, l.err
+		}
+		hits = fuse(s.cfg.RRFK, vc, l.c)
 	}
 	if len(hits) > q.K {
 		hits = hits[:q.K]
