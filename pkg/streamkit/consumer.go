@@ -225,7 +225,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 	hardCtx, hardCancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer hardCancel()
 
-	var loops, workers, committer sync.WaitGroup
+	var loops, workers, committers sync.WaitGroup
 	lease := newLeaseKeeper(c)
 	promoter := newPromoter(c)
 	janitor := newJanitor(c)
@@ -238,15 +238,15 @@ func (c *Consumer) Run(ctx context.Context) error {
 		go func() { defer workers.Done(); c.workLoop(hardCtx) }()
 	}
 	for range c.cfg.Committers {
-		committer.Add(1)
-		go func() { defer committer.Done(); c.commitLoop() }()
+		committers.Add(1)
+		go func() { defer committers.Done(); c.commitLoop() }()
 	}
 
 	rd := newReader(c)
 	rd.run(ctx) // returns when ctx is cancelled
 
 	// Shutdown order: reader stopped; workers drain within the grace period;
-	// the committer flushes; then the background loops stop.
+	// the committers flush; then the background loops stop.
 	close(c.work)
 	drained := make(chan struct{})
 	go func() { workers.Wait(); close(drained) }()
@@ -262,7 +262,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 		}
 	}
 	close(c.commits)
-	committer.Wait()
+	committers.Wait()
 	lease.shutdown()
 	promoter.shutdown()
 	janitor.shutdown()

@@ -26,8 +26,6 @@ type Message struct {
 	Deferred   int               // RetryAfter deferrals before this delivery
 	Deliveries int64             // Redis delivery count when known (reclaimed entries), else 0
 	Key        string            // idempotency key of the work
-
-	readAt time.Time
 }
 
 // Get returns a field, or "" when it is absent.

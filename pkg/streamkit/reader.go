@@ -136,7 +136,7 @@ func (c *Consumer) dispatch(ctx context.Context, msgs []redis.XMessage, deliveri
 			continue
 		}
 		m := &Message{ID: xm.ID, Stage: c.cfg.Stage, Fields: fields, Attempt: attemptOf(fields),
-			Deferred: counterOf(fields, FieldDeferred), Deliveries: deliveries[xm.ID], readAt: now}
+			Deferred: counterOf(fields, FieldDeferred), Deliveries: deliveries[xm.ID]}
 		c.leases.add(m.ID, now.Add(c.cfg.HandlerTimeout))
 		key, err := c.cfg.Key(c.cfg.Stage, c.cfg.Version, m)
 		if err != nil {
