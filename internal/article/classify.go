@@ -18,7 +18,6 @@ const (
 // pageSignals are the inputs of the page classifier.
 type pageSignals struct {
 	words        int     // words of the extracted main text
-	bodyWords    int     // words of all visible body text
 	bodyLinkDens float64 // link density of the whole body
 	paras        int     // extracted blocks with >= 40 runes
 	teaserHeads  int     // extracted headings that are mostly a link

@@ -8,15 +8,6 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// wordSet returns the lower-cased word tokens of s as a set.
-func wordSet(s string) map[string]struct{} {
-	m := map[string]struct{}{}
-	for _, w := range words(s) {
-		m[w] = struct{}{}
-	}
-	return m
-}
-
 // words splits s into lower-cased runs of letters and digits.
 func words(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {

@@ -154,7 +154,6 @@ type Consumer struct {
 	rdb     redis.UniversalClient
 	ledger  *Ledger
 	handler Handler
-	admin   *Admin
 	log     *slog.Logger
 	metrics *stageMetrics
 
@@ -162,6 +161,8 @@ type Consumer struct {
 	work    chan *Message     // entries waiting for a handler
 	commits chan *ledgerEntry // finished entries waiting for the ledger
 	leases  *leaseTable
+	// downstream gates reading on the next stage's pressure; nil without one.
+	downstream *Producer
 }
 
 // NewConsumer builds a consumer; it does not touch Redis until Run.
@@ -178,7 +179,6 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 		rdb:     rdb,
 		ledger:  NewLedger(pool),
 		handler: h,
-		admin:   &Admin{RDB: rdb, Prefix: cfg.Prefix},
 		log:     cfg.Logger.With("stage", cfg.Stage, "consumer", cfg.Consumer),
 		metrics: cfg.Metrics.forStage(cfg.Stage),
 		slots:   make(chan struct{}, inflight),
@@ -186,14 +186,11 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 		commits: make(chan *ledgerEntry, inflight),
 		leases:  newLeaseTable(),
 	}
+	if cfg.Downstream != "" {
+		c.downstream = NewProducer(rdb, cfg.Prefix, cfg.HighWater)
+	}
 	return c, nil
 }
-
-// Name is the consumer's name in its group.
-func (c *Consumer) Name() string { return c.cfg.Consumer }
-
-// Keys are the Redis keys of the consumer's stage.
-func (c *Consumer) Keys() Keys { return c.keys }
 
 // EnsureGroup creates the stream and group if missing (from the stream's
 // first entry, so entries published before the group existed are read).

@@ -51,16 +51,6 @@ func (l *Ledger) Lookup(ctx context.Context, keys []string) (map[string][]Emit, 
 	return done, rows.Err()
 }
 
-// Done reports whether key is finished (a cheap pre-check for handlers).
-func (l *Ledger) Done(ctx context.Context, key string) (bool, error) {
-	var ok bool
-	err := l.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM stage_results WHERE key = $1)`, key).Scan(&ok)
-	if err != nil {
-		return false, fmt.Errorf("check ledger key %s: %w", key, err)
-	}
-	return ok, nil
-}
-
 // ledgerEntry is one message's finished work, ready to commit.
 type ledgerEntry struct {
 	key      string

@@ -48,33 +48,40 @@ func (p *Producer) Publish(ctx context.Context, stage string, fields map[string]
 }
 
 // Wait blocks while stage has the high-water mark or more waiting.
-func (p *Producer) Wait(ctx context.Context, stage string) error {
+func (p *Producer) Wait(ctx context.Context, stage string) error { return p.WaitN(ctx, stage, 1) }
+
+// WaitN is Wait for n messages about to be added to stage. Between checks
+// of the stage's pressure it lets through as many messages as there was
+// room for, so most calls cost no round trip. It returns Pressure's error,
+// or ctx's if ctx ends first.
+func (p *Producer) WaitN(ctx context.Context, stage string, n int64) error {
 	if p.highWater <= 0 {
 		return nil
 	}
 	p.mu.Lock()
-	if p.budget[stage] > 0 {
-		p.budget[stage]--
+	if p.budget[stage] >= n {
+		p.budget[stage] -= n
 		p.mu.Unlock()
 		return nil
 	}
 	p.mu.Unlock()
 	for {
-		n, err := p.admin.Pressure(ctx, stage)
+		waiting, err := p.admin.Pressure(ctx, stage)
 		if err != nil {
 			return err
 		}
-		if n < p.highWater {
-			// Room for highWater-n more even if nobody consumes: this
-			// publish takes one, the next checks come when the rest is used.
+		if waiting < p.highWater {
+			// Room for highWater-waiting more even if nobody consumes:
+			// these n take their share, the next check comes when the
+			// rest is used.
 			p.mu.Lock()
-			p.budget[stage] = p.highWater - n - 1
+			p.budget[stage] = max(p.highWater-waiting-n, 0)
 			p.mu.Unlock()
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("wait for %s below %d waiting (now %d): %w", stage, p.highWater, n, ctx.Err())
+			return fmt.Errorf("wait for %s below %d waiting (now %d): %w", stage, p.highWater, waiting, ctx.Err())
 		case <-time.After(p.poll):
 		}
 	}

@@ -29,9 +29,12 @@ func (r *reader) run(ctx context.Context) {
 	go func() { defer close(reclaiming); r.reclaimer.loop(ctx) }()
 	defer func() { <-reclaiming }()
 	for ctx.Err() == nil {
-		if r.backpressured(ctx) {
-			sleep(ctx, c.cfg.Block/4)
-			continue
+		if c.downstream != nil {
+			// Pause while the next stage is saturated; a failed check
+			// reads on rather than stall the stage.
+			if err := c.downstream.WaitN(ctx, c.cfg.Downstream, int64(c.cfg.BatchSize)); err != nil && ctx.Err() == nil {
+				c.log.Warn("read downstream pressure", "err", err)
+			}
 		}
 		n := c.acquire(ctx, c.cfg.BatchSize)
 		if n == 0 {
@@ -97,19 +100,6 @@ func (r *reader) readOwnPending(ctx context.Context) {
 		start = msgs[len(msgs)-1].ID
 		c.dispatch(ctx, msgs, nil)
 	}
-}
-
-func (r *reader) backpressured(ctx context.Context) bool {
-	c := r.c
-	if c.cfg.Downstream == "" {
-		return false
-	}
-	p, err := c.admin.Pressure(ctx, c.cfg.Downstream)
-	if err != nil {
-		c.log.Warn("read downstream pressure", "err", err)
-		return false
-	}
-	return p > c.cfg.HighWater
 }
 
 // dispatch turns read entries into work. The caller holds one slot per
