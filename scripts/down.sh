@@ -9,6 +9,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 RUN=$ROOT/.run
+# shellcheck source=scripts/workers.sh
+source scripts/workers.sh
 WORKERS=(crawler cleaner extractor embedder)
 TIMEOUT=${DOWN_TIMEOUT:-30}
 
@@ -21,21 +23,6 @@ if [[ -f $RUN/docker ]]; then
   "${compose[@]}" down || rc=1
   rm -f "$RUN/docker"
 fi
-
-# running_pid NAME: print the pid of our running NAME worker; fail if there is none.
-running_pid() {
-  local f=$RUN/pids/$1.pid pid args
-  [[ -f $f ]] || return 1
-  pid=$(<"$f")
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
-  if [[ -r /proc/$pid/cmdline ]]; then
-    args=$(tr '\0' ' ' <"/proc/$pid/cmdline")
-  else
-    args=$(ps -o args= -p "$pid" 2>/dev/null) || return 1
-  fi
-  [[ $args == "$ROOT/bin/$1"* ]] || return 1 # the pid was reused by something else
-  printf '%s' "$pid"
-}
 
 # describe NAME: how NAME ended, from the status its supervisor shell recorded.
 describe() {

@@ -21,6 +21,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 RUN=$ROOT/.run
+# shellcheck source=scripts/workers.sh
+source scripts/workers.sh
 WORKERS=(crawler cleaner extractor embedder)
 declare -A DEFAULT_ADDR=(
   [crawler]=127.0.0.1:9101 [cleaner]=127.0.0.1:9102
@@ -84,21 +86,6 @@ mkdir -p "$RUN/logs" "$RUN/pids"
     if [[ -n ${!v+x} ]]; then printf 'export %s=%q\n' "$v" "${!v}"; fi
   done
 } >"$RUN/env"
-
-# running_pid NAME: print the pid of our running NAME worker; fail if there is none.
-running_pid() {
-  local f=$RUN/pids/$1.pid pid args
-  [[ -f $f ]] || return 1
-  pid=$(<"$f")
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
-  if [[ -r /proc/$pid/cmdline ]]; then
-    args=$(tr '\0' ' ' <"/proc/$pid/cmdline")
-  else
-    args=$(ps -o args= -p "$pid" 2>/dev/null) || return 1
-  fi
-  [[ $args == "$ROOT/bin/$1"* ]] || return 1 # the pid was reused by something else
-  printf '%s' "$pid"
-}
 
 metrics_addr() {
   local v=${1^^}_METRICS_ADDR
