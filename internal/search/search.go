@@ -195,8 +195,10 @@ func (s *Searcher) checkModel(ctx context.Context) error {
 	if s.recent(&s.modelSeen) {
 		return nil
 	}
+	// Every embedded document has a chunk 0: chunk_index = 0 lets both
+	// queries use the partial index chunks_models.
 	var ok bool
-	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE model = $1 AND dims = $2)`,
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE model = $1 AND dims = $2 AND chunk_index = 0)`,
 		s.id.Model, s.id.Dims).Scan(&ok)
 	if err != nil {
 		return fmt.Errorf("check chunks of %s: %w", s.id, err)
@@ -207,7 +209,8 @@ func (s *Searcher) checkModel(ctx context.Context) error {
 	}
 	me := &ModelError{Want: s.id}
 	rows, err := s.pool.Query(ctx, `SELECT model || '@' || dims FROM embed_models m
-		WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.model = m.model AND c.dims = m.dims) ORDER BY created_at`)
+		WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.model = m.model AND c.dims = m.dims AND c.chunk_index = 0)
+		ORDER BY created_at`)
 	if err != nil {
 		return errors.Join(me, fmt.Errorf("list stored models: %w", err))
 	}
