@@ -2,6 +2,7 @@ package streamkit_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -38,5 +39,40 @@ func TestConsumer_ProcessesCommitsForwardsAndAcks(t *testing.T) {
 	}
 	if n := e.xlen(e.keys("next").Stream()); n != 50 {
 		t.Fatalf("next stream has %d entries, want 50", n)
+	}
+}
+
+// One entry's failing Commit must not cost the rest of its batch: the
+// batch is rolled back and rerun with each Commit in its own savepoint, so
+// the others land exactly once and the failing one alone goes its way
+// (here: a permanent error, to the dead-letter stream) with nothing written.
+func TestConsumer_FailingCommitIsRolledBackAlone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.resultTable()
+	e.publish("s", 50)
+	e.start(e.config("s"), streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		res, err := writeResult(ctx, m)
+		if m.Get("doc_id") == "doc-7" {
+			write := res.Commit
+			res.Commit = func(ctx context.Context, tx pgx.Tx) error {
+				if err := write(ctx, tx); err != nil {
+					return err
+				}
+				return streamkit.Permanent("bad_row", errors.New("doc-7 cannot be stored"))
+			}
+		}
+		return res, err
+	}))
+
+	e.eventually("49 ledger rows and a dead letter", 10*time.Second, func() bool {
+		return e.ledgerCount("s") == 49 && e.xlen(e.keys("s").DLQ()) == 1
+	})
+	e.eventually("PEL empty", 5*time.Second, func() bool { return e.pending("s", "s-group") == 0 })
+	if rows, sum := e.resultRows(); rows != 49 || sum != 49 {
+		t.Fatalf("results: %d rows, %d writes; want 49, 49 (each once, none of doc-7)", rows, sum)
+	}
+	if n := e.xlen(e.keys("next").Stream()); n != 49 {
+		t.Fatalf("next stream has %d entries, want 49", n)
 	}
 }

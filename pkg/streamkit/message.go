@@ -48,9 +48,11 @@ type Emit struct {
 
 // A Result is what a handler produced for one message.
 type Result struct {
-	// Commit writes the stage's output inside the ledger transaction. It runs
-	// in a savepoint, must be idempotent (upserts keyed on content), and may
-	// be nil when the stage writes nothing.
+	// Commit writes the stage's output inside the ledger transaction. It must
+	// be idempotent (upserts keyed on content), and may be nil when the stage
+	// writes nothing. It may run twice: when another Commit of its batch
+	// fails, the batch is rolled back and run again with each Commit in its
+	// own savepoint, so state it leaves for EmitFunc must be set, not added to.
 	Commit func(ctx context.Context, tx pgx.Tx) error
 	// Emit is sent downstream after the commit, and again whenever the same
 	// key is redelivered, so a crash between commit and XADD loses nothing.
