@@ -89,10 +89,11 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	var stored string
 	err = s.pool.QueryRow(ctx, `SELECT content_hash FROM chunks WHERE doc_id = $1 AND model = $2 AND dims = $3 LIMIT 1`,
 		docID, s.id.Model, s.id.Dims).Scan(&stored)
+	found := err == nil
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return streamkit.Result{}, fmt.Errorf("look up stored chunks of %s: %w", docID, err)
 	}
-	if stored == a.contentHash {
+	if found && stored == a.contentHash {
 		return streamkit.Result{DocID: docID}, nil
 	}
 
@@ -107,7 +108,7 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 		return streamkit.Result{}, classify(fmt.Errorf("embed %d chunks of %s: %w", len(chunks), docID, err))
 	}
 	doc := DocChunks{DocID: docID, ContentHash: a.contentHash, Title: a.title, Host: a.host,
-		Language: a.language, PublishedAt: a.publishedAt, Chunks: chunks, Vectors: vecs}
+		Language: a.language, PublishedAt: a.publishedAt, Chunks: chunks, Vectors: vecs, New: !found}
 	return streamkit.Result{
 		DocID: docID,
 		Commit: func(ctx context.Context, tx pgx.Tx) error {

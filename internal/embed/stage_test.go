@@ -357,3 +357,53 @@ func TestStage_SkipsDuplicatesAndNonArticles(t *testing.T) {
 		})
 	}
 }
+
+// Two embedders handling the same new document both skip the DELETE: the
+// one that commits second must fail on the primary key and leave the
+// first one's chunks, and its retry (which now finds them) replaces them.
+func TestStage_RacingNewDocumentFailsThenReplaces(t *testing.T) {
+	t.Parallel()
+	pool := testenv.Postgres(t)
+	e := local.New(local.Config{})
+	st := newStage(t, pool, e)
+	ctx := context.Background()
+	a := embedtest.Article{DocID: "race", Title: "Race", Text: longText("tides", 12), Host: "h", Language: "en"}
+	embedtest.Insert(t, pool, a)
+	msg := &streamkit.Message{ID: "0-1", Stage: pipeline.Embed, Fields: map[string]string{
+		pipeline.FieldDocID: a.DocID, pipeline.FieldContentHash: a.ContentHash(), pipeline.FieldURL: a.URL()}}
+	commit := func(res streamkit.Result) error {
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		if err := res.Commit(ctx, tx); err != nil {
+			return err
+		}
+		return tx.Commit(ctx)
+	}
+	first, err := st.Handle(ctx, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := st.Handle(ctx, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := commit(first); err != nil {
+		t.Fatalf("first commit: %v", err)
+	}
+	if err := commit(second); err == nil || !strings.Contains(err.Error(), "chunks_pkey") {
+		t.Fatalf("second commit of a document both saw as new: err %v, want a primary key violation", err)
+	}
+	want := len(chunk.Split(chunkCfg, a.Title, a.Text))
+	if got := chunkRows(t, pool, a.DocID, e.Identity()); got[a.ContentHash()] != want || len(got) != 1 {
+		t.Fatalf("after the failed commit: rows by hash %v, want %d", got, want)
+	}
+	a.Text = longText("currents", 5)
+	embedtest.Insert(t, pool, a)
+	embedtest.Embed(t, pool, st, a)
+	if got := chunkRows(t, pool, a.DocID, e.Identity()); len(got) != 1 || got[a.ContentHash()] != len(chunk.Split(chunkCfg, a.Title, a.Text)) {
+		t.Fatalf("after the retry: rows by hash %v", got)
+	}
+}
