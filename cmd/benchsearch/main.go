@@ -42,12 +42,12 @@ const (
 )
 
 type options struct {
-	n, dims, clusters, perDoc, hosts, queries, batch, words, replaceDocs int
-	noise                                                                float64
-	seed                                                                 uint64
-	keep, reuse                                                          bool
-	ef                                                                   int
-	databaseURL, maintenanceMem                                          string
+	n, dims, clusters, perDoc, hosts, queries, batch, words, replaceDocs, liveDocs int
+	noise                                                                          float64
+	seed                                                                           uint64
+	keep, reuse                                                                    bool
+	ef                                                                             int
+	databaseURL, maintenanceMem                                                    string
 }
 
 func main() {
@@ -59,7 +59,8 @@ func main() {
 	flag.IntVar(&o.hosts, "hosts", 100, "hosts; a host filter selects 1/hosts of the chunks")
 	flag.IntVar(&o.queries, "queries", 200, "queries per mode")
 	flag.IntVar(&o.batch, "batch", 50, "documents per write transaction (the embedder's EMBED_BATCH_SIZE)")
-	flag.IntVar(&o.replaceDocs, "replace-docs", 5000, "documents re-embedded to time the stage and bulk write paths")
+	flag.IntVar(&o.replaceDocs, "replace-docs", 2500, "documents re-embedded to time replacing chunks")
+	flag.IntVar(&o.liveDocs, "live-docs", 1250, "documents (of the N chunks) written after the HNSW build, to time writes with the index live")
 	flag.IntVar(&o.words, "words", 250, "words per chunk (250 ≈ 350 estimated tokens, the default chunk size)")
 	flag.Float64Var(&o.noise, "noise", 1.0, "noise norm relative to the cluster centre")
 	flag.Uint64Var(&o.seed, "seed", 1, "random seed")
@@ -106,7 +107,18 @@ func run(ctx context.Context, o options) error {
 		len(d.docs)*o.perDoc, len(d.docs), o.perDoc, o.words, o.dims, o.clusters, o.noise, o.hosts, pgv, pgVersion)
 
 	if !o.reuse {
-		if err := measureWrites(ctx, pool, id, d, o); err != nil {
+		live := min(o.liveDocs, len(d.docs)/2)
+		load, rest := d.docs[:len(d.docs)-live], d.docs[len(d.docs)-live:]
+		if err := compareWrites(ctx, pool, id, load, o.batch, "load without the model's HNSW index"); err != nil {
+			return err
+		}
+		bare, err := timed(func() error { return copyBare(ctx, pool, d) })
+		if err != nil {
+			return fmt.Errorf("bare copy: %w", err)
+		}
+		fmt.Printf("write  reference: one CopyFrom of all %d vectors into a bare (doc_id, chunk_index, embedding) table, no text, no indexes: %.0f rows/s\n",
+			o.n, float64(len(d.docs)*o.perDoc)/bare.Seconds())
+		if err := measureReplace(ctx, pool, id, load[:min(o.replaceDocs, len(load))], o.batch); err != nil {
 			return err
 		}
 		if _, err := pool.Exec(ctx, "VACUUM ANALYZE chunks"); err != nil {
@@ -114,6 +126,12 @@ func run(ctx context.Context, o options) error {
 		}
 		if err := buildIndex(ctx, pool, id, o); err != nil {
 			return err
+		}
+		if err := compareWrites(ctx, pool, id, rest, o.batch, "with the HNSW index live"); err != nil {
+			return err
+		}
+		if _, err := pool.Exec(ctx, "ANALYZE chunks"); err != nil {
+			return fmt.Errorf("analyze: %w", err)
 		}
 	}
 	return measureQueries(ctx, pool, id, d, o)
@@ -204,7 +222,7 @@ func generate(rng *rand.Rand, o options) *data {
 		c := rng.IntN(o.clusters)
 		pub := start.AddDate(0, 0, rng.IntN(d.days))
 		doc := embed.DocChunks{DocID: fmt.Sprintf("doc%07d", i), ContentHash: "h", Host: fmt.Sprintf("host%03d.example", rng.IntN(o.hosts)),
-			Language: "en", PublishedAt: &pub, Title: d.text(rng, c, 6)}
+			Language: "en", PublishedAt: &pub, Title: d.text(rng, c, 6), New: true}
 		for j := range o.perDoc {
 			body := d.text(rng, c, o.words)
 			doc.Chunks = append(doc.Chunks, chunk.Chunk{Index: j, Start: j * 600, End: j*600 + len(body), Text: body})
@@ -275,77 +293,104 @@ func pseudoWord(i int, vowel string) string {
 	return b.String() + "x"
 }
 
-// measureWrites loads the corpus and prints rows/s of three writes: the
-// ceiling (one pgx CopyFrom of all N rows straight into chunks — this is
-// the load), then two ways of replacing a sample of documents in the full
-// table (a re-embed: the previous chunks are deleted and new ones copied),
-// batch documents per transaction: the stage path (what streamkit commits
-// for the embedder: per document a savepoint, a DELETE and a COPY) and the
-// bulk path (one embed.Replace of the whole batch: one DELETE, one COPY).
-// Replacing does more work than the ceiling's plain insert.
-func measureWrites(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, d *data, o options) error {
-	rows := 0
-	for _, doc := range d.docs {
-		rows += len(doc.Chunks)
-	}
-	ceiling, err := timed(func() error {
-		conn, err := pool.Acquire(ctx)
-		if err != nil {
+// A writer writes one batch of documents in one transaction.
+type writer func(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, docs []embed.DocChunks) error
+
+// ceilingWrite is the plain pgx CopyFrom of the batch's rows: no ledger,
+// no savepoints, no DELETE.
+func ceilingWrite(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, docs []embed.DocChunks) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if err := embed.RegisterVectorTypes(ctx, tx.Conn()); err != nil {
 			return err
 		}
-		defer conn.Release()
-		if err := embed.RegisterVectorTypes(ctx, conn.Conn()); err != nil {
-			return err
-		}
-		src := make([][]any, 0, rows)
-		for _, doc := range d.docs {
+		var rows [][]any
+		for _, doc := range docs {
 			for i, c := range doc.Chunks {
-				src = append(src, []any{doc.DocID, id.Model, id.Dims, c.Index, doc.ContentHash, c.Start, c.End,
+				rows = append(rows, []any{doc.DocID, id.Model, id.Dims, c.Index, doc.ContentHash, c.Start, c.End,
 					doc.Title, c.Text, doc.Host, doc.Language, doc.PublishedAt, pgvector.NewVector(doc.Vectors[i])})
 			}
 		}
-		_, err = conn.Conn().CopyFrom(ctx, pgx.Identifier{"chunks"}, []string{"doc_id", "model", "dims", "chunk_index", "content_hash",
-			"char_start", "char_end", "title", "text", "host", "language", "published_at", "embedding"}, pgx.CopyFromRows(src))
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"chunks"}, []string{"doc_id", "model", "dims", "chunk_index", "content_hash",
+			"char_start", "char_end", "title", "text", "host", "language", "published_at", "embedding"}, pgx.CopyFromRows(rows))
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("ceiling copy: %w", err)
-	}
-	ceilRate := float64(rows) / ceiling.Seconds()
-	fmt.Printf("write  ceiling: one pgx CopyFrom of all %d rows into chunks (its indexes and generated tsvector): %s = %.0f rows/s\n",
-		rows, ceiling.Round(time.Millisecond), ceilRate)
-	bare, err := timed(func() error { return copyBare(ctx, pool, d) })
-	if err != nil {
-		return fmt.Errorf("bare copy: %w", err)
-	}
-	fmt.Printf("write  reference: one pgx CopyFrom into a bare (doc_id, chunk_index, embedding) table without indexes: %.0f rows/s\n",
-		float64(rows)/bare.Seconds())
+}
 
-	// The two paths alternate batch by batch over disjoint halves of the
-	// sample, so drifting load on a shared machine hits both alike.
-	sample := d.docs[:min(o.replaceDocs, len(d.docs))]
-	var took [2]time.Duration
-	var nrows [2]int
-	for i, start := 0, 0; start < len(sample); i, start = i+1, start+o.batch {
-		part := sample[start:min(start+o.batch, len(sample))]
-		for j := range part {
-			part[j].ContentHash = "h2"
-			nrows[i%2] += len(part[j].Chunks)
+// stageWrite writes the batch as streamkit's committer writes a batch of
+// the embedder's results: one transaction, per document its Commit
+// (embed.Replace: DELETE and INSERT in one round trip), then one insert of
+// the batch's ledger rows.
+func stageWrite(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, docs []embed.DocChunks) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		keys := make([]string, len(docs))
+		ids := make([]string, len(docs))
+		for i, doc := range docs {
+			if err := embed.Replace(ctx, tx, id, doc); err != nil {
+				return err
+			}
+			keys[i] = "embed:" + doc.DocID + ":" + doc.ContentHash + ":" + id.Version()
+			ids[i] = doc.DocID
 		}
-		t, err := timed(func() error { return writeBatch(ctx, pool, id, part, i%2 == 0) })
+		_, err := tx.Exec(ctx, `INSERT INTO stage_results (key, stage, doc_id)
+			SELECT k, 'embed', d FROM unnest($1::text[], $2::text[]) AS t(k, d) ON CONFLICT (key) DO NOTHING`, keys, ids)
+		return err
+	})
+}
+
+// compareWrites writes docs batch by batch, alternating the ceiling and
+// the stage path, so both write into the same table in the same state
+// (its size, its indexes, the machine's load at the time). It prints the
+// rows/s of each and their ratio.
+func compareWrites(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, docs []embed.DocChunks, batch int, what string) error {
+	paths := []struct {
+		name  string
+		write writer
+		took  time.Duration
+		rows  int
+	}{{name: "ceiling (plain CopyFrom)", write: ceilingWrite}, {name: "embedder (ledger tx, an INSERT per doc)", write: stageWrite}}
+	for i, start := 0, 0; start < len(docs); i, start = i+1, start+batch {
+		part := docs[start:min(start+batch, len(docs))]
+		p := &paths[i%2]
+		t, err := timed(func() error { return p.write(ctx, pool, id, part) })
 		if err != nil {
-			return fmt.Errorf("replace documents: %w", err)
+			return fmt.Errorf("%s, %s: %w", what, p.name, err)
 		}
-		took[i%2] += t
+		p.took += t
+		for _, d := range part {
+			p.rows += len(d.Chunks)
+		}
 	}
-	for i, name := range []string{
-		fmt.Sprintf("stage path: %d docs per transaction, per doc a savepoint + DELETE + COPY (as streamkit commits the embedder)", o.batch),
-		fmt.Sprintf("bulk path: embed.Replace of %d docs per transaction (1 DELETE + 1 COPY)", o.batch),
-	} {
-		rate := float64(nrows[i]) / took[i].Seconds()
-		fmt.Printf("write  %s, re-embedding %d rows of the loaded table: %.0f rows/s = %.0f%% of ceiling\n",
-			name, nrows[i], rate, 100*rate/ceilRate)
+	rate := func(i int) float64 { return float64(paths[i].rows) / paths[i].took.Seconds() }
+	fmt.Printf("write  %s, %d docs per transaction, the two paths alternating:\n", what, batch)
+	for i := range paths {
+		fmt.Printf("         %-58s %7d rows %8.0f rows/s\n", paths[i].name, paths[i].rows, rate(i))
 	}
+	fmt.Printf("         embedder / ceiling = %.0f%%\n", 100*rate(1)/rate(0))
+	return nil
+}
+
+// measureReplace re-embeds a sample of loaded documents through the stage
+// path (their previous chunks are deleted, new ones copied): more work per
+// row than the ceiling's plain insert, so its rate is printed on its own.
+func measureReplace(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, docs []embed.DocChunks, batch int) error {
+	rows := 0
+	took, err := timed(func() error {
+		for start := 0; start < len(docs); start += batch {
+			part := docs[start:min(start+batch, len(docs))]
+			for j := range part {
+				part[j].ContentHash, part[j].New = "h2", false
+				rows += len(part[j].Chunks)
+			}
+			if err := stageWrite(ctx, pool, id, part); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("re-embed documents: %w", err)
+	}
+	fmt.Printf("write  re-embed: %d docs through the embedder's path, replacing %d rows: %.0f rows/s\n", len(docs), rows, float64(rows)/took.Seconds())
 	return nil
 }
 
@@ -372,22 +417,6 @@ func copyBare(ctx context.Context, pool *pgxpool.Pool, d *data) error {
 	}
 	_, err = conn.Conn().CopyFrom(ctx, pgx.Identifier{"bare"}, []string{"doc_id", "chunk_index", "embedding"}, pgx.CopyFromRows(src))
 	return err
-}
-
-// writeBatch writes docs in one transaction, each document in its own
-// savepoint (perDoc, as streamkit commits) or all in one Replace call.
-func writeBatch(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, docs []embed.DocChunks, perDoc bool) error {
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if !perDoc {
-			return embed.Replace(ctx, tx, id, docs...)
-		}
-		for _, doc := range docs {
-			if err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error { return embed.Replace(ctx, sp, id, doc) }); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
 }
 
 func buildIndex(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, o options) error {
