@@ -45,6 +45,7 @@ func run(args []string) error {
 	chunkTokens := s.Int("EMBED_CHUNK_TOKENS", chunk.DefaultTargetTokens, "estimated tokens per chunk (the title is added on top)")
 	overlap := s.Int("EMBED_CHUNK_OVERLAP", chunk.DefaultOverlapTokens, "estimated tokens repeated between neighbouring chunks (0 = none)")
 	skipped := s.Bool("EMBED_INCLUDE_DUPLICATES", false, "also embed duplicates and non-articles")
+	createIndex := s.Bool("EMBED_CREATE_INDEX", true, "create the model's HNSW index at start if missing (false for a large backfill: newsctl index build afterwards)")
 	if err := s.Parse(args); err != nil {
 		return err
 	}
@@ -68,8 +69,11 @@ func run(args []string) error {
 	}.Run(func(d app.Deps) (streamkit.Handler, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		if err := embed.EnsureModel(ctx, d.DB, id); err != nil {
+		if err := embed.EnsureModel(ctx, d.DB, id, *createIndex); err != nil {
 			return nil, err
+		}
+		if st, err := embed.Index(ctx, d.DB, id); err == nil && !st.Valid {
+			d.Log.Warn("the model's HNSW index is not usable: vector searches scan every chunk", "index", st.Name, "state", st)
 		}
 		return embed.NewStage(d.DB, embed.Config{Embedder: emb, Batch: *batch, IncludeSkipped: *skipped, Log: d.Log,
 			Chunk: chunk.Config{TargetTokens: *chunkTokens, OverlapTokens: *overlap}})

@@ -2,16 +2,10 @@ package embed
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"hash/fnv"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pgvector/pgvector-go"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
 
@@ -132,73 +126,4 @@ func VectorType(dims int) string {
 		return fmt.Sprintf("halfvec(%d)", dims)
 	}
 	return fmt.Sprintf("vector(%d)", dims)
-}
-
-// IndexName is the name of the HNSW index of a model and dimension.
-func IndexName(id Identity) string {
-	if id.Model == "local-hash-v1" && id.Dims == 384 {
-		return "chunks_hnsw_local_hash_v1_384" // created by migration 00005
-	}
-	slug := strings.Trim(nonIdent.ReplaceAllString(strings.ToLower(id.Model), "_"), "_")
-	h := fnv.New32a()
-	h.Write([]byte(id.Version()))
-	name := fmt.Sprintf("chunks_hnsw_%s_%d", slug, id.Dims)
-	if len(name) > 50 {
-		name = name[:50]
-	}
-	return fmt.Sprintf("%s_%08x", name, h.Sum32())
-}
-
-var nonIdent = regexp.MustCompile(`[^a-z0-9]+`)
-
-// IndexSQL is the CREATE INDEX statement of id's HNSW index: cosine, on
-// the embedding cast to VectorType, partial on the model and dimension.
-func IndexSQL(id Identity, concurrently bool) string {
-	ops := "vector_cosine_ops"
-	if id.Dims >= HalfvecFromDims {
-		ops = "halfvec_cosine_ops"
-	}
-	conc := ""
-	if concurrently {
-		conc = "CONCURRENTLY "
-	}
-	return fmt.Sprintf(`CREATE INDEX %sIF NOT EXISTS %s ON chunks USING hnsw ((embedding::%s) %s)
-		WITH (m = %d, ef_construction = %d) WHERE model = %s AND dims = %d`,
-		conc, pgx.Identifier{IndexName(id)}.Sanitize(), VectorType(id.Dims), ops, HNSWM, HNSWEfConstruction,
-		quoteLiteral(id.Model), id.Dims)
-}
-
-// EnsureModel records id in embed_models and creates its HNSW index
-// (CREATE INDEX CONCURRENTLY, so writers of other models are not blocked)
-// unless it exists. Safe to call from many embedders at once.
-func EnsureModel(ctx context.Context, pool *pgxpool.Pool, id Identity) error {
-	if id.Dims <= 0 || id.Dims > maxHNSWDims {
-		return fmt.Errorf("embedding dimension %d is outside 1..%d", id.Dims, maxHNSWDims)
-	}
-	name := IndexName(id)
-	var exists bool
-	if err := pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil {
-		return fmt.Errorf("look up index %s: %w", name, err)
-	}
-	if !exists {
-		if _, err := pool.Exec(ctx, IndexSQL(id, true)); err != nil && !isDuplicate(err) {
-			return fmt.Errorf("create HNSW index %s for %s: %w", name, id, err)
-		}
-	}
-	_, err := pool.Exec(ctx, `INSERT INTO embed_models (model, dims, provider, index_name) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (model, dims) DO NOTHING`, id.Model, id.Dims, id.Provider, name)
-	if err != nil {
-		return fmt.Errorf("record model %s: %w", id, err)
-	}
-	return nil
-}
-
-func isDuplicate(err error) bool {
-	var pg *pgconn.PgError
-	return errors.As(err, &pg) && (pg.Code == "42P07" || pg.Code == "23505")
-}
-
-// quoteLiteral quotes s as an SQL string literal (standard_conforming_strings on).
-func quoteLiteral(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/newscrawl/newscrawl/internal/embed"
+	"github.com/newscrawl/newscrawl/internal/embed/local"
 	"github.com/newscrawl/newscrawl/internal/testenv"
 )
 
@@ -39,5 +41,57 @@ func TestStore_DocumentLookupsUseThePrimaryKeyWithoutStatistics(t *testing.T) {
 		if !strings.Contains(plan.String(), "chunks_pkey") {
 			t.Errorf("%s\nplan:\n%s", q, plan.String())
 		}
+	}
+}
+
+// An operator drops the HNSW index before a backfill and builds it after;
+// a build that failed half-way leaves an invalid index, which the embedder
+// leaves alone (it may be a build in progress) and BuildIndex replaces.
+func TestIndex_DropBuildAndReplaceInvalid(t *testing.T) {
+	t.Parallel()
+	pool := testenv.Postgres(t)
+	ctx := context.Background()
+	id := local.New(local.Config{}).Identity()
+	state := func(want string) embed.IndexState {
+		t.Helper()
+		st, err := embed.Index(ctx, pool, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(st.String(), want) {
+			t.Fatalf("index %s is %s, want %s", st.Name, st, want)
+		}
+		return st
+	}
+	state("valid") // created by the migration
+	if err := embed.DropIndex(ctx, pool, id); err != nil {
+		t.Fatal(err)
+	}
+	state("missing")
+	if err := embed.EnsureModel(ctx, pool, id, false); err != nil {
+		t.Fatal(err)
+	}
+	state("missing") // EMBED_CREATE_INDEX=false
+	if err := embed.BuildIndex(ctx, pool, id, "64MB"); err != nil {
+		t.Fatal(err)
+	}
+	if st := state("valid"); st.Bytes == 0 {
+		t.Fatal("built index has no size")
+	}
+
+	if _, err := pool.Exec(ctx, `UPDATE pg_index SET indisvalid = false WHERE indexrelid = to_regclass($1)`, embed.IndexName(id)); err != nil {
+		t.Fatal(err)
+	}
+	state("invalid")
+	if err := embed.EnsureModel(ctx, pool, id, true); err != nil {
+		t.Fatal(err)
+	}
+	state("invalid")
+	if err := embed.BuildIndex(ctx, pool, id, ""); err != nil {
+		t.Fatal(err)
+	}
+	state("valid")
+	if err := embed.BuildIndex(ctx, pool, id, ""); err != nil {
+		t.Fatalf("building a valid index again: %v", err)
 	}
 }

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/newscrawl/newscrawl/internal/embed"
+	"github.com/newscrawl/newscrawl/internal/store"
+)
+
+func init() {
+	register("index", "status, build or drop the configured embedding model's HNSW index (around a large backfill)", runIndex)
+}
+
+// runIndex implements "newsctl index [status|build|drop]".
+func runIndex(ctx context.Context, args []string) error {
+	s, c := settings("index")
+	fs := s.FlagSet()
+	embedder := bindEmbedding(s)
+	mem := fs.String("maintenance-work-mem", "1GB", "maintenance_work_mem for the build (at least the index size: about 2 kB per 384-d chunk)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `usage: newsctl index [flags] [status|build|drop]
+
+The HNSW index of the model configured by EMBED_* / OPENAI_* (as for the embedder):
+  status  its state, size and how many documents the model has (the default)
+  build   create it concurrently (writes go on); an invalid one left by a failed build is rebuilt
+  drop    drop it concurrently; vector searches of the model scan exactly until it is built
+
+For a large backfill: run the embedders with EMBED_CREATE_INDEX=false, newsctl index drop,
+newsctl reembed, newsctl wait, then newsctl index build.`)
+		fs.PrintDefaults()
+	}
+	if err := s.Parse(args); err != nil {
+		return err
+	}
+	action := "status"
+	switch fs.NArg() {
+	case 0:
+	case 1:
+		action = fs.Arg(0)
+	default:
+		return fmt.Errorf("one action, got %q", fs.Args())
+	}
+	emb, err := embedder()
+	if err != nil {
+		return err
+	}
+	id := emb.Identity()
+	pool, err := store.Open(ctx, *c.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+
+	switch action {
+	case "status":
+	case "build":
+		t0 := time.Now()
+		if err := embed.BuildIndex(ctx, pool, id, *mem); err != nil {
+			return err
+		}
+		fmt.Printf("built in %s\n", time.Since(t0).Round(time.Millisecond))
+	case "drop":
+		if err := embed.DropIndex(ctx, pool, id); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("unknown action %q: status, build or drop", action)
+	}
+	st, err := embed.Index(ctx, pool, id)
+	if err != nil {
+		return err
+	}
+	var docs int64
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM chunks WHERE model = $1 AND dims = $2 AND chunk_index = 0`,
+		id.Model, id.Dims).Scan(&docs); err != nil {
+		return fmt.Errorf("count documents of %s: %w", id, err)
+	}
+	fmt.Printf("model %s, %d dimensions: %d documents embedded\nindex %s: %s, %.1f MB\n",
+		id.Model, id.Dims, docs, st.Name, st, float64(st.Bytes)/(1<<20))
+	return nil
+}

@@ -1,0 +1,176 @@
+package embed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"regexp"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Each model and dimension has its own HNSW index on chunks. The embedder
+// creates it at start; for a large backfill an operator drops it and builds
+// it once the rows are in, which is many times faster than keeping it up
+// to date on every insert (docs/SEARCH.md).
+
+// IndexName is the name of the HNSW index of a model and dimension.
+func IndexName(id Identity) string {
+	if id.Model == "local-hash-v1" && id.Dims == 384 {
+		return "chunks_hnsw_local_hash_v1_384" // created by migration 00005
+	}
+	slug := strings.Trim(nonIdent.ReplaceAllString(strings.ToLower(id.Model), "_"), "_")
+	h := fnv.New32a()
+	h.Write([]byte(id.Version()))
+	name := fmt.Sprintf("chunks_hnsw_%s_%d", slug, id.Dims)
+	if len(name) > 50 {
+		name = name[:50]
+	}
+	return fmt.Sprintf("%s_%08x", name, h.Sum32())
+}
+
+var nonIdent = regexp.MustCompile(`[^a-z0-9]+`)
+
+// IndexSQL is the CREATE INDEX statement of id's HNSW index: cosine, on
+// the embedding cast to VectorType, partial on the model and dimension.
+func IndexSQL(id Identity, concurrently bool) string {
+	ops := "vector_cosine_ops"
+	if id.Dims >= HalfvecFromDims {
+		ops = "halfvec_cosine_ops"
+	}
+	conc := ""
+	if concurrently {
+		conc = "CONCURRENTLY "
+	}
+	return fmt.Sprintf(`CREATE INDEX %sIF NOT EXISTS %s ON chunks USING hnsw ((embedding::%s) %s)
+		WITH (m = %d, ef_construction = %d) WHERE model = %s AND dims = %d`,
+		conc, pgx.Identifier{IndexName(id)}.Sanitize(), VectorType(id.Dims), ops, HNSWM, HNSWEfConstruction,
+		quoteLiteral(id.Model), id.Dims)
+}
+
+// An IndexState is what Postgres holds of a model's HNSW index.
+type IndexState struct {
+	Name     string
+	Exists   bool
+	Valid    bool  // false while a concurrent build runs, or after one failed
+	Building bool  // a CREATE INDEX of it is running now
+	Bytes    int64 // size on disk
+}
+
+func (s IndexState) String() string {
+	switch {
+	case !s.Exists:
+		return "missing"
+	case s.Building:
+		return "building"
+	case !s.Valid:
+		return "invalid (a concurrent build failed: run newsctl index build)"
+	}
+	return "valid"
+}
+
+// Index reports the state of id's HNSW index.
+func Index(ctx context.Context, pool *pgxpool.Pool, id Identity) (IndexState, error) {
+	st := IndexState{Name: IndexName(id)}
+	// Looked up beside the chunks table the search_path finds: a name alone
+	// could resolve to a namesake in a later schema of the path.
+	err := pool.QueryRow(ctx, `SELECT i.indisvalid, pg_relation_size(i.indexrelid),
+			EXISTS (SELECT 1 FROM pg_stat_progress_create_index p WHERE p.index_relid = i.indexrelid)
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		WHERE i.indrelid = 'chunks'::regclass AND c.relname = $1`, st.Name).Scan(&st.Valid, &st.Bytes, &st.Building)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return st, nil
+	}
+	if err != nil {
+		return st, fmt.Errorf("look up index %s: %w", st.Name, err)
+	}
+	st.Exists = true
+	return st, nil
+}
+
+// EnsureModel records id in embed_models and, with createIndex, creates its
+// HNSW index unless it exists (CREATE INDEX CONCURRENTLY, so writers of
+// other models are not blocked). An invalid index is left alone: it may be
+// another embedder's build in progress. Safe to call from many embedders
+// at once.
+func EnsureModel(ctx context.Context, pool *pgxpool.Pool, id Identity, createIndex bool) error {
+	if id.Dims <= 0 || id.Dims > maxHNSWDims {
+		return fmt.Errorf("embedding dimension %d is outside 1..%d", id.Dims, maxHNSWDims)
+	}
+	if createIndex {
+		st, err := Index(ctx, pool, id)
+		if err != nil {
+			return err
+		}
+		if !st.Exists {
+			if _, err := pool.Exec(ctx, IndexSQL(id, true)); err != nil && !isDuplicate(err) {
+				return fmt.Errorf("create HNSW index %s for %s: %w", st.Name, id, err)
+			}
+		}
+	}
+	_, err := pool.Exec(ctx, `INSERT INTO embed_models (model, dims, provider, index_name) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (model, dims) DO NOTHING`, id.Model, id.Dims, id.Provider, IndexName(id))
+	if err != nil {
+		return fmt.Errorf("record model %s: %w", id, err)
+	}
+	return nil
+}
+
+// BuildIndex creates id's HNSW index concurrently (writers go on) with
+// maintenance_work_mem set to mem ("" keeps the server's), unless a valid
+// one exists. An invalid one, left by a failed build, is dropped first; a
+// build already running is an error.
+func BuildIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, mem string) error {
+	st, err := Index(ctx, pool, id)
+	if err != nil {
+		return err
+	}
+	switch {
+	case st.Building:
+		return fmt.Errorf("index %s is being built by another session; wait for it (newsctl index status)", st.Name)
+	case st.Exists && st.Valid:
+		return nil
+	case st.Exists:
+		if err := DropIndex(ctx, pool, id); err != nil {
+			return err
+		}
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if mem != "" {
+		if _, err := conn.Exec(ctx, "SELECT set_config('maintenance_work_mem', $1, false)", mem); err != nil {
+			return fmt.Errorf("set maintenance_work_mem to %q: %w", mem, err)
+		}
+		defer conn.Exec(context.WithoutCancel(ctx), "RESET maintenance_work_mem")
+	}
+	if _, err := conn.Exec(ctx, IndexSQL(id, true)); err != nil && !isDuplicate(err) {
+		return fmt.Errorf("build HNSW index %s for %s: %w", st.Name, id, err)
+	}
+	return nil
+}
+
+// DropIndex drops id's HNSW index (concurrently: searches and writes go on).
+// Vector searches of the model then scan exactly until it is built again.
+func DropIndex(ctx context.Context, pool *pgxpool.Pool, id Identity) error {
+	if _, err := pool.Exec(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+pgx.Identifier{IndexName(id)}.Sanitize()); err != nil {
+		return fmt.Errorf("drop HNSW index %s: %w", IndexName(id), err)
+	}
+	return nil
+}
+
+func isDuplicate(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (pg.Code == "42P07" || pg.Code == "23505")
+}
+
+// quoteLiteral quotes s as an SQL string literal (standard_conforming_strings on).
+func quoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
