@@ -42,8 +42,9 @@ type DocChunks struct {
 // Replace writes docs' chunks for id inside tx: it deletes each document's
 // previous chunks of the same model and dimension (unless the document is
 // New) and inserts the new rows, as one pipelined batch of at most two
-// statements (one round trip) however many documents and chunks. A document with no chunks ends up with none. On
-// error nothing of tx should be committed.
+// statements (one round trip) however many documents and chunks. A
+// document with no chunks ends up with none. On error nothing of tx should
+// be committed.
 //
 // The rows go in as one INSERT over unnest()ed arrays rather than COPY: the
 // embedder writes a document or a few at a time, where COPY's extra round
