@@ -77,7 +77,11 @@ newsctl reembed, newsctl wait, then newsctl index build.`)
 		id.Model, id.Dims).Scan(&docs); err != nil {
 		return fmt.Errorf("count documents of %s: %w", id, err)
 	}
-	fmt.Printf("model %s, %d dimensions: %d documents embedded\nindex %s: %s, %.1f MB\n",
+	fmt.Printf("model %s, %d dimensions: %d documents embedded\nindex %s: %s, %.1f MB",
 		id.Model, id.Dims, docs, st.Name, st, float64(st.Bytes)/(1<<20))
+	if st.Options != "" {
+		fmt.Printf(" (%s)", st.Options)
+	}
+	fmt.Println()
 	return nil
 }

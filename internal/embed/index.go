@@ -56,9 +56,10 @@ func IndexSQL(id Identity, concurrently bool) string {
 type IndexState struct {
 	Name     string
 	Exists   bool
-	Valid    bool  // false while a concurrent build runs, or after one failed
-	Building bool  // a CREATE INDEX of it is running now
-	Bytes    int64 // size on disk
+	Valid    bool   // false while a concurrent build runs, or after one failed
+	Building bool   // a CREATE INDEX of it is running now
+	Bytes    int64  // size on disk
+	Options  string // its build parameters, e.g. "m=16, ef_construction=128"
 }
 
 func (s IndexState) String() string {
@@ -79,9 +80,10 @@ func Index(ctx context.Context, pool *pgxpool.Pool, id Identity) (IndexState, er
 	// Looked up beside the chunks table the search_path finds: a name alone
 	// could resolve to a namesake in a later schema of the path.
 	err := pool.QueryRow(ctx, `SELECT i.indisvalid, pg_relation_size(i.indexrelid),
-			EXISTS (SELECT 1 FROM pg_stat_progress_create_index p WHERE p.index_relid = i.indexrelid)
+			EXISTS (SELECT 1 FROM pg_stat_progress_create_index p WHERE p.index_relid = i.indexrelid),
+			array_to_string(coalesce(c.reloptions, '{}'), ', ')
 		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-		WHERE i.indrelid = 'chunks'::regclass AND c.relname = $1`, st.Name).Scan(&st.Valid, &st.Bytes, &st.Building)
+		WHERE i.indrelid = 'chunks'::regclass AND c.relname = $1`, st.Name).Scan(&st.Valid, &st.Bytes, &st.Building, &st.Options)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return st, nil
 	}

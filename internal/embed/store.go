@@ -17,7 +17,7 @@ import (
 // also slow to scan).
 const (
 	HNSWM              = 16
-	HNSWEfConstruction = 64
+	HNSWEfConstruction = 128
 	HalfvecFromDims    = 512
 	maxHNSWDims        = 4000 // halfvec's HNSW limit
 )

