@@ -5,12 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 )
 
 // Main runs a binary's run function with the process arguments and exits:
 // 0 on success, 2 after -h, 1 with "name: error" on stderr otherwise.
+// With CPU_PROFILE=FILE in the environment the whole run is CPU-profiled
+// into FILE (for `go tool pprof`; written when run returns).
 func Main(name string, run func(args []string) error) {
-	err := run(os.Args[1:])
+	err := profiled(os.Getenv("CPU_PROFILE"), func() error { return run(os.Args[1:]) })
 	switch {
 	case err == nil:
 		os.Exit(0)
@@ -20,4 +23,20 @@ func Main(name string, run func(args []string) error) {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		os.Exit(1)
 	}
+}
+
+func profiled(file string, run func() error) error {
+	if file == "" {
+		return run()
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return fmt.Errorf("CPU_PROFILE: %w", err)
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return fmt.Errorf("CPU_PROFILE: %w", err)
+	}
+	defer pprof.StopCPUProfile()
+	return run()
 }
