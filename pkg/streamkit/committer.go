@@ -2,41 +2,74 @@ package streamkit
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// commitLoop group-commits finished entries: up to a batch, gathered for
-// at most the linger after the first, goes into one ledger transaction;
-// then one pipeline emits downstream and acks. It returns when the commits
-// channel closes.
-func (c *Consumer) commitLoop() {
-	batch := make([]*ledgerEntry, 0, c.cfg.BatchSize)
+// gather group-commits finished entries: one gatherer collects a batch,
+// for at most the linger after its first entry, and hands it to the first
+// free of the committers, each of which writes a batch in one ledger
+// transaction, then emits downstream and acks in one pipeline. While every
+// committer is busy the gatherer keeps filling the waiting batch (up to
+// BatchSize), so batches grow with the load. One gatherer rather than
+// committers gathering on their own: those split a slow trickle into
+// batches of one (at a few hundred messages a second, a transaction per
+// message). It returns when the commits channel is closed and drained.
+func (c *Consumer) gather() {
+	batches := make(chan []*ledgerEntry)
+	var committers sync.WaitGroup
+	for range c.cfg.Committers {
+		committers.Go(func() {
+			for b := range batches {
+				c.commitBatch(b)
+			}
+		})
+	}
+	defer committers.Wait()
+	defer close(batches)
+
 	linger := time.NewTimer(0)
 	<-linger.C
 	for first := range c.commits {
-		batch = append(batch[:0], first)
+		batch := make([]*ledgerEntry, 1, c.cfg.BatchSize)
+		batch[0] = first
 		linger.Reset(c.cfg.CommitLinger)
-	fill:
-		for len(batch) < c.cfg.BatchSize {
+		open, lingering := true, true // the commits channel; the linger timer
+		for {
+			var in <-chan *ledgerEntry
+			if open && len(batch) < c.cfg.BatchSize {
+				in = c.commits
+			}
+			var out chan<- []*ledgerEntry
+			if !lingering || in == nil {
+				out = batches
+			}
 			select {
-			case e, ok := <-c.commits:
+			case e, ok := <-in:
 				if !ok {
-					break fill
+					open = false
+					continue
 				}
 				batch = append(batch, e)
+				continue
 			case <-linger.C:
-				break fill
+				lingering = false
+				continue
+			case out <- batch:
 			}
+			break
 		}
 		if !linger.Stop() {
-			select {
+			select { // a fire not received yet (before Go 1.23's timers)
 			case <-linger.C:
 			default:
 			}
 		}
-		c.commitBatch(batch)
+		if !open {
+			return
+		}
 	}
 }
 

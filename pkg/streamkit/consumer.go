@@ -222,7 +222,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 	hardCtx, hardCancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer hardCancel()
 
-	var loops, workers, committers sync.WaitGroup
+	var loops, workers, committing sync.WaitGroup
 	lease := newLeaseKeeper(c)
 	promoter := newPromoter(c)
 	janitor := newJanitor(c)
@@ -234,10 +234,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 		workers.Add(1)
 		go func() { defer workers.Done(); c.workLoop(hardCtx) }()
 	}
-	for range c.cfg.Committers {
-		committers.Add(1)
-		go func() { defer committers.Done(); c.commitLoop() }()
-	}
+	committing.Go(c.gather)
 
 	rd := newReader(c)
 	rd.run(ctx) // returns when ctx is cancelled
@@ -259,7 +256,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 		}
 	}
 	close(c.commits)
-	committers.Wait()
+	committing.Wait()
 	lease.shutdown()
 	promoter.shutdown()
 	janitor.shutdown()
