@@ -8,7 +8,10 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
@@ -18,13 +21,15 @@ func init() {
 	register("dlq", "dead letters: list, counts, replay, purge", runDLQ)
 }
 
-const dlqUsage = `usage: newsctl dlq <list|counts|replay|purge> [--stage STAGE] [--type ERROR_TYPE] [--id ID]... [--limit N] [--json]
+const dlqUsage = `usage: newsctl dlq <list|counts|replay|purge> [--stage STAGE] [--type ERROR_TYPE] [--id ID]... [--older-than AGE] [--limit N] [--json]
 
   list     show dead letters (oldest first)
   counts   count dead letters by stage and error type
   replay   move dead letters back onto their stage's stream (fresh attempts)
   purge    delete dead letters
-Without --stage, every stage; replay and purge need --all, --type or --id.`
+Without --stage, every stage; replay and purge need --all, --type, --id or --older-than.
+AGE is a Go duration or a number of days: 36h, 30d. Dead letters are never
+dropped on their own: purge --older-than 30d from cron bounds the DLQ.`
 
 // idList collects repeated --id flags.
 type idList []string
@@ -45,6 +50,7 @@ func runDLQ(ctx context.Context, args []string) error {
 	limit := fs.Int("limit", 0, "at most this many (0: all)")
 	all := fs.Bool("all", false, "replay/purge every dead letter of the selected stages")
 	asJSON := fs.Bool("json", false, "JSON output")
+	olderThan := fs.String("older-than", "", "only dead letters older than AGE (36h, 30d)")
 	var ids idList
 	fs.Var(&ids, "id", "only this dead-letter id (repeatable)")
 	if err := s.Parse(args[1:]); err != nil {
@@ -55,8 +61,15 @@ func runDLQ(ctx context.Context, args []string) error {
 		return err
 	}
 	filter := streamkit.DLQFilter{ErrorType: *errType, IDs: ids, Limit: *limit}
-	if (verb == "replay" || verb == "purge") && !*all && filter.ErrorType == "" && len(filter.IDs) == 0 {
-		return errors.New("say which dead letters: --all, --type or --id")
+	if *olderThan != "" {
+		age, err := parseAge(*olderThan)
+		if err != nil {
+			return fmt.Errorf("--older-than: %w", err)
+		}
+		filter.Before = time.Now().Add(-age)
+	}
+	if (verb == "replay" || verb == "purge") && !*all && filter.ErrorType == "" && len(filter.IDs) == 0 && filter.Before.IsZero() {
+		return errors.New("say which dead letters: --all, --type, --id or --older-than")
 	}
 	rdb, err := redisOnly(ctx, c)
 	if err != nil {
@@ -173,4 +186,21 @@ func oneLine(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return string(r)
+}
+
+// parseAge reads a Go duration or a whole number of days ("30d").
+func parseAge(s string) (time.Duration, error) {
+	var d time.Duration
+	var err error
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		var n int
+		n, err = strconv.Atoi(days)
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		d, err = time.ParseDuration(s)
+	}
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration like 36h or 30d", s)
+	}
+	return d, nil
 }

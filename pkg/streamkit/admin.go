@@ -161,11 +161,21 @@ type DeadLetter struct {
 	Fields    map[string]string `json:"fields"`
 }
 
-// DLQFilter selects dead letters: by error type and/or entry ids; empty selects all.
+// DLQFilter selects dead letters: by error type, entry ids and/or age;
+// empty selects all.
 type DLQFilter struct {
 	ErrorType string
 	IDs       []string
-	Limit     int // 0: no limit
+	Before    time.Time // only dead letters written before this (zero: any age)
+	Limit     int       // 0: no limit
+}
+
+// end is the last stream id f can select ("+": any).
+func (f DLQFilter) end() string {
+	if f.Before.IsZero() {
+		return "+"
+	}
+	return strconv.FormatInt(max(f.Before.UnixMilli()-1, 0), 10) // ms alone: every entry of that millisecond
 }
 
 func (f DLQFilter) match(d DeadLetter) bool {
@@ -186,7 +196,7 @@ func (f DLQFilter) match(d DeadLetter) bool {
 // DLQList returns a stage's dead letters, oldest first, that match f.
 func (a *Admin) DLQList(ctx context.Context, stage string, f DLQFilter) ([]DeadLetter, error) {
 	var out []DeadLetter
-	err := a.scanDLQ(ctx, stage, func(d DeadLetter) bool {
+	err := a.scanDLQ(ctx, stage, f.end(), func(d DeadLetter) bool {
 		if f.match(d) {
 			out = append(out, d)
 		}
@@ -198,7 +208,7 @@ func (a *Admin) DLQList(ctx context.Context, stage string, f DLQFilter) ([]DeadL
 // DLQCounts counts a stage's dead letters by error type.
 func (a *Admin) DLQCounts(ctx context.Context, stage string) (map[string]int64, error) {
 	counts := map[string]int64{}
-	err := a.scanDLQ(ctx, stage, func(d DeadLetter) bool { counts[d.ErrorType]++; return true })
+	err := a.scanDLQ(ctx, stage, "+", func(d DeadLetter) bool { counts[d.ErrorType]++; return true })
 	return counts, err
 }
 
@@ -257,11 +267,13 @@ func (a *Admin) DLQPurge(ctx context.Context, stage string, f DLQFilter) (int, e
 	return removed, nil
 }
 
-func (a *Admin) scanDLQ(ctx context.Context, stage string, visit func(DeadLetter) bool) error {
+// scanDLQ visits a stage's dead letters up to stream id end, oldest first,
+// while visit returns true.
+func (a *Admin) scanDLQ(ctx context.Context, stage, end string, visit func(DeadLetter) bool) error {
 	key := KeysFor(a.Prefix, stage).DLQ()
 	start := "-"
 	for {
-		msgs, err := a.RDB.XRangeN(ctx, key, start, "+", 500).Result()
+		msgs, err := a.RDB.XRangeN(ctx, key, start, end, 500).Result()
 		if err != nil {
 			return fmt.Errorf("read dead letters of %s: %w", stage, err)
 		}

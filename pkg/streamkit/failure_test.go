@@ -514,3 +514,42 @@ func TestConsumer_EndlessRateLimitEnds(t *testing.T) {
 		t.Fatalf("%d calls, dead letter %+v; want 5 calls then rate_limited", n, dl[0])
 	}
 }
+
+// Dead letters stay until an operator removes them; --older-than selects by
+// the time each was written (its stream id).
+func TestAdmin_DLQSelectsByAge(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	for _, id := range []string{"1000-0", "2000-0", "2000-1", "3000-0"} {
+		if err := e.RDB.XAdd(ctx, &redis.XAddArgs{Stream: e.keys("s").DLQ(), ID: id, Values: []string{
+			streamkit.DLQFieldStage, "s", streamkit.DLQFieldErrorType, "not_found"}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
+	ids := func(f streamkit.DLQFilter) []string {
+		dl, err := admin.DLQList(ctx, "s", f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range dl {
+			out = append(out, d.ID)
+		}
+		return out
+	}
+	if got := ids(streamkit.DLQFilter{Before: time.UnixMilli(2000)}); fmt.Sprint(got) != "[1000-0]" {
+		t.Fatalf("before 2000 ms: %v", got)
+	}
+	if got := ids(streamkit.DLQFilter{Before: time.UnixMilli(2001)}); fmt.Sprint(got) != "[1000-0 2000-0 2000-1]" {
+		t.Fatalf("before 2001 ms: %v", got)
+	}
+	n, err := admin.DLQPurge(ctx, "s", streamkit.DLQFilter{Before: time.UnixMilli(2500)})
+	if err != nil || n != 3 {
+		t.Fatalf("purged %d (%v), want 3", n, err)
+	}
+	if got := ids(streamkit.DLQFilter{}); fmt.Sprint(got) != "[3000-0]" {
+		t.Fatalf("left: %v", got)
+	}
+}
