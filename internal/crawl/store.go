@@ -96,17 +96,18 @@ func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome) (written, er
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.urls'))`); err != nil {
 		return w, fmt.Errorf("lock the urls table's writers: %w", err)
 	}
+	state := o.State // decided here, not written back: streamkit may run a Commit twice
 	if o.Doc != nil {
 		changed, err := upsertDocument(ctx, tx, o.Doc)
 		if err != nil {
 			return w, err
 		}
 		w.changed = changed
-		if !changed && o.State == StateFetched {
-			o.State = StateUnchanged
+		if !changed && state == StateFetched {
+			state = StateUnchanged
 		}
 	}
-	if err := upsertURL(ctx, tx, r, o); err != nil {
+	if err := upsertURL(ctx, tx, r, o, state); err != nil {
 		return w, err
 	}
 	if len(o.Aliases) > 0 {
@@ -149,7 +150,7 @@ func upsertDocument(ctx context.Context, tx pgx.Tx, d *document) (changed bool, 
 	return true, nil
 }
 
-func upsertURL(ctx context.Context, tx pgx.Tx, r *request, o *outcome) error {
+func upsertURL(ctx context.Context, tx pgx.Tx, r *request, o *outcome, state string) error {
 	var recrawlMS *int64
 	if o.Hub && r.Recrawl > 0 {
 		ms := r.Recrawl.Milliseconds()
@@ -179,7 +180,7 @@ func upsertURL(ctx context.Context, tx pgx.Tx, r *request, o *outcome) error {
 			next_crawl_at = COALESCE(EXCLUDED.next_crawl_at, urls.next_crawl_at),
 			fetch_count = urls.fetch_count + EXCLUDED.fetch_count,
 			fetched_at = COALESCE(EXCLUDED.fetched_at, urls.fetched_at), updated_at = now()`,
-		r.URL, r.DocID, r.Host, o.State, r.Depth, r.MaxDepth, r.Hosts, r.Seed, o.Hub, o.Kind, o.Status,
+		r.URL, r.DocID, r.Host, state, r.Depth, r.MaxDepth, r.Hosts, r.Seed, o.Hub, o.Kind, o.Status,
 		o.FinalURL, o.ContentType, o.Hash, o.ETag, o.LastModified, o.Err, r.From, recrawlMS, fetched)
 	if err != nil {
 		return fmt.Errorf("record %s in urls: %w", r.URL, err)
