@@ -16,7 +16,9 @@ import (
 // BatchSize), so batches grow with the load. One gatherer rather than
 // committers gathering on their own: those split a slow trickle into
 // batches of one (at a few hundred messages a second, a transaction per
-// message). It returns when the commits channel is closed and drained.
+// message). It returns when the commits channel is closed and drained, or
+// once shutdown has abandoned stuck handlers (what is still queued then stays
+// pending in Redis).
 func (c *Consumer) gather() {
 	batches := make(chan []*ledgerEntry)
 	var committers sync.WaitGroup
@@ -32,11 +34,22 @@ func (c *Consumer) gather() {
 
 	linger := time.NewTimer(0)
 	<-linger.C
-	for first := range c.commits {
+	abandoned := c.abandoned
+	for {
+		var first *ledgerEntry
+		select {
+		case e, ok := <-c.commits:
+			if !ok {
+				return
+			}
+			first = e
+		case <-abandoned:
+			return
+		}
 		batch := make([]*ledgerEntry, 1, c.cfg.BatchSize)
 		batch[0] = first
 		linger.Reset(c.cfg.CommitLinger)
-		open, lingering := true, true // the commits channel; the linger timer
+		open, lingering := true, true // more may come; the linger timer runs
 		for {
 			var in <-chan *ledgerEntry
 			if open && len(batch) < c.cfg.BatchSize {
@@ -53,6 +66,9 @@ func (c *Consumer) gather() {
 					continue
 				}
 				batch = append(batch, e)
+				continue
+			case <-abandoned:
+				open, abandoned = false, nil // hand this batch over, then stop
 				continue
 			case <-linger.C:
 				lingering = false

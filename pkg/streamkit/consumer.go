@@ -160,7 +160,11 @@ type Consumer struct {
 	slots   chan struct{}     // one token per in-flight entry
 	work    chan *Message     // entries waiting for a handler
 	commits chan *ledgerEntry // finished entries waiting for the ledger
-	leases  *leaseTable
+	// abandoned is closed when shutdown gives up on handlers that ignore
+	// cancellation: the gatherer stops, and a late result is dropped (its
+	// entry stays pending for another consumer) instead of being sent on.
+	abandoned chan struct{}
+	leases    *leaseTable
 	// downstream gates reading on the next stage's pressure; nil without one.
 	downstream *Producer
 }
@@ -174,17 +178,18 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 	// fetches the next one and the handlers stay busy.
 	inflight := cfg.Concurrency + (cfg.Committers+1)*cfg.BatchSize
 	c := &Consumer{
-		cfg:     cfg,
-		keys:    KeysFor(cfg.Prefix, cfg.Stage),
-		rdb:     rdb,
-		ledger:  NewLedger(pool),
-		handler: h,
-		log:     cfg.Logger.With("stage", cfg.Stage, "consumer", cfg.Consumer),
-		metrics: cfg.Metrics.forStage(cfg.Stage),
-		slots:   make(chan struct{}, inflight),
-		work:    make(chan *Message, inflight),
-		commits: make(chan *ledgerEntry, inflight),
-		leases:  newLeaseTable(),
+		cfg:       cfg,
+		keys:      KeysFor(cfg.Prefix, cfg.Stage),
+		rdb:       rdb,
+		ledger:    NewLedger(pool),
+		handler:   h,
+		log:       cfg.Logger.With("stage", cfg.Stage, "consumer", cfg.Consumer),
+		metrics:   cfg.Metrics.forStage(cfg.Stage),
+		slots:     make(chan struct{}, inflight),
+		work:      make(chan *Message, inflight),
+		commits:   make(chan *ledgerEntry, inflight),
+		abandoned: make(chan struct{}),
+		leases:    newLeaseTable(),
 	}
 	if cfg.Downstream != "" {
 		c.downstream = NewProducer(rdb, cfg.Prefix, cfg.HighWater)
@@ -253,9 +258,14 @@ func (c *Consumer) Run(ctx context.Context) error {
 		case <-drained:
 		case <-time.After(5 * time.Second):
 			c.log.Error("handlers ignore cancellation; leaving their entries pending")
+			close(c.abandoned) // those handlers may still return: commits stays open
 		}
 	}
-	close(c.commits)
+	select {
+	case <-c.abandoned:
+	default:
+		close(c.commits) // every handler is back: nothing sends any more
+	}
 	committing.Wait()
 	lease.shutdown()
 	promoter.shutdown()

@@ -553,3 +553,33 @@ func TestAdmin_DLQSelectsByAge(t *testing.T) {
 		t.Fatalf("left: %v", got)
 	}
 }
+
+// A handler that ignores cancellation outlives the consumer's shutdown; when
+// it finally returns a result, nothing may panic (the commits channel was
+// once closed under it) and the entry stays pending for another consumer.
+func TestConsumer_HandlerReturningAfterShutdownLeavesEntryPending(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.resultTable()
+	e.publish("s", 1)
+	cfg := e.config("s")
+	cfg.GracePeriod = 100 * time.Millisecond
+	started, release, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	stop := e.start(cfg, streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		defer close(returned)
+		close(started)
+		<-release // deaf to ctx
+		return writeResult(context.Background(), m)
+	}))
+	<-started
+	stop() // gives up on the handler after the grace period and 5 s more
+	close(release)
+	<-returned
+	time.Sleep(100 * time.Millisecond) // a panic in the consumer's goroutines would end the test binary here
+	if n := e.ledgerCount("s"); n != 0 {
+		t.Fatalf("%d ledger rows: a result after shutdown was committed", n)
+	}
+	if p := e.pending("s", "s-group"); p != 1 {
+		t.Fatalf("PEL = %d, want the abandoned entry still pending", p)
+	}
+}

@@ -38,7 +38,12 @@ func (c *Consumer) process(ctx context.Context, m *Message) {
 		c.metrics.failed("panic")
 		c.finish(m)
 	case err == nil:
-		c.commits <- &ledgerEntry{key: m.Key, stage: c.cfg.Stage, result: res, msg: m}
+		select {
+		case c.commits <- &ledgerEntry{key: m.Key, stage: c.cfg.Stage, result: res, msg: m}:
+		case <-c.abandoned:
+			c.log.Warn("a handler returned after shutdown gave up on it; its entry stays pending", "id", m.ID)
+			c.finish(m)
+		}
 	case ctx.Err() != nil && !timedOut:
 		// Shutdown cancelled the handler: leave the entry pending.
 		c.finish(m)
