@@ -24,7 +24,8 @@ func runIndex(ctx context.Context, args []string) error {
 
 The HNSW index of the model configured by EMBED_* / OPENAI_* (as for the embedder):
   status  its state, size and how many documents the model has (the default)
-  build   create it concurrently (writes go on); an invalid one left by a failed build is rebuilt
+  build   create it concurrently (writes go on); an invalid one, or one built with other
+          parameters, is rebuilt beside the old one, which it then replaces
   drop    drop it concurrently; vector searches of the model scan exactly until it is built
 
 For a large backfill: run the embedders with EMBED_CREATE_INDEX=false, newsctl index drop,

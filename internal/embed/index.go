@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -38,6 +39,10 @@ var nonIdent = regexp.MustCompile(`[^a-z0-9]+`)
 // IndexSQL is the CREATE INDEX statement of id's HNSW index: cosine, on
 // the embedding cast to VectorType, partial on the model and dimension.
 func IndexSQL(id Identity, concurrently bool) string {
+	return indexSQL(id, IndexName(id), concurrently)
+}
+
+func indexSQL(id Identity, name string, concurrently bool) string {
 	ops := "vector_cosine_ops"
 	if id.Dims >= HalfvecFromDims {
 		ops = "halfvec_cosine_ops"
@@ -48,16 +53,18 @@ func IndexSQL(id Identity, concurrently bool) string {
 	}
 	return fmt.Sprintf(`CREATE INDEX %sIF NOT EXISTS %s ON chunks USING hnsw ((embedding::%s) %s)
 		WITH (m = %d, ef_construction = %d) WHERE model = %s AND dims = %d`,
-		conc, pgx.Identifier{IndexName(id)}.Sanitize(), VectorType(id.Dims), ops, HNSWM, HNSWEfConstruction,
+		conc, pgx.Identifier{name}.Sanitize(), VectorType(id.Dims), ops, HNSWM, HNSWEfConstruction,
 		quoteLiteral(id.Model), id.Dims)
 }
 
 // An IndexState is what Postgres holds of a model's HNSW index.
 type IndexState struct {
-	Name     string
-	Exists   bool
-	Valid    bool   // false while a concurrent build runs, or after one failed
-	Building bool   // a CREATE INDEX of it is running now
+	Name   string
+	Exists bool
+	Valid  bool // false while a concurrent build runs, or after one failed
+	// Building: a CREATE INDEX of it is running now. Seen only for builds by
+	// the same database role (or with pg_read_all_stats).
+	Building bool
 	Bytes    int64  // size on disk
 	Options  string // its build parameters, e.g. "m=16, ef_construction=128"
 }
@@ -70,8 +77,32 @@ func (s IndexState) String() string {
 		return "building"
 	case !s.Valid:
 		return "invalid (a concurrent build failed: run newsctl index build)"
+	case s.Outdated():
+		return fmt.Sprintf("valid, built with other parameters than m=%d, ef_construction=%d (newsctl index build rebuilds it)",
+			HNSWM, HNSWEfConstruction)
 	}
 	return "valid"
+}
+
+// EfConstruction is the index's ef_construction (pgvector's default, 64,
+// when it was built without one).
+func (s IndexState) EfConstruction() int { return s.param("ef_construction", 64) }
+
+// Outdated says the index exists but was built with other parameters than
+// the ones IndexSQL now uses.
+func (s IndexState) Outdated() bool {
+	return s.Exists && (s.param("m", 16) != HNSWM || s.EfConstruction() != HNSWEfConstruction)
+}
+
+func (s IndexState) param(name string, def int) int {
+	for _, kv := range strings.Split(s.Options, ", ") {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				return n
+			}
+		}
+	}
+	return def
 }
 
 // Index reports the state of id's HNSW index.
@@ -122,10 +153,11 @@ func EnsureModel(ctx context.Context, pool *pgxpool.Pool, id Identity, createInd
 	return nil
 }
 
-// BuildIndex creates id's HNSW index concurrently (writers go on) with
+// BuildIndex creates id's HNSW index concurrently (writes go on) with
 // maintenance_work_mem set to mem ("" keeps the server's), unless a valid
-// one exists. An invalid one, left by a failed build, is dropped first; a
-// build already running is an error.
+// one with the current parameters exists. An invalid or outdated one is
+// replaced: the new index is built beside it and then takes its name, so
+// searches keep an index all along. A build already running is an error.
 func BuildIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, mem string) error {
 	st, err := Index(ctx, pool, id)
 	if err != nil {
@@ -134,13 +166,38 @@ func BuildIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, mem string
 	switch {
 	case st.Building:
 		return fmt.Errorf("index %s is being built by another session; wait for it (newsctl index status)", st.Name)
-	case st.Exists && st.Valid:
+	case st.Exists && st.Valid && !st.Outdated():
 		return nil
-	case st.Exists:
-		if err := DropIndex(ctx, pool, id); err != nil {
-			return err
+	}
+	schema, err := chunksSchema(ctx, pool)
+	if err != nil {
+		return err
+	}
+	name := st.Name
+	if st.Exists {
+		name = st.Name + "_new" // IndexName is at most 59 bytes: this fits Postgres' 63
+		if _, err := pool.Exec(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+pgx.Identifier{schema, name}.Sanitize()); err != nil {
+			return fmt.Errorf("drop the leftover of an earlier rebuild: %w", err)
 		}
 	}
+	if err := createIndex(ctx, pool, id, name, mem); err != nil {
+		return err
+	}
+	if !st.Exists {
+		return nil
+	}
+	if _, err := pool.Exec(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+pgx.Identifier{schema, st.Name}.Sanitize()); err != nil {
+		return fmt.Errorf("drop the replaced index %s: %w", st.Name, err)
+	}
+	if _, err := pool.Exec(ctx, "ALTER INDEX "+pgx.Identifier{schema, name}.Sanitize()+" RENAME TO "+pgx.Identifier{st.Name}.Sanitize()); err != nil {
+		return fmt.Errorf("rename %s to %s: %w", name, st.Name, err)
+	}
+	return nil
+}
+
+// createIndex runs id's CREATE INDEX CONCURRENTLY under name, with
+// maintenance_work_mem set to mem for it ("" keeps the server's).
+func createIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, name, mem string) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -152,8 +209,8 @@ func BuildIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, mem string
 		}
 		defer conn.Exec(context.WithoutCancel(ctx), "RESET maintenance_work_mem")
 	}
-	if _, err := conn.Exec(ctx, IndexSQL(id, true)); err != nil && !isDuplicate(err) {
-		return fmt.Errorf("build HNSW index %s for %s: %w", st.Name, id, err)
+	if _, err := conn.Exec(ctx, indexSQL(id, name, true)); err != nil && !isDuplicate(err) {
+		return fmt.Errorf("build HNSW index %s for %s: %w", name, id, err)
 	}
 	return nil
 }
@@ -161,10 +218,26 @@ func BuildIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, mem string
 // DropIndex drops id's HNSW index (concurrently: searches and writes go on).
 // Vector searches of the model then scan exactly until it is built again.
 func DropIndex(ctx context.Context, pool *pgxpool.Pool, id Identity) error {
-	if _, err := pool.Exec(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+pgx.Identifier{IndexName(id)}.Sanitize()); err != nil {
+	schema, err := chunksSchema(ctx, pool)
+	if err != nil {
+		return err
+	}
+	if _, err := pool.Exec(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+pgx.Identifier{schema, IndexName(id)}.Sanitize()); err != nil {
 		return fmt.Errorf("drop HNSW index %s: %w", IndexName(id), err)
 	}
 	return nil
+}
+
+// chunksSchema is the schema of the chunks table the search_path finds:
+// index names are qualified with it, so a namesake elsewhere is never hit.
+func chunksSchema(ctx context.Context, pool *pgxpool.Pool) (string, error) {
+	var schema string
+	err := pool.QueryRow(ctx, `SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.oid = 'chunks'::regclass`).Scan(&schema)
+	if err != nil {
+		return "", fmt.Errorf("find the chunks table: %w", err)
+	}
+	return schema, nil
 }
 
 func isDuplicate(err error) bool {

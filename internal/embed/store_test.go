@@ -94,4 +94,25 @@ func TestIndex_DropBuildAndReplaceInvalid(t *testing.T) {
 	if err := embed.BuildIndex(ctx, pool, id, ""); err != nil {
 		t.Fatalf("building a valid index again: %v", err)
 	}
+
+	// An index built with pgvector's default ef_construction (before 128) is
+	// rebuilt beside the old one and takes its name.
+	if _, err := pool.Exec(ctx, `DROP INDEX `+embed.IndexName(id)+`;
+		CREATE INDEX `+embed.IndexName(id)+` ON chunks USING hnsw ((embedding::vector(384)) vector_cosine_ops)
+		WHERE model = 'local-hash-v1' AND dims = 384`); err != nil {
+		t.Fatal(err)
+	}
+	if st := state("valid, built with other parameters"); !st.Outdated() || st.EfConstruction() != 64 {
+		t.Fatalf("old index: %+v, outdated %v, ef_construction %d", st, st.Outdated(), st.EfConstruction())
+	}
+	if err := embed.BuildIndex(ctx, pool, id, ""); err != nil {
+		t.Fatal(err)
+	}
+	if st := state("valid"); st.Outdated() || st.EfConstruction() != embed.HNSWEfConstruction {
+		t.Fatalf("rebuilt index: %+v", st)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'chunks_hnsw_local%'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d HNSW indexes of the model after the rebuild (%v), want 1", n, err)
+	}
 }

@@ -108,7 +108,7 @@ func (s *Searcher) vectorQuery(ctx context.Context, q Query, vec []float32, limi
 	b.Queue(`SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', $2, true),
 		set_config('hnsw.max_scan_tuples', $3, true), set_config('enable_indexscan', $4, true),
 		set_config('plan_cache_mode', 'force_custom_plan', true)`,
-		strconv.Itoa(max(s.cfg.EfSearch, limit)), iterative, strconv.Itoa(s.cfg.MaxScanTuples), indexScan)
+		strconv.Itoa(max(s.efSearchFloor(), limit)), iterative, strconv.Itoa(s.cfg.MaxScanTuples), indexScan)
 	where, args := q.filters(5)
 	expr := "embedding::" + embed.VectorType(s.id.Dims)
 	qexpr := fmt.Sprintf("$1::vector(%d)::%s", s.id.Dims, embed.VectorType(s.id.Dims))

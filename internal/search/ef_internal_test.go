@@ -1,0 +1,41 @@
+package search
+
+import (
+	"context"
+	"testing"
+
+	"github.com/newscrawl/newscrawl/internal/embed"
+	"github.com/newscrawl/newscrawl/internal/embed/local"
+	"github.com/newscrawl/newscrawl/internal/testenv"
+)
+
+// An index built with a smaller ef_construction than embed's current one
+// gets the wider ef_search that gave it its recall.
+func TestSearcher_EfSearchFollowsTheIndex(t *testing.T) {
+	t.Parallel()
+	pool := testenv.Postgres(t)
+	ctx := context.Background()
+	e := local.New(local.Config{})
+	if _, err := pool.Exec(ctx, `INSERT INTO chunks (doc_id, model, dims, chunk_index, content_hash, char_start, char_end, text, embedding)
+		VALUES ('d', 'local-hash-v1', 384, 0, 'h', 0, 1, 'x', array_fill(0.05, ARRAY[384])::vector)`); err != nil {
+		t.Fatal(err)
+	}
+	floor := func() int {
+		s := New(pool, e, Config{}, nil)
+		if err := s.checkModel(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return s.efSearchFloor()
+	}
+	if got := floor(); got != DefaultEfSearch {
+		t.Fatalf("current index: ef_search floor %d, want %d", got, DefaultEfSearch)
+	}
+	name := embed.IndexName(e.Identity())
+	if _, err := pool.Exec(ctx, `DROP INDEX `+name+`; CREATE INDEX `+name+` ON chunks
+		USING hnsw ((embedding::vector(384)) vector_cosine_ops) WITH (ef_construction = 64) WHERE model = 'local-hash-v1' AND dims = 384`); err != nil {
+		t.Fatal(err)
+	}
+	if got := floor(); got != LegacyEfSearch {
+		t.Fatalf("index built with ef_construction 64: ef_search floor %d, want %d", got, LegacyEfSearch)
+	}
+}
