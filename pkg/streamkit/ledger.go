@@ -79,7 +79,7 @@ func (l *Ledger) commit(ctx context.Context, entries []*ledgerEntry) error {
 		return ledgerRows(entries).insert(ctx, l.pool)
 	}
 	err := l.commitTx(ctx, entries, false)
-	if errors.Is(err, errCommitFailed) {
+	if errors.Is(err, errCommitFailed) && ctx.Err() == nil { // out of time, a rerun fails too
 		err = l.commitTx(ctx, entries, true)
 	}
 	return err
