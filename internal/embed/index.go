@@ -107,10 +107,20 @@ func (s IndexState) param(name string, def int) int {
 
 // Index reports the state of id's HNSW index.
 func Index(ctx context.Context, pool *pgxpool.Pool, id Identity) (IndexState, error) {
-	st := IndexState{Name: IndexName(id)}
+	return indexState(ctx, pool, IndexName(id))
+}
+
+// querier is a pool or one of its connections.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// indexState looks an index of chunks up by name.
+func indexState(ctx context.Context, db querier, name string) (IndexState, error) {
+	st := IndexState{Name: name}
 	// Looked up beside the chunks table the search_path finds: a name alone
 	// could resolve to a namesake in a later schema of the path.
-	err := pool.QueryRow(ctx, `SELECT i.indisvalid, pg_relation_size(i.indexrelid),
+	err := db.QueryRow(ctx, `SELECT i.indisvalid, pg_relation_size(i.indexrelid),
 			EXISTS (SELECT 1 FROM pg_stat_progress_create_index p WHERE p.index_relid = i.indexrelid),
 			array_to_string(coalesce(c.reloptions, '{}'), ', ')
 		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
@@ -155,62 +165,75 @@ func EnsureModel(ctx context.Context, pool *pgxpool.Pool, id Identity, createInd
 
 // BuildIndex creates id's HNSW index concurrently (writes go on) with
 // maintenance_work_mem set to mem ("" keeps the server's), unless a valid
-// one with the current parameters exists. An invalid or outdated one is
-// replaced: the new index is built beside it and then takes its name, so
-// searches keep an index all along. A build already running is an error.
+// one with the current parameters exists. The index is built under a
+// temporary name and then renamed, replacing an invalid or outdated one
+// only once its successor is ready, so searches keep an index throughout;
+// a valid successor left by an interrupted build is put in place. One
+// build per index runs at a time (a session advisory lock); another is an
+// error.
 func BuildIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, mem string) error {
-	st, err := Index(ctx, pool, id)
-	if err != nil {
-		return err
-	}
-	switch {
-	case st.Building:
-		return fmt.Errorf("index %s is being built by another session; wait for it (newsctl index status)", st.Name)
-	case st.Exists && st.Valid && !st.Outdated():
-		return nil
-	}
-	schema, err := chunksSchema(ctx, pool)
-	if err != nil {
-		return err
-	}
-	name := st.Name
-	if st.Exists {
-		name = st.Name + "_new" // IndexName is at most 59 bytes: this fits Postgres' 63
-		if _, err := pool.Exec(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+pgx.Identifier{schema, name}.Sanitize()); err != nil {
-			return fmt.Errorf("drop the leftover of an earlier rebuild: %w", err)
-		}
-	}
-	if err := createIndex(ctx, pool, id, name, mem); err != nil {
-		return err
-	}
-	if !st.Exists {
-		return nil
-	}
-	if _, err := pool.Exec(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+pgx.Identifier{schema, st.Name}.Sanitize()); err != nil {
-		return fmt.Errorf("drop the replaced index %s: %w", st.Name, err)
-	}
-	if _, err := pool.Exec(ctx, "ALTER INDEX "+pgx.Identifier{schema, name}.Sanitize()+" RENAME TO "+pgx.Identifier{st.Name}.Sanitize()); err != nil {
-		return fmt.Errorf("rename %s to %s: %w", name, st.Name, err)
-	}
-	return nil
-}
-
-// createIndex runs id's CREATE INDEX CONCURRENTLY under name, with
-// maintenance_work_mem set to mem for it ("" keeps the server's).
-func createIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, name, mem string) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Release()
-	if mem != "" {
-		if _, err := conn.Exec(ctx, "SELECT set_config('maintenance_work_mem', $1, false)", mem); err != nil {
-			return fmt.Errorf("set maintenance_work_mem to %q: %w", mem, err)
-		}
-		defer conn.Exec(context.WithoutCancel(ctx), "RESET maintenance_work_mem")
+	schema, err := chunksSchema(ctx, conn)
+	if err != nil {
+		return err
 	}
-	if _, err := conn.Exec(ctx, indexSQL(id, name, true)); err != nil && !isDuplicate(err) {
-		return fmt.Errorf("build HNSW index %s for %s: %w", name, id, err)
+	name := IndexName(id)
+	next := name + "_new" // IndexName is at most 59 bytes: this fits Postgres' 63
+	exec := func(sql string, args ...any) error { _, err := conn.Exec(ctx, sql, args...); return err }
+	drop := func(n string) error {
+		if err := exec("DROP INDEX CONCURRENTLY IF EXISTS " + pgx.Identifier{schema, n}.Sanitize()); err != nil {
+			return fmt.Errorf("drop index %s: %w", n, err)
+		}
+		return nil
+	}
+
+	var locked bool
+	lockKey := schema + "." + name
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtext($1))`, lockKey).Scan(&locked); err != nil {
+		return fmt.Errorf("lock the build of %s: %w", name, err)
+	}
+	if !locked {
+		return fmt.Errorf("index %s is being built by another session; wait for it (newsctl index status)", name)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1))`, lockKey)
+
+	cur, err := indexState(ctx, conn, name)
+	if err != nil {
+		return err
+	}
+	if cur.Building {
+		return fmt.Errorf("index %s is being built by another session; wait for it (newsctl index status)", name)
+	}
+	succ, err := indexState(ctx, conn, next)
+	if err != nil {
+		return err
+	}
+	if cur.Valid && !cur.Outdated() {
+		return drop(next) // a leftover, if any
+	}
+	if !succ.Valid || succ.Outdated() {
+		if err := drop(next); err != nil {
+			return err
+		}
+		if mem != "" {
+			if err := exec("SELECT set_config('maintenance_work_mem', $1, false)", mem); err != nil {
+				return fmt.Errorf("set maintenance_work_mem to %q: %w", mem, err)
+			}
+			defer conn.Exec(context.WithoutCancel(ctx), "RESET maintenance_work_mem")
+		}
+		if err := exec(indexSQL(id, next, true)); err != nil {
+			return fmt.Errorf("build HNSW index %s for %s: %w", next, id, err)
+		}
+	}
+	if err := drop(name); err != nil {
+		return err
+	}
+	if err := exec("ALTER INDEX " + pgx.Identifier{schema, next}.Sanitize() + " RENAME TO " + pgx.Identifier{name}.Sanitize()); err != nil {
+		return fmt.Errorf("rename %s to %s: %w", next, name, err)
 	}
 	return nil
 }
@@ -218,11 +241,16 @@ func createIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, name, mem
 // DropIndex drops id's HNSW index (concurrently: searches and writes go on).
 // Vector searches of the model then scan exactly until it is built again.
 func DropIndex(ctx context.Context, pool *pgxpool.Pool, id Identity) error {
-	schema, err := chunksSchema(ctx, pool)
+	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
-	if _, err := pool.Exec(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+pgx.Identifier{schema, IndexName(id)}.Sanitize()); err != nil {
+	defer conn.Release()
+	schema, err := chunksSchema(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+pgx.Identifier{schema, IndexName(id)}.Sanitize()); err != nil {
 		return fmt.Errorf("drop HNSW index %s: %w", IndexName(id), err)
 	}
 	return nil
@@ -230,9 +258,9 @@ func DropIndex(ctx context.Context, pool *pgxpool.Pool, id Identity) error {
 
 // chunksSchema is the schema of the chunks table the search_path finds:
 // index names are qualified with it, so a namesake elsewhere is never hit.
-func chunksSchema(ctx context.Context, pool *pgxpool.Pool) (string, error) {
+func chunksSchema(ctx context.Context, db querier) (string, error) {
 	var schema string
-	err := pool.QueryRow(ctx, `SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	err := db.QueryRow(ctx, `SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE c.oid = 'chunks'::regclass`).Scan(&schema)
 	if err != nil {
 		return "", fmt.Errorf("find the chunks table: %w", err)
