@@ -34,12 +34,12 @@ func (c *Crawler) claim(ctx context.Context, r *request, id string, delay time.D
 		// threshold, so it is not deferred again): the promoter brings it
 		// back at most that much later, so it arrives just before its slot.
 		d := max(res.Wait-min(c.cfg.PromoteInterval, c.cfg.DeferAfter/2), time.Millisecond)
-		return streamkit.RetryAfter(d, fmt.Errorf("slot on %s held for %s ahead: stepping aside", r.Host, res.Wait))
+		return streamkit.Later(d, fmt.Sprintf("slot on %s held for %s ahead: stepping aside", r.Host, res.Wait))
 	case !res.Reserved:
 		// Come back when the host's queue has room again, spread over half
 		// the horizon so the refused requests do not return together.
 		d := res.Wait - c.cfg.MaxAhead/2 + rand.N(c.cfg.MaxAhead/2)
-		return streamkit.RetryAfter(d, fmt.Errorf("next slot on %s is %s ahead, beyond %s: re-queued", r.Host, res.Wait, c.cfg.MaxAhead))
+		return streamkit.Later(d, fmt.Sprintf("next slot on %s is %s ahead, beyond %s: re-queued", r.Host, res.Wait, c.cfg.MaxAhead))
 	}
 	res, err = c.limiter.Await(ctx, res, delay)
 	if err != nil {

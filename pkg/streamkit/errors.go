@@ -13,6 +13,7 @@ const (
 	ErrorTypePermanent  = "permanent"   // a Permanent error without a type of its own
 	ErrorTypeRetries    = "retries_exhausted"
 	ErrorTypeTimeout    = "timeout"
+	ErrorTypeDeferred   = "deferred" // Later: only seen once deferrals ran past MaxDeferrals
 )
 
 // A classified error carries how streamkit should treat a handler failure.
@@ -21,6 +22,7 @@ type classified struct {
 	permanent  bool
 	errType    string
 	retryAfter time.Duration
+	later      bool // not a failure at all: see Later
 }
 
 func (c *classified) Error() string { return c.err.Error() }
@@ -57,6 +59,16 @@ func RetryAfter(d time.Duration, err error) error {
 	return &classified{err: err, errType: "rate_limited", retryAfter: d}
 }
 
+// Later asks for the message to come back after d, and is not a failure:
+// no attempt is counted and the failure metrics stay still (it is counted
+// as deferred). For a handler that chooses to wait outside a worker slot,
+// such as the crawler stepping aside until its host's politeness slot.
+// Like RetryAfter, it counts as an attempt past MaxDeferrals, so an endless
+// loop of them still ends.
+func Later(d time.Duration, reason string) error {
+	return &classified{err: errors.New(reason), errType: ErrorTypeDeferred, retryAfter: max(d, time.Millisecond), later: true}
+}
+
 // IsPermanent reports whether err was marked Permanent.
 func IsPermanent(err error) bool {
 	var c *classified
@@ -73,6 +85,11 @@ func ErrorType(err error) string {
 		return ErrorTypeTimeout
 	}
 	return "transient"
+}
+
+func isLater(err error) bool {
+	var c *classified
+	return errors.As(err, &c) && c.later
 }
 
 func retryAfterOf(err error) (time.Duration, bool) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
@@ -512,6 +513,47 @@ func TestConsumer_EndlessRateLimitEnds(t *testing.T) {
 	// 3 deferrals are free, the 4th call counts attempt 1, the 5th attempt 2.
 	if n := calls.Load(); n != 5 || dl[0].ErrorType != "rate_limited" {
 		t.Fatalf("%d calls, dead letter %+v; want 5 calls then rate_limited", n, dl[0])
+	}
+}
+
+// Later sends a message back without failing it: no attempt is counted,
+// the failure metrics stay at zero, and the work is done once it returns.
+func TestConsumer_LaterIsNoFailure(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.resultTable()
+	e.publish("s", 1)
+	cfg := e.config("s")
+	cfg.MaxAttempts = 2 // two failures would dead-letter it
+	reg := prometheus.NewRegistry()
+	cfg.Metrics = streamkit.NewMetrics(reg)
+	var calls atomic.Int64
+	e.start(cfg, streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		if calls.Add(1) <= 3 {
+			return streamkit.Result{}, streamkit.Later(10*time.Millisecond, "host slot ahead")
+		}
+		return writeResult(ctx, m)
+	}))
+	e.eventually("processed after three deferrals", 10*time.Second, func() bool { return e.ledgerCount("s") == 1 })
+	if n := e.xlen(e.keys("s").DLQ()); n != 0 {
+		t.Fatalf("%d dead letters", n)
+	}
+	count := func(name string) (n float64) {
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			if mf.GetName() == name {
+				for _, m := range mf.GetMetric() {
+					n += m.GetCounter().GetValue()
+				}
+			}
+		}
+		return n
+	}
+	if d, f := count("newscrawl_stage_deferred_total"), count("newscrawl_stage_failed_total"); d != 3 || f != 0 {
+		t.Fatalf("deferred_total %v, failed_total %v; want 3 and 0", d, f)
 	}
 }
 

@@ -14,6 +14,7 @@ type Metrics struct {
 	processed    *prometheus.CounterVec
 	failed       *prometheus.CounterVec
 	retried      *prometheus.CounterVec
+	deferred     *prometheus.CounterVec
 	deadLettered *prometheus.CounterVec
 	duplicates   *prometheus.CounterVec
 	lost         *prometheus.CounterVec
@@ -28,7 +29,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		processed:    counter("processed_total", "Messages whose work was committed and acked."),
 		failed:       counter("failed_total", "Handler failures, by error type.", "error_type"),
-		retried:      counter("retried_total", "Messages scheduled for a delayed retry."),
+		retried:      counter("retried_total", "Messages scheduled for a delayed retry (deferrals included)."),
+		deferred:     counter("deferred_total", "Messages a handler sent back for later without failing (streamkit.Later)."),
 		deadLettered: counter("dead_lettered_total", "Messages moved to the dead-letter stream, by error type.", "error_type"),
 		duplicates:   counter("duplicate_total", "Messages whose key was already in the ledger (acked without redoing the work)."),
 		lost:         counter("lost_total", "Pending entries whose bodies had been trimmed (acked and counted)."),
@@ -39,7 +41,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"stage"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.processed, m.failed, m.retried, m.deadLettered, m.duplicates, m.lost, m.latency)
+		reg.MustRegister(m.processed, m.failed, m.retried, m.deferred, m.deadLettered, m.duplicates, m.lost, m.latency)
 	}
 	return m
 }
@@ -50,6 +52,7 @@ type stageMetrics struct {
 	stage      string
 	processed  prometheus.Counter
 	retried    prometheus.Counter
+	deferred   prometheus.Counter
 	duplicates prometheus.Counter
 	lost       prometheus.Counter
 	latency    prometheus.Observer
@@ -61,6 +64,7 @@ func (m *Metrics) forStage(stage string) *stageMetrics {
 		stage:      stage,
 		processed:  m.processed.WithLabelValues(stage),
 		retried:    m.retried.WithLabelValues(stage),
+		deferred:   m.deferred.WithLabelValues(stage),
 		duplicates: m.duplicates.WithLabelValues(stage),
 		lost:       m.lost.WithLabelValues(stage),
 		latency:    m.latency.WithLabelValues(stage),

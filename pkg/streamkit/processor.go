@@ -68,17 +68,24 @@ func (c *Consumer) call(ctx context.Context, m *Message) (res Result, err error,
 }
 
 // fail routes a handler error: permanent errors and the last attempt go to
-// the dead-letter stream, others to the retry set.
+// the dead-letter stream, others to the retry set. A Later is no failure.
 func (c *Consumer) fail(m *Message, err error) {
 	errType := ErrorType(err)
+	d, deferrable := retryAfterOf(err)
+	// A rate limit is not a failed attempt, but an endless one must end:
+	// past MaxDeferrals it counts as one.
+	deferrable = deferrable && m.Deferred < c.cfg.MaxDeferrals
+	if deferrable && isLater(err) {
+		c.metrics.deferred.Inc()
+		c.retry(m, m.Attempt, m.Deferred+1, d, err)
+		return
+	}
 	c.metrics.failed(errType)
 	if IsPermanent(err) {
 		c.deadLetter(m, errType, err)
 		return
 	}
-	if d, ok := retryAfterOf(err); ok && m.Deferred < c.cfg.MaxDeferrals {
-		// A rate limit is not a failed attempt, but an endless one must
-		// end: past MaxDeferrals it counts as one.
+	if deferrable {
 		c.retry(m, m.Attempt, m.Deferred+1, d, err)
 		return
 	}
