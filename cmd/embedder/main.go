@@ -13,7 +13,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/embed"
 	"github.com/newscrawl/newscrawl/internal/embed/chunk"
-	"github.com/newscrawl/newscrawl/internal/embed/openai"
 	"github.com/newscrawl/newscrawl/internal/embed/provider"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
@@ -32,16 +31,8 @@ func run(args []string) error {
 	s := config.NewSet(flag.NewFlagSet("embedder", flag.ContinueOnError))
 	common := config.BindCommon(s, defaultMetricsAddr)
 	stage := config.BindStage(s, "EMBED", defaultConcurrency, defaultVisibility)
-	kind := s.String("EMBED_PROVIDER", provider.Auto, "auto (openai when OPENAI_BASE_URL is set, else local), openai or local")
-	server := config.BindOpenAI(s)
-	model := s.String("EMBED_MODEL", "", "embedding model as the server knows it (required with openai)")
-	dims := s.Int("EMBED_DIMENSIONS", 0, "vector length (local: default 384; openai: required, the model's output size)")
-	sendDims := s.Bool("EMBED_SEND_DIMENSIONS", true, "send dimensions in requests (turn off for models that cannot shorten vectors)")
-	encoding := s.String("EMBED_ENCODING", openai.EncodingFloat, "response encoding to ask for: float or base64")
-	queryPrefix := s.String("EMBED_QUERY_PREFIX", "", `task prefix of queries, e.g. "search_query: " for nomic-embed-text`)
-	docPrefix := s.String("EMBED_DOCUMENT_PREFIX", "", `task prefix of documents, e.g. "search_document: "`)
+	newEmbedder := provider.Bind(s)
 	batch := s.Int("EMBED_BATCH", embed.DefaultBatch, "inputs per embeddings request")
-	timeout := s.Duration("EMBED_TIMEOUT", openai.DefaultTimeout, "timeout of one embeddings request")
 	chunkTokens := s.Int("EMBED_CHUNK_TOKENS", chunk.DefaultTargetTokens, "estimated tokens per chunk (the title is added on top)")
 	overlap := s.Int("EMBED_CHUNK_OVERLAP", chunk.DefaultOverlapTokens, "estimated tokens repeated between neighbouring chunks (0 = none)")
 	skipped := s.Bool("EMBED_INCLUDE_DUPLICATES", false, "also embed duplicates and non-articles")
@@ -54,9 +45,7 @@ func run(args []string) error {
 	}
 
 	log := app.Logger(*common.LogLevel).With("binary", "embedder")
-	emb, err := provider.New(provider.Config{Provider: *kind, BaseURL: *server.BaseURL, APIKey: *server.APIKey, Model: *model,
-		Dims: *dims, SendDimensions: *sendDims, Encoding: *encoding, QueryPrefix: *queryPrefix,
-		DocumentPrefix: *docPrefix, Timeout: *timeout})
+	emb, err := newEmbedder()
 	if err != nil {
 		return err
 	}

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/config"
-	"github.com/newscrawl/newscrawl/internal/embed"
-	"github.com/newscrawl/newscrawl/internal/embed/openai"
 	"github.com/newscrawl/newscrawl/internal/embed/provider"
 	"github.com/newscrawl/newscrawl/internal/search"
 	"github.com/newscrawl/newscrawl/internal/store"
@@ -28,7 +26,7 @@ const defaultSearchTimeout = 30 * time.Second
 // [--since DATE] [--until DATE] [--host HOST] [--lang LANG] [--json]`.
 func runSearch(ctx context.Context, args []string) error {
 	s, c := settings("search")
-	newEmbedder := bindEmbedding(s)
+	newEmbedder := provider.Bind(s)
 	fs := s.FlagSet()
 	k := fs.Int("k", search.DefaultK, fmt.Sprintf("documents to return (1-%d)", search.MaxK))
 	mode := fs.String("mode", string(search.Hybrid), "hybrid, vector or lexical")
@@ -61,7 +59,7 @@ func runSearch(ctx context.Context, args []string) error {
 	}
 	emb, err := newEmbedder()
 	if err != nil {
-		return err
+		return fmt.Errorf("query embedder: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
@@ -132,28 +130,5 @@ func printResults(w io.Writer, res []search.Result) {
 			fmt.Fprintf(w, "    %s\n", strings.Join(facts, "; "))
 		}
 		fmt.Fprintf(w, "    doc_id %s\n\n", r.DocID)
-	}
-}
-
-// bindEmbedding binds the embedding settings the embedder uses, so queries
-// are embedded by the same provider, model and dimension as stored chunks.
-func bindEmbedding(s *config.Set) func() (embed.Embedder, error) {
-	kind := s.String("EMBED_PROVIDER", provider.Auto, "auto (openai when OPENAI_BASE_URL is set, else local), openai or local")
-	server := config.BindOpenAI(s)
-	model := s.String("EMBED_MODEL", "", "embedding model (as configured for the embedder)")
-	dims := s.Int("EMBED_DIMENSIONS", 0, "vector length (as configured for the embedder)")
-	sendDims := s.Bool("EMBED_SEND_DIMENSIONS", true, "send dimensions in requests")
-	encoding := s.String("EMBED_ENCODING", openai.EncodingFloat, "float or base64")
-	queryPrefix := s.String("EMBED_QUERY_PREFIX", "", "task prefix of queries")
-	docPrefix := s.String("EMBED_DOCUMENT_PREFIX", "", "task prefix of documents (part of the model identity)")
-	timeout := s.Duration("EMBED_TIMEOUT", openai.DefaultTimeout, "timeout of one embeddings request")
-	return func() (embed.Embedder, error) {
-		e, err := provider.New(provider.Config{Provider: *kind, BaseURL: *server.BaseURL, APIKey: *server.APIKey, Model: *model,
-			Dims: *dims, SendDimensions: *sendDims, Encoding: *encoding, QueryPrefix: *queryPrefix,
-			DocumentPrefix: *docPrefix, Timeout: *timeout})
-		if err != nil {
-			return nil, fmt.Errorf("query embedder: %w", err)
-		}
-		return e, nil
 	}
 }

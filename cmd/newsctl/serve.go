@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/app"
+	"github.com/newscrawl/newscrawl/internal/embed/provider"
 	"github.com/newscrawl/newscrawl/internal/search"
 	"github.com/newscrawl/newscrawl/internal/store"
 )
@@ -27,7 +28,7 @@ const (
 // SIGTERM/SIGINT, then lets requests in flight finish.
 func runServe(ctx context.Context, args []string) error {
 	s, c := settings("serve")
-	newEmbedder := bindEmbedding(s)
+	newEmbedder := provider.Bind(s)
 	fs := s.FlagSet()
 	addr := fs.String("addr", defaultServeAddr, "listen address")
 	timeout := fs.Duration("timeout", search.DefaultRequestTimeout, "per-request timeout")
@@ -39,7 +40,7 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	emb, err := newEmbedder()
 	if err != nil {
-		return err
+		return fmt.Errorf("query embedder: %w", err)
 	}
 	log := app.Logger(*c.LogLevel).With("binary", "newsctl serve")
 	pool, err := store.Open(ctx, *c.DatabaseURL)

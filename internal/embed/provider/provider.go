@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/embed"
 	"github.com/newscrawl/newscrawl/internal/embed/local"
 	"github.com/newscrawl/newscrawl/internal/embed/openai"
@@ -55,5 +56,26 @@ func New(cfg Config) (embed.Embedder, error) {
 			DocumentPrefix: cfg.DocumentPrefix, Timeout: cfg.Timeout})
 	default:
 		return nil, fmt.Errorf("EMBED_PROVIDER=%q: want auto, openai or local", cfg.Provider)
+	}
+}
+
+// Bind binds the embedding settings (EMBED_PROVIDER, OPENAI_*, EMBED_MODEL,
+// EMBED_DIMENSIONS, …) onto s, in one place for the embedder and the query
+// side, so both build the same embedder from the same environment. The
+// returned function, called after s.Parse, builds it.
+func Bind(s *config.Set) func() (embed.Embedder, error) {
+	kind := s.String("EMBED_PROVIDER", Auto, "auto (openai when OPENAI_BASE_URL is set, else local), openai or local")
+	server := config.BindOpenAI(s)
+	model := s.String("EMBED_MODEL", "", "embedding model as the server knows it (required with openai)")
+	dims := s.Int("EMBED_DIMENSIONS", 0, "vector length (local: default 384; openai: required, the model's output size)")
+	sendDims := s.Bool("EMBED_SEND_DIMENSIONS", true, "send dimensions in requests (turn off for models that cannot shorten vectors)")
+	encoding := s.String("EMBED_ENCODING", openai.EncodingFloat, "response encoding to ask for: float or base64")
+	queryPrefix := s.String("EMBED_QUERY_PREFIX", "", `task prefix of queries, e.g. "search_query: " for nomic-embed-text`)
+	docPrefix := s.String("EMBED_DOCUMENT_PREFIX", "", `task prefix of documents, e.g. "search_document: " (part of the model identity)`)
+	timeout := s.Duration("EMBED_TIMEOUT", openai.DefaultTimeout, "timeout of one embeddings request")
+	return func() (embed.Embedder, error) {
+		return New(Config{Provider: *kind, BaseURL: *server.BaseURL, APIKey: *server.APIKey, Model: *model,
+			Dims: *dims, SendDimensions: *sendDims, Encoding: *encoding, QueryPrefix: *queryPrefix,
+			DocumentPrefix: *docPrefix, Timeout: *timeout})
 	}
 }
