@@ -172,24 +172,15 @@ func EnsureModel(ctx context.Context, pool *pgxpool.Pool, id Identity, createInd
 // build per index runs at a time (a session advisory lock); another is an
 // error.
 func BuildIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, mem string) error {
-	conn, err := pool.Acquire(ctx)
+	conn, schema, err := chunksConn(ctx, pool)
 	if err != nil {
 		return err
 	}
 	defer conn.Release()
-	schema, err := chunksSchema(ctx, conn)
-	if err != nil {
-		return err
-	}
 	name := IndexName(id)
 	next := name + "_new" // IndexName is at most 59 bytes: this fits Postgres' 63
 	exec := func(sql string, args ...any) error { _, err := conn.Exec(ctx, sql, args...); return err }
-	drop := func(n string) error {
-		if err := exec("DROP INDEX CONCURRENTLY IF EXISTS " + pgx.Identifier{schema, n}.Sanitize()); err != nil {
-			return fmt.Errorf("drop index %s: %w", n, err)
-		}
-		return nil
-	}
+	drop := func(n string) error { return dropIndex(ctx, conn, schema, n) }
 
 	var locked bool
 	lockKey := schema + "." + name
@@ -241,31 +232,37 @@ func BuildIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, mem string
 // DropIndex drops id's HNSW index (concurrently: searches and writes go on).
 // Vector searches of the model then scan exactly until it is built again.
 func DropIndex(ctx context.Context, pool *pgxpool.Pool, id Identity) error {
-	conn, err := pool.Acquire(ctx)
+	conn, schema, err := chunksConn(ctx, pool)
 	if err != nil {
 		return err
 	}
 	defer conn.Release()
-	schema, err := chunksSchema(ctx, conn)
-	if err != nil {
-		return err
-	}
-	if _, err := conn.Exec(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+pgx.Identifier{schema, IndexName(id)}.Sanitize()); err != nil {
-		return fmt.Errorf("drop HNSW index %s: %w", IndexName(id), err)
+	return dropIndex(ctx, conn, schema, IndexName(id))
+}
+
+func dropIndex(ctx context.Context, conn *pgxpool.Conn, schema, name string) error {
+	if _, err := conn.Exec(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+pgx.Identifier{schema, name}.Sanitize()); err != nil {
+		return fmt.Errorf("drop index %s: %w", name, err)
 	}
 	return nil
 }
 
-// chunksSchema is the schema of the chunks table the search_path finds:
-// index names are qualified with it, so a namesake elsewhere is never hit.
-func chunksSchema(ctx context.Context, db querier) (string, error) {
+// chunksConn acquires a connection and finds the schema of the chunks table
+// the search_path reaches: index names are qualified with it, so a
+// namesake elsewhere is never hit. The caller releases the connection.
+func chunksConn(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Conn, string, error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, "", err
+	}
 	var schema string
-	err := db.QueryRow(ctx, `SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	err = conn.QueryRow(ctx, `SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE c.oid = 'chunks'::regclass`).Scan(&schema)
 	if err != nil {
-		return "", fmt.Errorf("find the chunks table: %w", err)
+		conn.Release()
+		return nil, "", fmt.Errorf("find the chunks table: %w", err)
 	}
-	return schema, nil
+	return conn, schema, nil
 }
 
 func isDuplicate(err error) bool {
