@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/newscrawl/newscrawl/internal/sleep"
 )
 
 // DefaultMaxWait is how long Wait blocks for a slot before giving up.
@@ -233,7 +235,7 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay time.Duration)
 		return r, nil
 	}
 	gap := SendGap(delay)
-	if err := sleep(ctx, r.Wait); err != nil {
+	if err := sleep.For(ctx, r.Wait); err != nil {
 		return r, fmt.Errorf("wait for a slot on %s: %w", r.Host, err)
 	}
 	for {
@@ -248,7 +250,7 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay time.Duration)
 			r.Sent = time.UnixMicro(v[1])
 			return r, nil
 		}
-		if err := sleep(ctx, time.Duration(v[1])*time.Microsecond); err != nil {
+		if err := sleep.For(ctx, time.Duration(v[1])*time.Microsecond); err != nil {
 			return r, fmt.Errorf("wait for the last send to %s to be %s ago: %w", r.Host, delay, err)
 		}
 	}
@@ -260,19 +262,4 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay time.Duration)
 // never sees two requests closer than the delay.
 func SendGap(delay time.Duration) time.Duration {
 	return delay + min(delay/10, 100*time.Millisecond)
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

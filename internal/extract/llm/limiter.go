@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/newscrawl/newscrawl/internal/sleep"
 )
 
 // A Limiter paces every model request of a stage: requests and tokens per
@@ -78,7 +80,7 @@ func (l *Limiter) Wait(ctx context.Context, tokens int) error {
 		if d > l.maxWait {
 			return &WaitError{Delay: d}
 		}
-		if err := sleep(ctx, d); err != nil {
+		if err := sleep.For(ctx, d); err != nil {
 			return err
 		}
 	}
@@ -104,23 +106,9 @@ func (l *Limiter) Wait(ctx context.Context, tokens int) error {
 		cancel()
 		return &WaitError{Delay: delay}
 	}
-	if err := sleep(ctx, delay); err != nil {
+	if err := sleep.For(ctx, delay); err != nil {
 		cancel()
 		return err
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
