@@ -71,19 +71,14 @@ func run(args []string) error {
 	w := app.Worker{
 		Name: "crawler", Stage: pipeline.Crawl, Group: pipeline.CrawlerGroup, Downstream: pipeline.Clean,
 		Key: crawl.Key, Common: common, Settings: stage,
+		PromoteInterval: *promote, // requests that stepped aside for a host slot come back on time
 	}
-	w.Background = func(ctx context.Context, d app.Deps) {
-		cfg := cfg
-		cfg.Logger = d.Log
-		promoted := make(chan struct{})
-		go func() {
-			defer close(promoted)
-			crawl.NewPromoter(d.Redis, cfg).Run(ctx) // requests that stepped aside for a host slot
-		}()
-		if *recrawl > 0 {
+	if *recrawl > 0 {
+		w.Background = func(ctx context.Context, d app.Deps) {
+			cfg := cfg
+			cfg.Logger = d.Log
 			crawl.NewScheduler(d.DB, d.Producer, cfg).Run(ctx)
 		}
-		<-promoted
 	}
 	return w.Run(func(d app.Deps) (streamkit.Handler, error) {
 		cfg.Logger = d.Log

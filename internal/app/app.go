@@ -47,6 +47,9 @@ type Worker struct {
 	Key        streamkit.KeyFunc
 	Common     config.Common
 	Settings   config.Stage
+	// PromoteInterval is how often due retries go back onto the stream
+	// (0: streamkit's default, a second).
+	PromoteInterval time.Duration
 	// Background, if set, runs beside the consumer (e.g. the crawler's
 	// recrawl scheduler) until shutdown; Run waits for it to return.
 	Background func(ctx context.Context, d Deps)
@@ -115,7 +118,7 @@ func (w Worker) Run(build func(Deps) (streamkit.Handler, error)) error {
 		Visibility: *s.Visibility, MaxAttempts: *s.MaxAttempts, MaxDeliveries: *s.MaxDeliveries,
 		Concurrency: *s.Concurrency, BatchSize: *s.BatchSize, GracePeriod: *s.GracePeriod,
 		Downstream: w.Downstream, HighWater: *s.HighWater, Version: w.Version, Key: w.Key,
-		Logger: log, Metrics: streamkit.NewMetrics(reg),
+		PromoteInterval: w.PromoteInterval, Logger: log, Metrics: streamkit.NewMetrics(reg),
 	}, h)
 	if err != nil {
 		return err

@@ -46,9 +46,9 @@ type Config struct {
 	// slot; beyond it the request is re-queued without one.
 	DeferAfter time.Duration
 	MaxAhead   time.Duration
-	// PromoteInterval is the period of the crawler's own retry promoter
-	// (Promoter): a stepped-aside request is due shortly before its slot,
-	// and streamkit's default promoter (1s) would bring it back late.
+	// PromoteInterval is the period of the crawl consumer's retry promoter
+	// (app.Worker.PromoteInterval): a stepped-aside request is due shortly
+	// before its slot, and streamkit's default (1s) would bring it back late.
 	PromoteInterval time.Duration
 
 	MaxDepth        int           // link depth from the seed, for seeds that name none

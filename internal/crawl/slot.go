@@ -3,13 +3,9 @@ package crawl
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -61,49 +57,3 @@ func holdID(r *request, m *streamkit.Message) string {
 	}
 	return r.DocID + ":" + r.Nonce
 }
-
-// A Promoter moves due retries of the crawl stream back onto it every
-// PromoteInterval, so requests that stepped aside for their host slot come
-// back on time (streamkit's own promoter runs once a second by default).
-// Any number may run beside streamkit's: each retry moves exactly once.
-type Promoter struct {
-	rdb      redis.UniversalClient
-	keys     streamkit.Keys
-	interval time.Duration
-	log      *slog.Logger
-}
-
-// NewPromoter returns the crawl stream's promoter for cfg's prefix.
-func NewPromoter(rdb redis.UniversalClient, cfg Config) *Promoter {
-	cfg.setDefaults()
-	return &Promoter{rdb: rdb, keys: streamkit.KeysFor(cfg.Prefix, pipeline.Crawl), interval: cfg.PromoteInterval,
-		log: cfg.Logger.With("component", "crawl-promoter")}
-}
-
-// Run promotes until ctx ends; an error is logged and the next tick tries again.
-func (p *Promoter) Run(ctx context.Context) {
-	t := time.NewTicker(p.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		for ctx.Err() == nil {
-			n, err := streamkit.Promote(ctx, p.rdb, p.keys, promoteBatch)
-			if err != nil {
-				if ctx.Err() == nil {
-					p.log.Error("promote due crawl retries", "err", err)
-				}
-				break
-			}
-			if n < promoteBatch {
-				break
-			}
-		}
-	}
-}
-
-// promoteBatch is how many due retries one promote call moves at most.
-const promoteBatch = 500
