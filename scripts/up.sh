@@ -82,7 +82,9 @@ bin/newsctl migrate
 mkdir -p "$RUN/logs" "$RUN/pids"
 {
   printf '# the environment "make up" started the workers with; use: source .run/env\n'
-  for v in DATABASE_URL REDIS_URL STREAM_PREFIX OPENAI_BASE_URL EXTRACT_MODEL EMBED_MODEL EMBED_DIMENSIONS CRAWL_ALLOW_PRIVATE; do
+  # the embedding settings too: newsctl search must embed queries as the embedder did
+  for v in DATABASE_URL REDIS_URL STREAM_PREFIX OPENAI_BASE_URL EXTRACT_MODEL EMBED_PROVIDER EMBED_MODEL EMBED_DIMENSIONS \
+    EMBED_QUERY_PREFIX EMBED_DOCUMENT_PREFIX CRAWL_ALLOW_PRIVATE; do
     if [[ -n ${!v+x} ]]; then printf 'export %s=%q\n' "$v" "${!v}"; fi
   done
 } >"$RUN/env"
