@@ -237,20 +237,20 @@ type modelServer struct {
 	mu     sync.Mutex
 	status int
 	dims   int
-	calls  int
+	inputs []int // inputs per request, in order
 }
 
-func (s *modelServer) called() bool {
+func (s *modelServer) requests() []int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.calls > 0
+	return append([]int(nil), s.inputs...)
 }
 
 func (s *modelServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req struct{ Input []string }
 	_ = json.NewDecoder(r.Body).Decode(&req)
 	s.mu.Lock()
-	s.calls++
+	s.inputs = append(s.inputs, len(req.Input))
 	status, dims := s.status, s.dims
 	s.mu.Unlock()
 	if status != 0 {
@@ -297,7 +297,7 @@ func TestStage_ProviderFailures(t *testing.T) {
 			e.run(newStage(t, e.Pool, emb), emb.Identity().Version())
 			e.eventually("the entry to leave the PEL", func() bool {
 				p, _ := e.RDB.XPending(context.Background(), e.keys().Stream(), pipeline.EmbedderGroup).Result()
-				return p != nil && p.Count == 0 && tc.server.called()
+				return p != nil && p.Count == 0 && len(tc.server.requests()) > 0
 			})
 			if got := e.dlqTypes(); fmt.Sprint(got) != fmt.Sprint(tc.wantDLQ) {
 				t.Fatalf("DLQ %v, want %v", got, tc.wantDLQ)
@@ -309,8 +309,14 @@ func TestStage_ProviderFailures(t *testing.T) {
 				t.Fatalf("%d ledger rows, want %d", n, tc.wantRows)
 			}
 			if tc.wantRows > 0 {
-				if n := e.count(`SELECT count(*) FROM chunks WHERE model = 'fake' AND dims = 16`); n < 2 {
-					t.Fatalf("%d chunks stored, want several (batched over more than one request)", n)
+				// newStage embeds 4 inputs per request: the chunks go in full batches.
+				n := e.count(`SELECT count(*) FROM chunks WHERE model = 'fake' AND dims = 16`)
+				var want []int
+				for left := n; left > 0; left -= 4 {
+					want = append(want, min(left, 4))
+				}
+				if got := tc.server.requests(); n < 5 || fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("%d chunks stored in requests of %v inputs, want %v (batches of 4, more than one)", n, got, want)
 				}
 			}
 		})
