@@ -65,7 +65,7 @@ type Searcher struct {
 	mu        sync.Mutex
 	modelSeen time.Time // chunks of the model were seen to exist then
 	extSeen   time.Time // the extractions table was seen to exist then
-	efSearch  int       // hnsw.ef_search floor for the model's index, set by checkModel
+	efSearch  int       // hnsw.ef_search floor for the model's index: cfg.EfSearch, raised by checkModel for an old index
 }
 
 // seenFor is how long a positive existence check is trusted.
@@ -89,7 +89,7 @@ func New(pool *pgxpool.Pool, emb embed.Embedder, cfg Config, log *slog.Logger) *
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Searcher{pool: pool, emb: emb, id: emb.Identity(), cfg: cfg, log: log}
+	return &Searcher{pool: pool, emb: emb, id: emb.Identity(), cfg: cfg, log: log, efSearch: cfg.EfSearch}
 }
 
 // Identity is the model whose chunks are searched.
@@ -244,7 +244,7 @@ func (s *Searcher) setEfSearch(ctx context.Context) {
 func (s *Searcher) efSearchFloor() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return max(s.efSearch, s.cfg.EfSearch)
+	return s.efSearch
 }
 
 // embedQuery embeds the query text as a query of the searcher's model.
