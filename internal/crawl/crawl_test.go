@@ -27,6 +27,7 @@ func newsSite(t *testing.T) *site {
 <a href="/news/a2?utm_campaign=x">2</a> <a href="/news/./a3#comments">3</a>
 <a href="/private/secret">secret</a> <a href="/missing">gone</a> <a href="/doc.pdf">pdf</a>
 <a href="/latin">latin</a> <a href="/news/">section</a> <a href="http://elsewhere.example/x">other site</a>
+<a href="/sitemap_index.xml">site map</a>
 </body></html>`)
 	s.page("/news/", "text/html", `<html><body><a href="/news/a2">2</a><a href="/news/a3">3</a></body></html>`)
 	s.page("/news/a1", "text/html", article(1, "/news/a2", "/"))

@@ -87,7 +87,7 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	}
 	if !rules.Allowed(pathQuery(r.u)) {
 		c.metrics.outcome(StateDisallowed)
-		return c.result(r, &outcome{State: StateDisallowed, Links: links}), nil
+		return c.result(r, &outcome{State: StateDisallowed, Links: uniqueLinks(links)}), nil
 	}
 	if err := c.claim(ctx, r, holdID(r, m), max(c.cfg.HostDelay, rules.CrawlDelay)); err != nil {
 		return streamkit.Result{}, err
@@ -98,7 +98,7 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 		c.metrics.outcome(streamkit.ErrorType(err))
 		return streamkit.Result{}, err
 	}
-	o.Links = append(links, o.Links...)
+	o.Links = uniqueLinks(append(links, o.Links...))
 	c.metrics.outcome(o.State)
 	return c.result(r, o), nil
 }
@@ -280,20 +280,31 @@ func (c *Crawler) hubOutcome(r *request, prev prior, resp *fetch.Response, o *ou
 
 // addLink appends a normalized URL when its host is allowed and its depth
 // within the request's limit; hub hints (feeds, sitemaps) keep the depth.
+// Repeats are removed once, by uniqueLinks.
 func (c *Crawler) addLink(links []link, r *request, u string, depth int, hint string) []link {
 	if depth > r.MaxDepth || !c.allowed(r, u) {
 		return links
-	}
-	for _, l := range links {
-		if l.URL == u {
-			return links
-		}
 	}
 	pu, err := url.Parse(u)
 	if err != nil {
 		return links
 	}
 	return append(links, link{URL: u, DocID: pipeline.DocID(u), Host: pu.Host, Hint: hint, Depth: depth, Hub: hint != ""})
+}
+
+// uniqueLinks keeps the first link to each URL: a page, its feeds and
+// robots.txt's Sitemap lines may name the same URL, and each copy would be
+// its own crawl request (a set, since a sitemap can hold 50,000 URLs).
+func uniqueLinks(links []link) []link {
+	seen := make(map[string]bool, len(links))
+	out := links[:0]
+	for _, l := range links {
+		if !seen[l.URL] {
+			seen[l.URL] = true
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func (c *Crawler) allowed(r *request, u string) bool {
