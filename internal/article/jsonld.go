@@ -20,7 +20,6 @@ var articleTypes = map[string]bool{
 
 // ldData is what the page's JSON-LD says about the article and the page.
 type ldData struct {
-	found         bool
 	headline      string
 	description   string
 	body          string
@@ -107,7 +106,6 @@ func (ld *ldData) walk(v any, depth int) {
 // takeArticle copies fields of an article object; the first object with a
 // given field wins, except that a longer body replaces a shorter one.
 func (ld *ldData) takeArticle(m map[string]any) {
-	ld.found = true
 	setIf := func(dst *string, v string) {
 		if *dst == "" && v != "" {
 			*dst = v

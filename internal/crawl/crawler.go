@@ -47,8 +47,7 @@ func New(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, reg promethe
 		log: cfg.Logger.With("component", "crawl")}
 	c.robots = robots.New(rdb, f, robots.Config{Prefix: cfg.Prefix, UserAgent: cfg.UserAgent, TTL: cfg.RobotsTTL,
 		Logger: c.log, BeforeFetch: func(ctx context.Context, host string) error {
-			_, err := c.wait(ctx, host, c.cfg.HostDelay)
-			return err
+			return c.wait(ctx, host, c.cfg.HostDelay)
 		}})
 	m, err := newMetrics(reg)
 	if err != nil {
@@ -104,15 +103,15 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 }
 
 // wait takes a politeness slot for host; delay < 0 disables politeness.
-func (c *Crawler) wait(ctx context.Context, host string, delay time.Duration) (politeness.Reservation, error) {
+func (c *Crawler) wait(ctx context.Context, host string, delay time.Duration) error {
 	if delay < 0 {
-		return politeness.Reservation{Host: host, Slot: time.Now(), Reserved: true}, nil
+		return nil
 	}
 	res, err := c.limiter.Wait(ctx, host, delay)
 	if err == nil && c.cfg.OnReserve != nil {
 		c.cfg.OnReserve(res)
 	}
-	return res, err
+	return err
 }
 
 // classifyErr turns a failure before or during the fetch into streamkit's terms.

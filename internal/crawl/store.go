@@ -30,15 +30,15 @@ const (
 
 // prior is what the urls table knows of a URL before it is fetched again.
 type prior struct {
-	ETag, LastModified, ContentHash, State string
-	IsHub                                  bool
+	ETag, LastModified, ContentHash string
+	IsHub                           bool
 }
 
 // lookupPrior returns the URL's row, or a zero prior when it has none.
 func lookupPrior(ctx context.Context, pool *pgxpool.Pool, u string) (prior, error) {
 	var p prior
-	err := pool.QueryRow(ctx, `SELECT etag, last_modified, content_hash, state, is_hub FROM urls WHERE url = $1`, u).
-		Scan(&p.ETag, &p.LastModified, &p.ContentHash, &p.State, &p.IsHub)
+	err := pool.QueryRow(ctx, `SELECT etag, last_modified, content_hash, is_hub FROM urls WHERE url = $1`, u).
+		Scan(&p.ETag, &p.LastModified, &p.ContentHash, &p.IsHub)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return p, fmt.Errorf("look up %s in urls: %w", u, err)
 	}

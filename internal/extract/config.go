@@ -36,9 +36,7 @@ type Config struct {
 	// ExtractSkipped extracts duplicates and non-articles too; by default
 	// they are forwarded to the embedder without an extraction.
 	ExtractSkipped bool
-	// NoForwardSkipped stops skipped documents at this stage.
-	NoForwardSkipped bool
-	Logger           *slog.Logger
+	Logger         *slog.Logger
 }
 
 // ProviderConfig chooses and configures the provider.

@@ -63,12 +63,9 @@ func (h *Handler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	if url == "" {
 		url = c.URL
 	}
-	res := streamkit.Result{DocID: docID}
-	if !h.cfg.NoForwardSkipped || h.wanted(c) {
-		res.Emit = []streamkit.Emit{{Stage: pipeline.Embed, Fields: map[string]string{
-			pipeline.FieldDocID: docID, pipeline.FieldContentHash: hash, pipeline.FieldURL: url,
-		}}}
-	}
+	res := streamkit.Result{DocID: docID, Emit: []streamkit.Emit{{Stage: pipeline.Embed, Fields: map[string]string{
+		pipeline.FieldDocID: docID, pipeline.FieldContentHash: hash, pipeline.FieldURL: url,
+	}}}}
 	if !h.wanted(c) {
 		h.log.Info("not extracting a duplicate or non-article", "doc_id", docID, "duplicate_of", c.DuplicateOf, "is_article", c.IsArticle)
 		return res, nil
