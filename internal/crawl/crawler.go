@@ -68,10 +68,6 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 		c.metrics.outcome(streamkit.ErrorType(err))
 		return streamkit.Result{}, err
 	}
-	prev, err := lookupPrior(ctx, c.pool, r.URL)
-	if err != nil {
-		return streamkit.Result{}, streamkit.Retryable(ErrTypeStore, err)
-	}
 	rules, err := c.robots.Get(ctx, r.u.Scheme+"://"+r.Host)
 	if err != nil {
 		return streamkit.Result{}, c.classifyErr(r, err)
@@ -90,6 +86,12 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	}
 	if err := c.claim(ctx, r, holdID(r, m), max(c.cfg.HostDelay, rules.CrawlDelay)); err != nil {
 		return streamkit.Result{}, err
+	}
+	// Looked up only now: a disallowed request needs none, and one that
+	// stepped aside for its slot would look up again when it comes back.
+	prev, err := lookupPrior(ctx, c.pool, r.URL)
+	if err != nil {
+		return streamkit.Result{}, streamkit.Retryable(ErrTypeStore, err)
 	}
 	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: r.URL, ETag: prev.ETag, LastModified: prev.LastModified})
 	o, err := c.outcomeOf(r, prev, resp, err)
