@@ -71,6 +71,7 @@ type article struct {
 	publishedAt    *time.Time
 	isArticle      bool
 	duplicateOf    *string
+	stored         *string // content_hash of the stored chunks of the stage's model; nil: none
 }
 
 // Handle embeds one document. A missing cleaned row is a permanent
@@ -86,14 +87,7 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	if err != nil {
 		return streamkit.Result{}, err
 	}
-	var stored string
-	err = s.pool.QueryRow(ctx, `SELECT content_hash FROM chunks WHERE doc_id = $1 AND model = $2 AND dims = $3 LIMIT 1`,
-		docID, s.id.Model, s.id.Dims).Scan(&stored)
-	found := err == nil
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return streamkit.Result{}, fmt.Errorf("look up stored chunks of %s: %w", docID, err)
-	}
-	if found && stored == a.contentHash {
+	if a.stored != nil && *a.stored == a.contentHash {
 		return streamkit.Result{DocID: docID}, nil
 	}
 
@@ -108,7 +102,7 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 		return streamkit.Result{}, classify(fmt.Errorf("embed %d chunks of %s: %w", len(chunks), docID, err))
 	}
 	doc := DocChunks{DocID: docID, ContentHash: a.contentHash, Title: a.title, Host: a.host,
-		Language: a.language, PublishedAt: a.publishedAt, Chunks: chunks, Vectors: vecs, New: !found}
+		Language: a.language, PublishedAt: a.publishedAt, Chunks: chunks, Vectors: vecs, New: a.stored == nil}
 	return streamkit.Result{
 		DocID: docID,
 		Commit: func(ctx context.Context, tx pgx.Tx) error {
@@ -117,15 +111,17 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	}, nil
 }
 
-// load reads the article; the message's content_hash is not required to
-// match: an older message embeds the current text, and the newer message
+// load reads the article, and the content hash its stored chunks of this
+// model come from, in one query; the message's content_hash is not required
+// to match: an older message embeds the current text, and the newer message
 // then finds it stored.
 func (s *Stage) load(ctx context.Context, docID string) (article, error) {
 	var a article
-	err := s.pool.QueryRow(ctx, `SELECT content_hash, title, text, host, language, published_at,
-		is_article, duplicate_of FROM cleaned WHERE doc_id = $1`, docID).
+	err := s.pool.QueryRow(ctx, `SELECT content_hash, title, text, host, language, published_at, is_article, duplicate_of,
+		(SELECT ch.content_hash FROM chunks ch WHERE ch.doc_id = $1 AND ch.model = $2 AND ch.dims = $3 LIMIT 1)
+		FROM cleaned WHERE doc_id = $1`, docID, s.id.Model, s.id.Dims).
 		Scan(&a.contentHash, &a.title, &a.text, &a.host, &a.language, &a.publishedAt,
-			&a.isArticle, &a.duplicateOf)
+			&a.isArticle, &a.duplicateOf, &a.stored)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return a, streamkit.Permanent(ErrTypeMissingInput, fmt.Errorf("no cleaned article for doc %s", docID))
 	}
