@@ -9,10 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newscrawl/newscrawl/internal/pipeline"
-	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
-
-const backfillPage = 1000
 
 // A Backfill selects cleaned articles to put on the embed stream again.
 type Backfill struct {
@@ -30,7 +27,7 @@ type Backfill struct {
 // version, so after a model change every message is embedded again, while
 // documents already embedded with the current model are skipped cheaply.
 // It returns how many messages were published, also on error.
-func Enqueue(ctx context.Context, pool *pgxpool.Pool, p *streamkit.Producer, b Backfill) (int, error) {
+func Enqueue(ctx context.Context, pool *pgxpool.Pool, p pipeline.Publisher, b Backfill) (int, error) {
 	conds := []string{"doc_id > $1"}
 	args := []any{""}
 	add := func(cond string, v any) {
@@ -56,39 +53,6 @@ func Enqueue(ctx context.Context, pool *pgxpool.Pool, p *streamkit.Producer, b B
 		conds = append(conds, "is_article AND coalesce(duplicate_of, '') = ''")
 	}
 	sql := `SELECT doc_id, content_hash, url FROM cleaned WHERE ` + strings.Join(conds, " AND ") +
-		fmt.Sprintf(` ORDER BY doc_id LIMIT %d`, backfillPage)
-	n := 0
-	for {
-		rows, err := pool.Query(ctx, sql, args...)
-		if err != nil {
-			return n, fmt.Errorf("select documents to re-embed: %w", err)
-		}
-		var page [][3]string
-		for rows.Next() {
-			var r [3]string
-			if err := rows.Scan(&r[0], &r[1], &r[2]); err != nil {
-				rows.Close()
-				return n, fmt.Errorf("read documents to re-embed: %w", err)
-			}
-			page = append(page, r)
-		}
-		if err := rows.Err(); err != nil {
-			return n, fmt.Errorf("select documents to re-embed: %w", err)
-		}
-		for _, r := range page {
-			if b.Limit > 0 && n >= b.Limit {
-				return n, nil
-			}
-			_, err := p.Publish(ctx, pipeline.Embed, map[string]string{
-				pipeline.FieldDocID: r[0], pipeline.FieldContentHash: r[1], pipeline.FieldURL: r[2]})
-			if err != nil {
-				return n, err
-			}
-			n++
-		}
-		if len(page) < backfillPage {
-			return n, nil
-		}
-		args[0] = page[len(page)-1][0]
-	}
+		fmt.Sprintf(` ORDER BY doc_id LIMIT %d`, pipeline.EnqueuePage)
+	return pipeline.EnqueueDocs(ctx, pool, p, pipeline.Embed, sql, args, b.Limit)
 }
