@@ -118,8 +118,8 @@ func assemble(pm *pageMeta, res contentResult, pageURL string) *Article {
 	a.Section = firstNonEmpty(pm.get("article:section", "parsely-section", "section", "itemprop:articlesection"), cleanInline(pm.ld.section))
 	a.Tags = dedupe(append(pm.all("article:tag", "news_keywords", "keywords", "parsely-tags"), pm.ld.keywords...))
 	a.Authors = pm.authors()
-	a.PublishedAt = pm.publishedAt(firstNonEmpty(pageURL, a.CanonicalURL))
-	dated := pm.declaredPublished() != nil
+	var dated bool
+	a.PublishedAt, dated = pm.publishedAt(firstNonEmpty(pageURL, a.CanonicalURL))
 	a.ModifiedAt = pm.modifiedAt()
 
 	sig := pageSignals{words: a.WordCount, images: len(pm.images), articles: pm.articles,

@@ -330,23 +330,24 @@ func resolveURL(base *url.URL, ref string) string {
 }
 
 // publishedAt picks the publication time from the strongest source
-// available: explicit metadata, then a date in the URL, then any <time>.
-func (pm *pageMeta) publishedAt(pageURL string) *time.Time {
+// available: explicit metadata (declared true), then a date in the URL,
+// then any <time>.
+func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared bool) {
 	if t := pm.declaredPublished(); t != nil {
-		return t
+		return t, true
 	}
 	if t := urlDate(pageURL); t != nil {
-		return t
+		return t, false
 	}
 	if t := urlDate(pm.canonical); t != nil {
-		return t
+		return t, false
 	}
 	for _, s := range pm.times {
 		if t := parseDate(s); t != nil {
-			return t
+			return t, false
 		}
 	}
-	return nil
+	return nil, false
 }
 
 // declaredPublished is the publication time stated by JSON-LD, meta tags,
