@@ -1,11 +1,9 @@
 package streamkit
 
 import (
-	"fmt"
+	"context"
 	"sync"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // gather group-commits finished entries: one gatherer collects a batch,
@@ -89,6 +87,9 @@ func (c *Consumer) gather() {
 	}
 }
 
+// commitBatch writes a batch to the ledger, then emits and acks it. A
+// conflict is run again at once; while PostgreSQL or Redis is away it waits
+// and tries again, holding the batch (and its leases) instead of failing it.
 func (c *Consumer) commitBatch(batch []*ledgerEntry) {
 	var todo []*ledgerEntry
 	for _, e := range batch {
@@ -96,16 +97,11 @@ func (c *Consumer) commitBatch(batch []*ledgerEntry) {
 			todo = append(todo, e)
 		}
 	}
-	if len(todo) > 0 {
-		ctx, cancel := bookkeeping()
-		err := c.ledger.commit(ctx, todo)
-		cancel()
-		if err != nil {
-			c.log.Error("ledger commit failed; scheduling the batch for retry", "n", len(todo), "err", err)
-			for _, e := range todo {
-				e.err = Retryable("ledger", err)
-			}
+	if len(todo) > 0 && !c.commitTodo(todo) {
+		for _, e := range batch {
+			c.finish(e.msg) // shutdown while paused: left pending
 		}
+		return
 	}
 	ok := batch[:0:0]
 	for _, e := range batch {
@@ -120,7 +116,7 @@ func (c *Consumer) commitBatch(batch []*ledgerEntry) {
 	}
 	if err := c.emitAndAck(ok); err != nil {
 		// Committed but not acked: redelivery finds the ledger row and re-emits.
-		c.log.Error("emit and ack", "n", len(ok), "err", err)
+		c.log.failed("emit and ack", err, "n", len(ok))
 	}
 	for _, e := range ok {
 		if !e.finished {
@@ -130,30 +126,52 @@ func (c *Consumer) commitBatch(batch []*ledgerEntry) {
 	}
 }
 
-// emitAndAck sends every emitted message downstream, then acks the batch,
-// in one pipeline: XADDs first, so a crash in between duplicates (absorbed
-// downstream) rather than loses.
+// commitTodo commits entries to the ledger; false when shutdown's grace
+// ran out while PostgreSQL was away (nothing was written).
+func (c *Consumer) commitTodo(todo []*ledgerEntry) bool {
+	for conflicts := 0; ; {
+		for _, e := range todo {
+			e.err = nil
+		}
+		ctx, cancel := bookkeeping()
+		err := c.ledger.commit(ctx, todo)
+		cancel()
+		switch {
+		case err == nil:
+			return true
+		case retryNow(err) && conflicts < conflictRetries:
+			conflicts++
+			continue
+		case c.deps.down(err):
+			if c.deps.Wait(c.hard) != nil {
+				return false
+			}
+			continue
+		}
+		c.log.Error("ledger commit failed; scheduling the batch for retry", "n", len(todo), "err", err)
+		for _, e := range todo {
+			e.err = Retryable("ledger", err)
+		}
+		return true
+	}
+}
+
+// emitAndAck sends every emitted message downstream and, once Redis has
+// taken them, acks the batch: a crash in between duplicates (absorbed
+// downstream) rather than loses. Two steps, not one pipeline: on a cluster
+// the downstream stream lives on another node, and a pipeline runs each
+// node's part in parallel.
 func (c *Consumer) emitAndAck(batch []*ledgerEntry) error {
-	ctx, cancel := bookkeeping()
-	defer cancel()
-	pipe := c.rdb.Pipeline()
+	var emits []Emit
 	ids := make([]string, 0, len(batch))
 	for _, e := range batch {
-		for _, em := range e.result.Emit {
-			values := make([]interface{}, 0, 2*len(em.Fields))
-			for k, v := range em.Fields {
-				values = append(values, k, v)
-			}
-			if len(values) == 0 {
-				continue
-			}
-			pipe.XAdd(ctx, &redis.XAddArgs{Stream: KeysFor(c.cfg.Prefix, em.Stage).Stream(), Values: values})
-		}
+		emits = append(emits, e.result.Emit...)
 		ids = append(ids, e.msg.ID)
 	}
-	pipe.XAck(ctx, c.keys.Stream(), c.cfg.Group, ids...)
-	if _, err := pipe.Exec(ctx); err != nil {
-		return fmt.Errorf("pipeline emit+ack: %w", err)
-	}
-	return nil
+	return c.bookkeep(func(ctx context.Context) error {
+		if err := c.ops.emit(ctx, emits); err != nil {
+			return err
+		}
+		return c.ops.ack(ctx, ids...)
+	})
 }

@@ -34,7 +34,11 @@ const (
 	DefaultHighWater       = 10000
 	DefaultCommitters      = 4 // concurrent ledger transactions: overlaps their WAL flushes
 	DefaultCommitLinger    = 2 * time.Millisecond
+	DefaultStatusInterval  = 5 * time.Second
 	bookkeepingTimeout     = 10 * time.Second
+	// conflictRetries bounds the immediate reruns of work that hit a
+	// serialization failure or deadlock before it counts as a failure.
+	conflictRetries = 10
 )
 
 // Config describes one stage's consumer. Zero fields take the defaults above.
@@ -45,7 +49,7 @@ type Config struct {
 	Consumer string // consumer name; default host-pid-random, unique per process
 
 	Visibility     time.Duration // idle time after which another consumer may reclaim an entry
-	HandlerTimeout time.Duration // handler deadline; default 5×Visibility. The lease is not extended past it.
+	HandlerTimeout time.Duration // handler's working time (Wait excluded); default 5×Visibility
 	MaxDeliveries  int64         // deliveries after which a reclaimed entry is poison
 	MaxAttempts    int           // failed attempts before the dead-letter stream
 	MaxDeferrals   int           // RetryAfter deferrals before one counts as a failed attempt
@@ -67,6 +71,14 @@ type Config struct {
 	JanitorInterval time.Duration // trimming period; negative disables the janitor
 	RetainLen       int64         // finished entries kept in the stream for inspection
 	DeadConsumer    time.Duration // idle time after which a consumer with nothing pending is removed
+
+	StatusInterval time.Duration     // how often the consumer's status record is refreshed
+	Status         map[string]string // settings shown in the status record beside streamkit's own
+
+	// Dependencies are the process's breakers; nil: the consumer makes its
+	// own for Redis and PostgreSQL. A stage adds its own to it (a model
+	// server) and returns Unavailable(name, err) to pause on it.
+	Dependencies *Dependencies
 
 	Logger  *slog.Logger
 	Metrics *Metrics
@@ -95,6 +107,7 @@ func (c *Config) setDefaults() error {
 	def(&c.CommitLinger, DefaultCommitLinger)
 	def(&c.RetryMax, DefaultRetryMax)
 	def(&c.PromoteInterval, DefaultPromoteInterval)
+	def(&c.StatusInterval, DefaultStatusInterval)
 	if c.JanitorInterval == 0 {
 		c.JanitorInterval = DefaultJanitorInterval
 	}
@@ -131,6 +144,7 @@ func (c *Config) setDefaults() error {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	c.Logger = slog.New(clipHandler{c.Logger.Handler()})
 	if c.Metrics == nil {
 		c.Metrics = NewMetrics(nil)
 	}
@@ -147,17 +161,23 @@ func ConsumerName() string {
 
 // A Consumer runs one stage: it reads its stream with its group, runs the
 // handler, commits, emits downstream and acks, with the background loops
-// (reclaimer, lease keeper, retry promoter, janitor) that make it safe.
+// (reclaimer, lease keeper, retry promoter, janitor, status) that make it safe.
 type Consumer struct {
 	cfg     Config
 	keys    Keys
-	rdb     redis.UniversalClient
+	ops     *ops
 	ledger  *Ledger
 	handler Handler
-	log     *slog.Logger
+	log     logger
 	metrics *stageMetrics
+	deps    *Dependencies
+	ownDeps bool // deps were made here and are closed by Run
+	status  *status
+	// hard is cancelled when shutdown's grace runs out; bookkeeping that
+	// waits for a dependency gives up then.
+	hard context.Context
 
-	slots   chan struct{}     // one token per in-flight entry
+	slots   chan struct{}     // one token per held entry
 	work    chan *Message     // entries waiting for a handler
 	commits chan *ledgerEntry // finished entries waiting for the ledger
 	// abandoned is closed when shutdown gives up on handlers that ignore
@@ -166,7 +186,7 @@ type Consumer struct {
 	abandoned chan struct{}
 	leases    *leaseTable
 	// downstream gates reading on the next stage's pressure; nil without one.
-	downstream *Producer
+	downstream *Admin
 }
 
 // NewConsumer builds a consumer; it does not touch Redis until Run.
@@ -177,22 +197,32 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 	// Enough slots for every committer to hold a batch while the reader
 	// fetches the next one and the handlers stay busy.
 	inflight := cfg.Concurrency + (cfg.Committers+1)*cfg.BatchSize
+	log := cfg.Logger.With("stage", cfg.Stage, "consumer", cfg.Consumer)
+	deps, own := cfg.Dependencies, false
+	if deps == nil {
+		deps, own = StandardDependencies(rdb, pool, log), true
+	}
+	keys := KeysFor(cfg.Prefix, cfg.Stage)
 	c := &Consumer{
 		cfg:       cfg,
-		keys:      KeysFor(cfg.Prefix, cfg.Stage),
-		rdb:       rdb,
+		keys:      keys,
+		ops:       &ops{rdb: rdb, keys: keys, prefix: cfg.Prefix, group: cfg.Group, consumer: cfg.Consumer, block: cfg.Block},
 		ledger:    NewLedger(pool),
 		handler:   h,
-		log:       cfg.Logger.With("stage", cfg.Stage, "consumer", cfg.Consumer),
+		log:       logger{Logger: log, deps: deps},
 		metrics:   cfg.Metrics.forStage(cfg.Stage),
+		deps:      deps,
+		ownDeps:   own,
 		slots:     make(chan struct{}, inflight),
 		work:      make(chan *Message, inflight),
 		commits:   make(chan *ledgerEntry, inflight),
 		abandoned: make(chan struct{}),
 		leases:    newLeaseTable(),
+		hard:      context.Background(),
 	}
+	c.status = newStatus(rdb, keys, &c.cfg, deps, c.leases)
 	if cfg.Downstream != "" {
-		c.downstream = NewProducer(rdb, cfg.Prefix, cfg.HighWater)
+		c.downstream = &Admin{RDB: rdb, Prefix: cfg.Prefix}
 	}
 	return c, nil
 }
@@ -200,7 +230,7 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 // EnsureGroup creates the stream and group if missing (from the stream's
 // first entry, so entries published before the group existed are read).
 func (c *Consumer) EnsureGroup(ctx context.Context) error {
-	return EnsureGroup(ctx, c.rdb, c.keys.Stream(), c.cfg.Group)
+	return EnsureGroup(ctx, c.ops.rdb, c.keys.Stream(), c.cfg.Group)
 }
 
 // EnsureGroup creates stream and group if missing; an existing group is fine.
@@ -215,29 +245,50 @@ func EnsureGroup(ctx context.Context, rdb redis.UniversalClient, stream, group s
 // Run consumes until ctx is cancelled, then stops reading, gives in-flight
 // handlers the grace period to finish, commits and acks what finished, and
 // returns nil. Entries still unfinished stay pending for a later reclaim.
-// It returns an error only when the group cannot be created.
+// While Redis or PostgreSQL (or a dependency the stage added) is away it
+// pauses and waits, and it waits the same way for Redis at start; it returns
+// an error only when the group cannot be created for another reason.
 func (c *Consumer) Run(ctx context.Context) error {
-	if err := c.EnsureGroup(ctx); err != nil {
-		return err
+	if c.ownDeps {
+		defer c.deps.Close()
+	}
+	c.status.set(StateStarting)
+	for {
+		err := c.EnsureGroup(ctx)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !c.deps.down(err) {
+			return err
+		}
+		_ = c.deps.Wait(ctx)
 	}
 	c.log.Info("consumer started", "stream", c.keys.Stream(), "group", c.cfg.Group,
-		"visibility", c.cfg.Visibility, "concurrency", c.cfg.Concurrency)
+		"visibility", c.cfg.Visibility.String(), "handler_timeout", c.cfg.HandlerTimeout.String(), "concurrency", c.cfg.Concurrency)
 
 	// hardCtx outlives ctx by the grace period: handlers and bookkeeping use it.
 	hardCtx, hardCancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer hardCancel()
+	c.hard = hardCtx
 
 	var loops, workers, committing sync.WaitGroup
-	lease := newLeaseKeeper(c)
-	promoter := newPromoter(c)
-	janitor := newJanitor(c)
+	// The lease keeper starts first and stops last: every entry held is
+	// renewed until the very end.
+	lease := newLeaseKeeper(leaseParams{ops: c.ops, leases: c.leases, deps: c.deps, log: c.log, period: c.cfg.Visibility / 3})
+	promoter := newPromoter(promoterParams{ops: c.ops, deps: c.deps, log: c.log, interval: c.cfg.PromoteInterval, limit: c.cfg.BatchSize})
+	janitor := newJanitor(janitorParams{ops: c.ops, deps: c.deps, log: c.log, interval: c.cfg.JanitorInterval,
+		retain: c.cfg.RetainLen, deadConsumer: c.cfg.DeadConsumer})
+	c.status.set(StateRunning)
 	lease.start(&loops)
 	promoter.start(&loops)
 	janitor.start(&loops)
+	c.status.start(&loops)
 
 	for range c.cfg.Concurrency {
-		workers.Add(1)
-		go func() { defer workers.Done(); c.workLoop(hardCtx) }()
+		workers.Go(func() { c.workLoop(hardCtx) })
 	}
 	committing.Go(c.gather)
 
@@ -246,14 +297,20 @@ func (c *Consumer) Run(ctx context.Context) error {
 
 	// Shutdown order: reader stopped; workers drain within the grace period;
 	// the committers flush; then the background loops stop.
+	// Nothing is held past the grace period: not a handler, not a commit
+	// waiting for a dependency.
+	c.status.set(StateDraining)
 	close(c.work)
+	grace := time.AfterFunc(c.cfg.GracePeriod, func() {
+		c.log.Warn("grace period over; cancelling handlers and bookkeeping", "grace", c.cfg.GracePeriod.String())
+		hardCancel()
+	})
+	defer grace.Stop()
 	drained := make(chan struct{})
 	go func() { workers.Wait(); close(drained) }()
 	select {
 	case <-drained:
-	case <-time.After(c.cfg.GracePeriod):
-		c.log.Warn("grace period over; cancelling handlers", "grace", c.cfg.GracePeriod)
-		hardCancel()
+	case <-hardCtx.Done():
 		select {
 		case <-drained:
 		case <-time.After(5 * time.Second):
@@ -267,10 +324,12 @@ func (c *Consumer) Run(ctx context.Context) error {
 		close(c.commits) // every handler is back: nothing sends any more
 	}
 	committing.Wait()
-	lease.shutdown()
 	promoter.shutdown()
 	janitor.shutdown()
+	lease.shutdown()
+	c.status.shutdown()
 	loops.Wait()
+	c.status.remove()
 	c.log.Info("consumer stopped")
 	return nil
 }
@@ -283,16 +342,7 @@ func (c *Consumer) acquire(ctx context.Context, n int) int {
 	case <-ctx.Done():
 		return 0
 	}
-	got := 1
-	for got < n {
-		select {
-		case c.slots <- struct{}{}:
-			got++
-		default:
-			return got
-		}
-	}
-	return got
+	return 1 + c.tryAcquire(n-1)
 }
 
 // tryAcquire takes up to n slots without blocking.
@@ -325,4 +375,20 @@ func (c *Consumer) finish(m *Message) {
 // independent of the handler's (possibly cancelled) context.
 func bookkeeping() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), bookkeepingTimeout)
+}
+
+// A logger is the consumer's slog logger; failed logs a failed operation
+// as an error, or at debug level while a dependency is known to be away
+// (the outage itself is logged once by its breaker).
+type logger struct {
+	*slog.Logger
+	deps *Dependencies
+}
+
+func (l logger) failed(what string, err error, args ...any) {
+	level := slog.LevelError
+	if l.deps.Err() != nil {
+		level = slog.LevelDebug
+	}
+	l.Log(context.Background(), level, what, append(args, "err", err)...)
 }

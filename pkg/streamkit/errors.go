@@ -22,7 +22,8 @@ type classified struct {
 	permanent  bool
 	errType    string
 	retryAfter time.Duration
-	later      bool // not a failure at all: see Later
+	later      bool   // not a failure at all: see Later
+	dependency string // set by Unavailable
 }
 
 func (c *classified) Error() string { return c.err.Error() }
@@ -67,6 +68,27 @@ func RetryAfter(d time.Duration, err error) error {
 // loop of them still ends.
 func Later(d time.Duration, reason string) error {
 	return &classified{err: errors.New(reason), errType: ErrorTypeDeferred, retryAfter: max(d, time.Millisecond), later: true}
+}
+
+// Unavailable says the handler could not do its work because dependency
+// dep is away — a name the stage added to Config.Dependencies, such as its
+// model server. The consumer trips that dependency's breaker, pauses, and
+// runs the message again once the breaker's probe succeeds: no attempt is
+// spent and nothing is dead-lettered. With no dependency of that name it
+// is an ordinary retryable error of type "unavailable".
+func Unavailable(dep string, err error) error {
+	if err == nil {
+		err = fmt.Errorf("%s unavailable", dep)
+	}
+	return &classified{err: err, errType: "unavailable", dependency: dep}
+}
+
+func unavailableOf(err error) (string, bool) {
+	var c *classified
+	if errors.As(err, &c) && c.dependency != "" {
+		return c.dependency, true
+	}
+	return "", false
 }
 
 // IsPermanent reports whether err was marked Permanent.

@@ -6,47 +6,60 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
 // A janitor trims the stage's stream below what every group has finished
-// and removes dead consumers that hold nothing.
+// and removes dead consumers that hold nothing. It skips its turn while a
+// dependency is away.
 type janitor struct {
-	c *Consumer
 	*loop
+	p janitorParams
 }
 
-func newJanitor(c *Consumer) *janitor {
-	j := &janitor{c: c}
-	j.loop = newLoop(c.cfg.JanitorInterval, j.exec)
+type janitorParams struct {
+	ops          *ops
+	deps         *Dependencies
+	log          logger
+	interval     time.Duration
+	retain       int64         // finished entries kept for inspection
+	deadConsumer time.Duration // idle time after which a consumer holding nothing is removed
+}
+
+func newJanitor(p janitorParams) *janitor {
+	j := &janitor{p: p}
+	j.loop = newLoop(p.interval, j.exec)
 	return j
 }
 
 func (j *janitor) exec(ctx context.Context) {
-	c := j.c
-	if _, err := Trim(ctx, c.rdb, c.keys.Stream(), c.cfg.RetainLen); err != nil {
-		c.log.Error("trim stream", "err", err)
+	if j.p.deps.Err() != nil {
+		return
+	}
+	if _, err := Trim(ctx, j.p.ops.rdb, j.p.ops.keys.Stream(), j.p.retain); err != nil {
+		j.p.log.failed("trim stream", err)
 	}
 	if err := j.removeDeadConsumers(ctx); err != nil {
-		c.log.Error("remove dead consumers", "err", err)
+		j.p.log.failed("remove dead consumers", err)
 	}
 }
 
 func (j *janitor) removeDeadConsumers(ctx context.Context) error {
-	c := j.c
-	consumers, err := c.rdb.XInfoConsumers(ctx, c.keys.Stream(), c.cfg.Group).Result()
+	o := j.p.ops
+	consumers, err := o.rdb.XInfoConsumers(ctx, o.keys.Stream(), o.group).Result()
 	if err != nil {
 		return fmt.Errorf("list consumers: %w", err)
 	}
 	for _, x := range consumers {
-		if x.Name == c.cfg.Consumer || x.Pending > 0 || x.Idle < c.cfg.DeadConsumer {
+		if x.Name == o.consumer || x.Pending > 0 || x.Idle < j.p.deadConsumer {
 			continue
 		}
-		if err := c.rdb.XGroupDelConsumer(ctx, c.keys.Stream(), c.cfg.Group, x.Name).Err(); err != nil {
+		if err := o.rdb.XGroupDelConsumer(ctx, o.keys.Stream(), o.group, x.Name).Err(); err != nil {
 			return fmt.Errorf("delete consumer %s: %w", x.Name, err)
 		}
-		c.log.Info("removed idle consumer", "name", x.Name, "idle", x.Idle)
+		j.p.log.Info("removed idle consumer", "name", x.Name, "idle", x.Idle.String())
 	}
 	return nil
 }

@@ -23,3 +23,7 @@ func (k Keys) DLQ() string { return k.key("dlq") }
 func (k Keys) key(kind string) string {
 	return fmt.Sprintf("%s:{%s}:%s", k.Prefix, k.Stage, kind)
 }
+
+// Status is the hash of the stage's consumers' status records, one field
+// per consumer (see ConsumerStatus).
+func (k Keys) Status() string { return k.key("status") }

@@ -3,7 +3,6 @@ package streamkit
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -63,57 +62,60 @@ type ledgerEntry struct {
 }
 
 // commit writes a batch in one transaction: the entries' Commit functions,
-// then one multi-row insert of the ledger rows. It first runs every Commit
-// straight in the transaction; if one fails, it rolls back and runs the
-// batch again with each Commit in its own savepoint, so the failing entry is
-// rolled back alone and reported in its err while the others land. (The
-// fast path saves a SAVEPOINT and a RELEASE round trip per entry; failures
-// are rare.) A batch without Commit functions is the insert alone: one
-// statement, one round trip. A returned error means nothing was written.
+// then one multi-row insert of the ledger rows. When that fails because of
+// one entry — its Commit, or its row — it rolls back and runs the batch
+// again with each entry (Commit and row) in its own savepoint, so the
+// failing entry is rolled back alone and reported in its err while the
+// others land. (The fast path saves a SAVEPOINT and a RELEASE round trip
+// per entry; failures are rare.) A batch without Commit functions is the
+// insert alone: one statement, one round trip. Errors that are no entry's
+// fault (a conflict, a lost connection) are returned as they are, and a
+// returned error means nothing was written.
 func (l *Ledger) commit(ctx context.Context, entries []*ledgerEntry) error {
 	writes := false
 	for _, e := range entries {
 		writes = writes || e.result.Commit != nil
 	}
-	if !writes {
-		return ledgerRows(entries).insert(ctx, l.pool)
+	var err error
+	if writes {
+		err = l.commitTx(ctx, entries, false)
+	} else {
+		err = ledgerRows(entries).insert(ctx, l.pool)
 	}
-	err := l.commitTx(ctx, entries, false)
-	if errors.Is(err, errCommitFailed) && ctx.Err() == nil { // out of time, a rerun fails too
-		err = l.commitTx(ctx, entries, true)
+	if err == nil || ctx.Err() != nil || retryNow(err) || suspect(err) {
+		return err
 	}
-	return err
+	return l.commitTx(ctx, entries, true)
 }
 
-// errCommitFailed says an entry's Commit failed in commitTx's fast path.
-var errCommitFailed = errors.New("an entry's commit failed")
-
 // commitTx runs the entries' Commit functions and the ledger insert in one
-// transaction. isolated runs each Commit in a savepoint and records its
-// failure in the entry; otherwise the first failure aborts the transaction
-// with errCommitFailed.
+// transaction. isolated runs each entry's Commit and row in a savepoint and
+// records its failure in the entry; otherwise the first failure aborts the
+// transaction.
 func (l *Ledger) commitTx(ctx context.Context, entries []*ledgerEntry, isolated bool) error {
 	tx, err := l.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin ledger transaction: %w", err)
 	}
 	defer tx.Rollback(ctx)
-	for _, e := range entries {
-		if e.result.Commit == nil {
-			continue
-		}
-		if !isolated {
-			if err := e.result.Commit(ctx, tx); err != nil {
-				return fmt.Errorf("%w: %w", errCommitFailed, err)
+	if isolated {
+		for _, e := range entries {
+			if err := commitOne(ctx, tx, e); err != nil {
+				e.err = err
 			}
-			continue
 		}
-		if err := commitOne(ctx, tx, e.result.Commit); err != nil {
-			e.err = err
+	} else {
+		for _, e := range entries {
+			if e.result.Commit == nil {
+				continue
+			}
+			if err := e.result.Commit(ctx, tx); err != nil {
+				return fmt.Errorf("an entry's commit failed: %w", err)
+			}
 		}
-	}
-	if err := ledgerRows(entries).insert(ctx, tx); err != nil {
-		return err
+		if err := ledgerRows(entries).insert(ctx, tx); err != nil {
+			return err
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit ledger transaction: %w", err)
@@ -167,12 +169,19 @@ func (r rowSet) insert(ctx context.Context, db interface {
 	return nil
 }
 
-func commitOne(ctx context.Context, tx pgx.Tx, fn func(context.Context, pgx.Tx) error) error {
+// commitOne runs one entry's Commit and ledger row in a savepoint of tx.
+func commitOne(ctx context.Context, tx pgx.Tx, e *ledgerEntry) error {
 	sp, err := tx.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("open savepoint: %w", err)
 	}
-	if err := fn(ctx, sp); err != nil {
+	if e.result.Commit != nil {
+		if err := e.result.Commit(ctx, sp); err != nil {
+			_ = sp.Rollback(ctx)
+			return err
+		}
+	}
+	if err := ledgerRows([]*ledgerEntry{e}).insert(ctx, sp); err != nil {
 		_ = sp.Rollback(ctx)
 		return err
 	}

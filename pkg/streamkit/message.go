@@ -26,6 +26,8 @@ type Message struct {
 	Deferred   int               // RetryAfter deferrals before this delivery
 	Deliveries int64             // Redis delivery count when known (reclaimed entries), else 0
 	Key        string            // idempotency key of the work
+
+	read time.Time // when this consumer read or claimed it
 }
 
 // Get returns a field, or "" when it is absent.

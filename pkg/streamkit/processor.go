@@ -3,6 +3,7 @@ package streamkit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime/debug"
@@ -22,37 +23,158 @@ func (c *Consumer) workLoop(ctx context.Context) {
 	}
 }
 
-// process runs the handler for one entry and routes its outcome.
+// process runs one entry to its outcome. Trouble that is not the entry's
+// — a dependency away, a transaction conflict — runs it again once the
+// trouble is over instead of spending an attempt.
 func (c *Consumer) process(ctx context.Context, m *Message) {
-	hctx, cancel := context.WithTimeoutCause(ctx, c.cfg.HandlerTimeout, errHandlerTimeout)
-	start := time.Now()
-	res, err, panicked := c.call(hctx, m)
-	timedOut := context.Cause(hctx) == errHandlerTimeout
-	cancel()
-	c.metrics.latency.Observe(time.Since(start).Seconds())
-
-	switch {
-	case panicked:
-		// Treated as a crash of this entry's worker: it stays pending, is
-		// reclaimed after the visibility, and the delivery ceiling ends a loop.
-		c.metrics.failed("panic")
-		c.finish(m)
-	case err == nil:
-		select {
-		case c.commits <- &ledgerEntry{key: m.Key, stage: c.cfg.Stage, result: res, msg: m}:
-		case <-c.abandoned:
-			c.log.Warn("a handler returned after shutdown gave up on it; its entry stays pending", "id", m.ID)
-			c.finish(m)
+	for conflicts := 0; ; {
+		if c.deps.Wait(ctx) != nil {
+			c.finish(m) // shutdown while paused: the entry stays pending
+			return
 		}
-	case ctx.Err() != nil && !timedOut:
-		// Shutdown cancelled the handler: leave the entry pending.
-		c.finish(m)
-	default:
-		if timedOut {
-			err = fmt.Errorf("%w after %s: %w", errHandlerTimeout, c.cfg.HandlerTimeout, err)
+		switch c.admit(ctx, m) {
+		case admitDropped:
+			return
+		case admitAgain:
+			continue
+		}
+		res, err, outcome := c.run(ctx, m)
+		switch outcome {
+		case ranPanicked:
+			// Treated as a crash of this entry's worker: it stays pending, is
+			// reclaimed after the visibility, and the delivery ceiling ends a loop.
+			c.metrics.failed("panic")
+			c.finish(m)
+			return
+		case ranLost, ranCancelled:
+			// Another consumer owns it now, or shutdown cancelled it: leave it.
+			c.finish(m)
+			return
+		}
+		if err == nil {
+			if err := storable("result DocID", res.DocID); err != nil {
+				c.deadLetter(m, ErrorTypeBadMessage, err)
+				return
+			}
+			c.toCommit(m, res)
+			return
+		}
+		if !IsPermanent(err) {
+			if dep, ok := unavailableOf(err); ok && c.pauseOn(dep, err) {
+				continue
+			}
+			if retryNow(err) && conflicts < conflictRetries {
+				conflicts++
+				continue
+			}
+			if c.deps.down(err) {
+				continue // paused: the loop waits for the dependency
+			}
 		}
 		c.fail(m, err)
+		return
 	}
+}
+
+// pauseOn trips the breaker of the stage's dependency dep; false if the
+// stage registered none of that name.
+func (c *Consumer) pauseOn(dep string, err error) bool {
+	b := c.deps.Breaker(dep)
+	if b == nil {
+		return false
+	}
+	b.Trip(err)
+	return true
+}
+
+type admission int
+
+const (
+	admitRun     admission = iota
+	admitDropped           // not ours to run: finished or dropped
+	admitAgain             // could not decide (a dependency went away): ask again
+)
+
+// admit decides, just before a handler starts, whether the entry is still
+// this consumer's to run. One whose lease was not renewed lately (this
+// process was stalled, or Redis away) is first confirmed as still owned; one
+// that waited since its read-time ledger check is checked again.
+func (c *Consumer) admit(ctx context.Context, m *Message) admission {
+	confirmed, lost := c.leases.state(m.ID)
+	if !lost && time.Since(confirmed) > c.cfg.Visibility/2 {
+		now := time.Now()
+		_, gone, err := c.ops.renew(ctx, []string{m.ID})
+		if err != nil {
+			if c.deps.down(err) {
+				return admitAgain
+			}
+			c.log.failed("confirm lease", err, "id", m.ID)
+		} else if len(gone) > 0 {
+			c.leases.markLost(gone)
+			lost = true
+		} else {
+			c.leases.confirm([]string{m.ID}, now)
+		}
+	}
+	if lost {
+		c.log.Debug("entry is owned by another consumer now; dropped before its handler ran", "id", m.ID)
+		c.finish(m)
+		return admitDropped
+	}
+	if time.Since(m.read) > ledgerRecheck {
+		done, err := c.ledger.Lookup(ctx, []string{m.Key})
+		if err != nil && c.deps.down(err) {
+			return admitAgain
+		}
+		if emits, ok := done[m.Key]; ok {
+			c.finished(m, emits)
+			return admitDropped
+		}
+	}
+	return admitRun
+}
+
+type runOutcome int
+
+const (
+	ran          runOutcome = iota
+	ranPanicked             // the handler panicked
+	ranLost                 // the entry was lost to another consumer while it ran
+	ranCancelled            // shutdown cancelled it
+)
+
+// run calls the handler under its deadline. When the deadline passes, the
+// handler is cancelled first; its lease is given up a visibility later, so
+// if it ignores cancellation the entry becomes reclaimable, but this
+// process never runs it twice at once.
+func (c *Consumer) run(ctx context.Context, m *Message) (Result, error, runOutcome) {
+	hctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if !c.leases.running(m.ID, cancel) {
+		return Result{}, nil, ranLost
+	}
+	defer c.leases.running(m.ID, nil)
+	dl := newDeadline(c.cfg.HandlerTimeout, func() {
+		cancel(errHandlerTimeout)
+		c.leases.expire(m.ID, time.Now().Add(c.cfg.Visibility))
+	})
+	hctx = context.WithValue(hctx, deadlineKey{}, dl)
+	start := time.Now()
+	res, err, panicked := c.call(hctx, m)
+	dl.stop()
+	c.metrics.latency.Observe(time.Since(start).Seconds())
+	cause := context.Cause(hctx)
+	switch {
+	case panicked:
+		return res, err, ranPanicked
+	case errors.Is(cause, errLeaseLost):
+		return res, err, ranLost
+	case err != nil && ctx.Err() != nil:
+		return res, err, ranCancelled
+	case err != nil && errors.Is(cause, errHandlerTimeout):
+		err = fmt.Errorf("%w after %s: %w", errHandlerTimeout, c.cfg.HandlerTimeout, err)
+	}
+	return res, err, ran
 }
 
 // call runs the handler, turning a panic into panicked=true.
@@ -65,6 +187,16 @@ func (c *Consumer) call(ctx context.Context, m *Message) (res Result, err error,
 	}()
 	res, err = c.handler.Handle(ctx, m)
 	return res, err, false
+}
+
+// toCommit hands a handler's result to the committers.
+func (c *Consumer) toCommit(m *Message, res Result) {
+	select {
+	case c.commits <- &ledgerEntry{key: m.Key, stage: c.cfg.Stage, result: res, msg: m}:
+	case <-c.abandoned:
+		c.log.Warn("a handler returned after shutdown gave up on it; its entry stays pending", "id", m.ID)
+		c.finish(m)
+	}
 }
 
 // fail routes a handler error: permanent errors and the last attempt go to
@@ -126,30 +258,59 @@ func (c *Consumer) retry(m *Message, attempt, deferred int, delay time.Duration,
 		fields[FieldDeferred] = strconv.Itoa(deferred)
 	}
 	member, _ := json.Marshal(retryMember{ID: m.ID, Fields: fields})
-	ctx, cancel := bookkeeping()
-	defer cancel()
-	err := retryScript.Run(ctx, c.rdb, []string{c.keys.Stream(), c.keys.Retry()},
-		c.cfg.Group, m.ID, string(member), delay.Milliseconds()).Err()
-	if err != nil {
+	var owned bool
+	err := c.bookkeep(func(ctx context.Context) (err error) {
+		owned, err = c.ops.scheduleRetry(ctx, m.ID, string(member), delay)
+		return err
+	})
+	switch {
+	case err != nil:
 		// Not acked: the entry stays pending and is reclaimed later.
-		c.log.Error("schedule retry", "id", m.ID, "err", err)
-		return
+		c.log.failed("schedule retry", err, "id", m.ID)
+	case !owned:
+		c.log.Debug("entry is owned by another consumer now; its retry is that consumer's", "id", m.ID)
+	case isLater(cause):
+		c.metrics.retried.Inc()
+		c.log.Debug("deferred", "id", m.ID, "key", m.Key, "delay", delay.String(), "reason", cause)
+	default:
+		c.metrics.retried.Inc()
+		c.log.Info("retry scheduled", "id", m.ID, "key", m.Key, "attempt", attempt, "delay", delay.String(), "err", cause)
 	}
-	c.metrics.retried.Inc()
-	c.log.Info("retry scheduled", "id", m.ID, "key", m.Key, "attempt", attempt, "delay", delay, "err", cause)
 }
 
 // deadLetter moves an entry to the dead-letter stream and acks it.
 func (c *Consumer) deadLetter(m *Message, errType string, cause error) {
 	defer c.finish(m)
-	ctx, cancel := bookkeeping()
-	defer cancel()
-	args := append([]interface{}{c.cfg.Group, m.ID},
-		deadLetterArgs(c.cfg.Stage, m.Attempt+1, errType, cause.Error(), c.cfg.Consumer, m.ID, m.Fields)...)
-	if err := deadLetterScript.Run(ctx, c.rdb, []string{c.keys.Stream(), c.keys.DLQ()}, args...).Err(); err != nil {
-		c.log.Error("dead-letter entry", "id", m.ID, "err", err)
-		return
+	fields := deadLetterArgs(c.cfg.Stage, m.Attempt+1, errType, cause.Error(), c.cfg.Consumer, m.ID, m.Fields)
+	var owned bool
+	err := c.bookkeep(func(ctx context.Context) (err error) {
+		owned, err = c.ops.deadLetter(ctx, m.ID, fields)
+		return err
+	})
+	switch {
+	case err != nil:
+		c.log.failed("dead-letter entry", err, "id", m.ID)
+	case !owned:
+		c.log.Debug("entry is owned by another consumer now; not dead-lettered here", "id", m.ID)
+	default:
+		c.metrics.deadLettered(errType)
+		c.log.Warn("dead-lettered", "id", m.ID, "key", m.Key, "error_type", errType, "err", cause)
 	}
-	c.metrics.deadLettered(errType)
-	c.log.Warn("dead-lettered", "id", m.ID, "key", m.Key, "error_type", errType, "err", cause)
+}
+
+// bookkeep runs op with the bookkeeping deadline. While op fails because a
+// dependency is away, it waits for the dependency and runs op again, until
+// shutdown's grace runs out; other errors are returned.
+func (c *Consumer) bookkeep(op func(ctx context.Context) error) error {
+	for {
+		ctx, cancel := bookkeeping()
+		err := op(ctx)
+		cancel()
+		if err == nil || !c.deps.down(err) {
+			return err
+		}
+		if werr := c.deps.Wait(c.hard); werr != nil {
+			return err
+		}
+	}
 }

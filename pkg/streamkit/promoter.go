@@ -3,32 +3,44 @@ package streamkit
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
 // A promoter moves due retries from the stage's retry set back onto its
 // stream. The move is one Lua script, so any number of promoters (one per
-// consumer process) republish each retry exactly once.
+// consumer process) republish each retry exactly once. It skips its turn
+// while a dependency is away: what it would move could not be processed.
 type promoter struct {
-	c *Consumer
 	*loop
+	p promoterParams
 }
 
-func newPromoter(c *Consumer) *promoter {
-	p := &promoter{c: c}
-	p.loop = newLoop(c.cfg.PromoteInterval, p.exec)
-	return p
+type promoterParams struct {
+	ops      *ops
+	deps     *Dependencies
+	log      logger
+	interval time.Duration
+	limit    int // entries moved per script run
+}
+
+func newPromoter(p promoterParams) *promoter {
+	pr := &promoter{p: p}
+	pr.loop = newLoop(p.interval, pr.exec)
+	return pr
 }
 
 func (p *promoter) exec(ctx context.Context) {
-	for ctx.Err() == nil {
-		n, err := Promote(ctx, p.c.rdb, p.c.keys, p.c.cfg.BatchSize)
+	for ctx.Err() == nil && p.p.deps.Err() == nil {
+		n, err := Promote(ctx, p.p.ops.rdb, p.p.ops.keys, p.p.limit)
 		if err != nil {
-			p.c.log.Error("promote due retries", "err", err)
+			if !p.p.deps.down(err) {
+				p.p.log.failed("promote due retries", err)
+			}
 			return
 		}
-		if n < p.c.cfg.BatchSize {
+		if n < p.p.limit {
 			return
 		}
 	}

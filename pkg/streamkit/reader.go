@@ -2,18 +2,24 @@ package streamkit
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
+// ledgerRecheck is how long an entry may wait between its read-time ledger
+// check and its handler's start before the ledger is asked again (another
+// consumer may have finished the same key meanwhile).
+const ledgerRecheck = time.Second
+
 // A reader feeds the workers: first the consumer's own pending entries,
 // then idle entries of others, then new entries, never more than the free
-// in-flight slots, and no new ones while the downstream stage is saturated.
+// in-flight slots, none while a dependency is away, and no more than the
+// downstream stage has room for below its high-water mark.
 type reader struct {
 	c         *Consumer
 	reclaimer *reclaimer
+	budget    int64 // entries that may still be read before the next pressure check
 }
 
 func newReader(c *Consumer) *reader { return &reader{c: c, reclaimer: newReclaimer(c)} }
@@ -29,43 +35,69 @@ func (r *reader) run(ctx context.Context) {
 	go func() { defer close(reclaiming); r.reclaimer.loop(ctx) }()
 	defer func() { <-reclaiming }()
 	for ctx.Err() == nil {
-		if c.downstream != nil {
-			// Pause while the next stage is saturated; a failed check
-			// reads on rather than stall the stage.
-			if err := c.downstream.WaitN(ctx, c.cfg.Downstream, int64(c.cfg.BatchSize)); err != nil && ctx.Err() == nil {
-				c.log.Warn("read downstream pressure", "err", err)
-			}
+		if c.deps.Wait(ctx) != nil {
+			return
 		}
-		n := c.acquire(ctx, c.cfg.BatchSize)
+		want := r.room(ctx, c.cfg.BatchSize)
+		if want == 0 {
+			continue
+		}
+		n := c.acquire(ctx, want)
 		if n == 0 {
 			return
 		}
-		streams, err := c.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-			Group: c.cfg.Group, Consumer: c.cfg.Consumer,
-			Streams: []string{c.keys.Stream(), ">"}, Count: int64(n), Block: c.cfg.Block,
-		}).Result()
+		msgs, err := c.ops.readNew(ctx, n)
 		if err != nil {
 			c.release(n)
-			if errors.Is(err, redis.Nil) || ctx.Err() != nil {
+			if ctx.Err() != nil {
 				continue
 			}
 			if isNoGroup(err) {
-				if err := c.EnsureGroup(ctx); err != nil {
-					c.log.Error("recreate group", "err", err)
+				if err := c.EnsureGroup(ctx); err != nil && !c.deps.down(err) {
+					c.log.failed("recreate group", err)
 				}
-			} else {
-				c.log.Error("read new entries", "err", err)
+			} else if !c.deps.down(err) {
+				c.log.failed("read new entries", err)
+				sleep(ctx, time.Second)
 			}
-			sleep(ctx, time.Second)
 			continue
 		}
-		var msgs []redis.XMessage
-		for _, s := range streams {
-			msgs = append(msgs, s.Messages...)
-		}
+		r.budget -= int64(len(msgs))
 		c.release(n - len(msgs))
 		c.dispatch(ctx, msgs, nil)
 	}
+}
+
+// room is how many entries (at most want) may be read now: without a
+// downstream stage, want; with one, its high-water mark minus what waits
+// there minus what this consumer already holds (each of which may still
+// emit). It waits while there is no room, and returns 0 when ctx ends or a
+// dependency went away.
+func (r *reader) room(ctx context.Context, want int) int {
+	c := r.c
+	if c.downstream == nil {
+		return want
+	}
+	for ctx.Err() == nil {
+		if r.budget >= int64(want) {
+			return want
+		}
+		waiting, err := c.downstream.Pressure(ctx, c.cfg.Downstream)
+		if err != nil {
+			if ctx.Err() != nil || c.deps.down(err) {
+				return 0
+			}
+			// Read on rather than stall the stage on a failed check.
+			c.log.Warn("read downstream pressure", "err", err)
+			return want
+		}
+		r.budget = c.cfg.HighWater - waiting - int64(len(c.slots))
+		if r.budget > 0 {
+			return int(min(int64(want), r.budget))
+		}
+		sleep(ctx, 100*time.Millisecond)
+	}
+	return 0
 }
 
 // readOwnPending re-reads entries delivered to this consumer name before
@@ -74,24 +106,23 @@ func (r *reader) readOwnPending(ctx context.Context) {
 	c := r.c
 	start := "0"
 	for ctx.Err() == nil {
+		if c.deps.Wait(ctx) != nil {
+			return
+		}
 		n := c.acquire(ctx, c.cfg.BatchSize)
 		if n == 0 {
 			return
 		}
-		streams, err := c.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-			Group: c.cfg.Group, Consumer: c.cfg.Consumer,
-			Streams: []string{c.keys.Stream(), start}, Count: int64(n),
-		}).Result()
+		msgs, err := c.ops.readOwn(ctx, start, n)
 		if err != nil {
 			c.release(n)
-			if !errors.Is(err, redis.Nil) && ctx.Err() == nil {
-				c.log.Error("read own pending entries", "err", err)
+			if ctx.Err() == nil && c.deps.down(err) {
+				continue
+			}
+			if ctx.Err() == nil {
+				c.log.failed("read own pending entries", err)
 			}
 			return
-		}
-		var msgs []redis.XMessage
-		for _, s := range streams {
-			msgs = append(msgs, s.Messages...)
 		}
 		c.release(n - len(msgs))
 		if len(msgs) == 0 {
@@ -103,9 +134,10 @@ func (r *reader) readOwnPending(ctx context.Context) {
 }
 
 // dispatch turns read entries into work. The caller holds one slot per
-// entry. Trimmed entries are acked as lost, malformed ones dead-lettered,
-// entries whose key is already in the ledger re-emit and ack, and the rest
-// go to the workers under a lease.
+// entry. Trimmed entries are acked as lost; malformed ones, and ones whose
+// key or doc_id could not be stored, are dead-lettered; entries whose key
+// is already in the ledger re-emit and ack; the rest go to the workers.
+// Every entry is leased from here on.
 func (c *Consumer) dispatch(ctx context.Context, msgs []redis.XMessage, deliveries map[string]int64) {
 	if len(msgs) == 0 {
 		return
@@ -120,15 +152,20 @@ func (c *Consumer) dispatch(ctx context.Context, msgs []redis.XMessage, deliveri
 			c.release(1)
 			continue
 		}
-		if c.leases.has(xm.ID) {
-			// Already running here (a reclaim of our own slow entry).
+		if !c.leases.add(xm.ID, now) {
+			// Already held here (a reclaim of our own entry).
 			c.release(1)
 			continue
 		}
 		m := &Message{ID: xm.ID, Stage: c.cfg.Stage, Fields: fields, Attempt: attemptOf(fields),
-			Deferred: counterOf(fields, FieldDeferred), Deliveries: deliveries[xm.ID]}
-		c.leases.add(m.ID, now.Add(c.cfg.HandlerTimeout))
+			Deferred: counterOf(fields, FieldDeferred), Deliveries: deliveries[xm.ID], read: now}
 		key, err := c.cfg.Key(c.cfg.Stage, c.cfg.Version, m)
+		if err == nil {
+			err = storable("idempotency key", key)
+		}
+		if err == nil {
+			err = storable("field "+FieldDocID, fields[FieldDocID])
+		}
 		if err != nil {
 			c.deadLetter(m, ErrorTypeBadMessage, err)
 			continue
@@ -140,24 +177,28 @@ func (c *Consumer) dispatch(ctx context.Context, msgs []redis.XMessage, deliveri
 	done, err := c.ledger.Lookup(ctx, keys)
 	if err != nil {
 		// The commit will find out again; redoing work is safe, losing it is not.
-		c.log.Warn("ledger pre-check failed; processing anyway", "err", err)
+		c.log.failed("ledger pre-check failed; processing anyway", err)
 		done = nil
 	}
 	for _, m := range fresh {
 		if emits, ok := done[m.Key]; ok {
-			c.metrics.duplicates.Inc()
-			c.commits <- &ledgerEntry{key: m.Key, stage: c.cfg.Stage, result: Result{Emit: emits}, msg: m, finished: true}
+			c.finished(m, emits)
 			continue
 		}
 		c.work <- m
 	}
 }
 
+// finished hands an entry whose key is already in the ledger to the
+// committers, which re-emit its messages and ack it.
+func (c *Consumer) finished(m *Message, emits []Emit) {
+	c.metrics.duplicates.Inc()
+	c.commits <- &ledgerEntry{key: m.Key, stage: c.cfg.Stage, result: Result{Emit: emits}, msg: m, finished: true}
+}
+
 func (c *Consumer) ackLost(id string) {
-	ctx, cancel := bookkeeping()
-	defer cancel()
-	if err := c.rdb.XAck(ctx, c.keys.Stream(), c.cfg.Group, id).Err(); err != nil {
-		c.log.Error("ack trimmed entry", "id", id, "err", err)
+	if err := c.bookkeep(func(ctx context.Context) error { return c.ops.ack(ctx, id) }); err != nil {
+		c.log.failed("ack trimmed entry", err, "id", id)
 		return
 	}
 	c.metrics.lost.Inc()

@@ -2,7 +2,6 @@ package streamkit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -10,7 +9,9 @@ import (
 )
 
 // A reclaimer takes over entries idle longer than the visibility (their
-// consumer died or hangs) and dead-letters those delivered too often.
+// consumer died or is stalled) and dead-letters those delivered too often.
+// It does nothing while a dependency is away: a paused consumer takes no
+// work from others.
 type reclaimer struct {
 	c *Consumer
 }
@@ -35,19 +36,16 @@ func (r *reclaimer) loop(ctx context.Context) {
 func (r *reclaimer) exec(ctx context.Context) {
 	c := r.c
 	cursor := "0-0"
-	for ctx.Err() == nil {
+	for ctx.Err() == nil && c.deps.Err() == nil {
 		n := c.tryAcquire(c.cfg.BatchSize)
 		if n == 0 {
 			return
 		}
-		msgs, next, deleted, err := c.rdb.XAutoClaimWithDeleted(ctx, &redis.XAutoClaimArgs{
-			Stream: c.keys.Stream(), Group: c.cfg.Group, Consumer: c.cfg.Consumer,
-			MinIdle: c.cfg.Visibility, Start: cursor, Count: int64(n),
-		}).Result()
+		msgs, next, deleted, err := c.ops.claimIdle(ctx, c.cfg.Visibility, cursor, n)
 		if err != nil {
 			c.release(n)
-			if !errors.Is(err, redis.Nil) && ctx.Err() == nil && !isNoGroup(err) {
-				c.log.Error("claim idle entries", "err", err)
+			if ctx.Err() == nil && !isNoGroup(err) && !c.deps.down(err) {
+				c.log.failed("claim idle entries", err)
 			}
 			return
 		}
@@ -57,13 +55,19 @@ func (r *reclaimer) exec(ctx context.Context) {
 			c.log.Warn("reclaimed entry was trimmed before it was processed; counted as lost", "id", id)
 		}
 		if len(deleted) > 0 {
-			c.ackIDs(deleted)
+			if err := c.bookkeep(func(ctx context.Context) error { return c.ops.ack(ctx, deleted...) }); err != nil {
+				c.log.failed("ack trimmed entries", err, "n", len(deleted))
+			}
 		}
 		if len(msgs) > 0 {
 			c.log.Info("reclaimed idle entries", "n", len(msgs))
-			deliveries, err := r.deliveries(ctx, msgs)
+			ids := make([]string, len(msgs))
+			for i, m := range msgs {
+				ids[i] = m.ID
+			}
+			deliveries, err := c.ops.deliveries(ctx, ids)
 			if err != nil {
-				c.log.Error("read delivery counts", "err", err)
+				c.log.failed("read delivery counts", err)
 			}
 			msgs = r.dropPoison(msgs, deliveries)
 			c.dispatch(ctx, msgs, deliveries)
@@ -73,28 +77,6 @@ func (r *reclaimer) exec(ctx context.Context) {
 		}
 		cursor = next
 	}
-}
-
-// deliveries reads the delivery count of each claimed entry (pipelined).
-func (r *reclaimer) deliveries(ctx context.Context, msgs []redis.XMessage) (map[string]int64, error) {
-	c := r.c
-	pipe := c.rdb.Pipeline()
-	cmds := make([]*redis.XPendingExtCmd, len(msgs))
-	for i, m := range msgs {
-		cmds[i] = pipe.XPendingExt(ctx, &redis.XPendingExtArgs{
-			Stream: c.keys.Stream(), Group: c.cfg.Group, Start: m.ID, End: m.ID, Count: 1,
-		})
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return nil, fmt.Errorf("read pending entries: %w", err)
-	}
-	out := make(map[string]int64, len(msgs))
-	for i, cmd := range cmds {
-		if p := cmd.Val(); len(p) == 1 {
-			out[msgs[i].ID] = p[0].RetryCount
-		}
-	}
-	return out, nil
 }
 
 // dropPoison dead-letters entries delivered more than MaxDeliveries times
@@ -109,21 +91,12 @@ func (r *reclaimer) dropPoison(msgs []redis.XMessage, deliveries map[string]int6
 			continue
 		}
 		fields, ok := fieldsOf(xm.Values)
-		if !ok {
-			keep = append(keep, xm) // trimmed: dispatch acks it as lost
+		if !ok || !c.leases.add(xm.ID, time.Now()) {
+			keep = append(keep, xm) // trimmed (dispatch acks it as lost), or still running here
 			continue
 		}
 		m := &Message{ID: xm.ID, Stage: c.cfg.Stage, Fields: fields, Attempt: attemptOf(fields), Deliveries: n}
-		c.leases.add(m.ID, time.Now().Add(c.cfg.HandlerTimeout))
 		c.deadLetter(m, ErrorTypePoison, fmt.Errorf("delivered %d times (ceiling %d): the handler crashes or hangs on it", n, c.cfg.MaxDeliveries))
 	}
 	return keep
-}
-
-func (c *Consumer) ackIDs(ids []string) {
-	ctx, cancel := bookkeeping()
-	defer cancel()
-	if err := c.rdb.XAck(ctx, c.keys.Stream(), c.cfg.Group, ids...).Err(); err != nil {
-		c.log.Error("ack entries", "n", len(ids), "err", err)
-	}
 }

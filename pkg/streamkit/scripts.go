@@ -5,13 +5,36 @@ import "github.com/redis/go-redis/v9"
 // Each script touches keys of one stage only, which share a hash tag, so
 // they run unchanged on Redis Cluster.
 
-// retryScript schedules a retry and acks the original in one step.
-// KEYS: stream, retry set. ARGV: group, entry id, member, delay ms.
+// renewScript renews the leases of the entries this consumer still owns:
+// XCLAIM to itself with JUSTID (idle time reset, no delivery counted).
+// KEYS: stream. ARGV: group, consumer, id, ... Returns 1 per owned id, 0
+// per id another consumer owns or nobody does (acked elsewhere).
+var renewScript = redis.NewScript(`
+local out = {}
+for i = 3, #ARGV do
+  local id = ARGV[i]
+  if #redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1, ARGV[2]) == 1 then
+    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'JUSTID')
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+return out
+`)
+
+// retryScript schedules a retry and acks the original in one step, only
+// while the consumer still owns the entry: of two consumers that both
+// failed it, only the owner schedules one retry.
+// KEYS: stream, retry set. ARGV: group, entry id, member, delay ms, consumer.
+// Returns 1 if scheduled, 0 if the entry was not this consumer's.
 var retryScript = redis.NewScript(`
+if #redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1, ARGV[5]) == 0 then return 0 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
-return redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+return 1
 `)
 
 // promoteScript moves due retries back onto the stream. Being one script it
@@ -40,14 +63,17 @@ end
 return moved
 `)
 
-// deadLetterScript appends a dead letter and acks the original in one step.
-// KEYS: stream, dlq. ARGV: group, entry id (or "" for none), field, value, ...
+// deadLetterScript appends a dead letter and acks the original in one
+// step, only while the consumer still owns the entry.
+// KEYS: stream, dlq. ARGV: group, entry id (or "" for none), consumer,
+// field, value, ... Returns 1 if dead-lettered, 0 if not this consumer's.
 var deadLetterScript = redis.NewScript(`
+if ARGV[2] ~= '' and #redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1, ARGV[3]) == 0 then return 0 end
 local args = {}
-for i = 3, #ARGV do args[#args + 1] = ARGV[i] end
-local id = redis.call('XADD', KEYS[2], '*', unpack(args))
+for i = 4, #ARGV do args[#args + 1] = ARGV[i] end
+redis.call('XADD', KEYS[2], '*', unpack(args))
 if ARGV[2] ~= '' then redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) end
-return id
+return 1
 `)
 
 // replayScript moves one dead letter back onto its stream.
