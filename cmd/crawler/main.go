@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,6 +73,9 @@ func run(args []string) error {
 		Name: "crawler", Stage: pipeline.Crawl, Group: pipeline.CrawlerGroup, Downstream: pipeline.Clean,
 		Key: crawl.Key, Common: common, Settings: stage,
 		PromoteInterval: *promote, // requests that stepped aside for a host slot come back on time
+		// Published in the status record, so newsctl seed judges an address
+		// with the running crawlers' settings rather than its own.
+		Status: map[string]string{"allow_private": strconv.FormatBool(*allowPrivate), "allow_cidrs": *allowCIDRs},
 	}
 	if *recrawl > 0 {
 		w.Background = func(ctx context.Context, d app.Deps) {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -35,6 +36,9 @@ type Deps struct {
 	Registry *prometheus.Registry
 	Prefix   string
 	Producer *streamkit.Producer // publishes with backpressure
+	// Dependencies are the process's breakers: a stage adds its own (a
+	// model server) and returns streamkit.Unavailable to pause on it.
+	Dependencies *streamkit.Dependencies
 }
 
 // Worker describes one stage binary.
@@ -50,6 +54,9 @@ type Worker struct {
 	// PromoteInterval is how often due retries go back onto the stream
 	// (0: streamkit's default, a second).
 	PromoteInterval time.Duration
+	// Status holds stage settings shown in the consumer's status record
+	// (newsctl stats), such as the crawler's SSRF allowances.
+	Status map[string]string
 	// Background, if set, runs beside the consumer (e.g. the crawler's
 	// recrawl scheduler) until shutdown; Run waits for it to return.
 	Background func(ctx context.Context, d Deps)
@@ -87,87 +94,145 @@ func Connect(ctx context.Context, c config.Common) (redis.UniversalClient, *pgxp
 }
 
 // Run runs the worker until SIGTERM/SIGINT and returns nil after a clean
-// shutdown. build makes the stage's handler from the connected deps.
+// shutdown. build makes the stage's handler from the connected deps. It
+// serves /livez and /healthz from the start, and waits (with backoff, one
+// log line per outage) for Redis and PostgreSQL instead of exiting when
+// they are not there yet; /healthz says what it waits for.
 func (w Worker) Run(build func(Deps) (streamkit.Handler, error)) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	log := Logger(*w.Common.LogLevel).With("binary", w.Name)
+	RouteRedisLogs(log)
 
-	rdb, pool, err := Connect(ctx, w.Common)
+	rdb, pool, err := clients(w.Common)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
 	defer pool.Close()
-	if _, err := store.Migrate(ctx, pool); err != nil {
-		return err
-	}
+	deps := streamkit.StandardDependencies(rdb, pool, log)
+	defer deps.Close()
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	reg.MustRegister(streamkit.NewStatsCollector(rdb, *w.Common.StreamPrefix, streamkit.StageRef{Stage: w.Stage, Group: w.Group}))
-	deps := Deps{Redis: rdb, DB: pool, Log: log, Registry: reg, Prefix: *w.Common.StreamPrefix,
-		Producer: streamkit.NewProducer(rdb, *w.Common.StreamPrefix, *w.Settings.HighWater)}
-	h, err := build(deps)
+	var starting atomic.Pointer[string]
+	phase := "starting: waiting for redis and postgres"
+	starting.Store(&phase)
+	health := func(ctx context.Context) error {
+		if p := starting.Load(); p != nil {
+			return errors.New(*p)
+		}
+		return deps.Check(ctx)
+	}
+	srv, err := Serve(*w.Common.MetricsAddr, reg, health, log)
 	if err != nil {
+		return err
+	}
+	if srv != nil {
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(sctx)
+		}()
+	}
+
+	// Each start-up step that needs a dependency is retried while one is away.
+	ready := func(what string, step func() error) error {
+		for {
+			err := step()
+			if err == nil || ctx.Err() != nil || !deps.Down(err) {
+				return err
+			}
+			phase := "starting: " + what + ": " + deps.Err().Error()
+			starting.Store(&phase)
+			if err := deps.Wait(ctx); err != nil {
+				return nil // interrupted while waiting: a clean exit
+			}
+		}
+	}
+	if err := ready("connect", func() error { return deps.Check(ctx) }); err != nil || ctx.Err() != nil {
+		return err
+	}
+	if err := ready("migrate", func() error { _, err := store.Migrate(ctx, pool); return err }); err != nil || ctx.Err() != nil {
+		return err
+	}
+	d := Deps{Redis: rdb, DB: pool, Log: log, Registry: reg, Prefix: *w.Common.StreamPrefix,
+		Producer: streamkit.NewProducer(rdb, *w.Common.StreamPrefix, *w.Settings.HighWater), Dependencies: deps}
+	var h streamkit.Handler
+	if err := ready("set up the stage", func() (err error) { h, err = build(d); return err }); err != nil || ctx.Err() != nil {
 		return err
 	}
 	s := w.Settings
 	consumer, err := streamkit.NewConsumer(rdb, pool, streamkit.Config{
 		Prefix: *w.Common.StreamPrefix, Stage: w.Stage, Group: w.Group, Consumer: *s.Consumer,
-		Visibility: *s.Visibility, MaxAttempts: *s.MaxAttempts, MaxDeliveries: *s.MaxDeliveries,
+		Visibility: *s.Visibility, HandlerTimeout: *s.HandlerTimeout, MaxAttempts: *s.MaxAttempts, MaxDeliveries: *s.MaxDeliveries,
 		Concurrency: *s.Concurrency, BatchSize: *s.BatchSize, GracePeriod: *s.GracePeriod,
 		Downstream: w.Downstream, HighWater: *s.HighWater, Version: w.Version, Key: w.Key,
-		PromoteInterval: w.PromoteInterval, Logger: log, Metrics: streamkit.NewMetrics(reg),
+		PromoteInterval: w.PromoteInterval, JanitorInterval: *s.JanitorInterval, RetainLen: retain(*s.Retain),
+		Status: w.Status, Dependencies: deps, Logger: log, Metrics: streamkit.NewMetrics(reg),
 	}, h)
 	if err != nil {
 		return err
 	}
-	if err := consumer.EnsureGroup(ctx); err != nil {
-		return err
-	}
-	srv, err := Serve(*w.Common.MetricsAddr, reg, Health(rdb, pool), log)
-	if err != nil {
-		return err
-	}
+	starting.Store(nil)
+
+	// The background work stops with the consumer, also when the consumer
+	// returns early with an error.
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	background := make(chan struct{})
 	go func() {
 		defer close(background)
 		if w.Background != nil {
-			w.Background(ctx, deps)
+			w.Background(runCtx, d)
 		}
 	}()
-	err = consumer.Run(ctx)
+	err = consumer.Run(runCtx)
+	cancel()
 	<-background
-	if srv != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}
 	return err
 }
 
-// Health checks that Redis and Postgres answer.
-func Health(rdb redis.UniversalClient, pool *pgxpool.Pool) func(context.Context) error {
-	return func(ctx context.Context) error {
-		if err := rdb.Ping(ctx).Err(); err != nil {
-			return fmt.Errorf("redis: %w", err)
-		}
-		if err := pool.Ping(ctx); err != nil {
-			return fmt.Errorf("postgres: %w", err)
-		}
-		return nil
+// clients builds the Redis client and the PostgreSQL pool without
+// connecting: both connect on first use, so a worker can start before its
+// services do.
+func clients(c config.Common) (redis.UniversalClient, *pgxpool.Pool, error) {
+	opt, err := redis.ParseURL(*c.RedisURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse REDIS_URL: %w", err)
 	}
+	cfg, err := pgxpool.ParseConfig(*c.DatabaseURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("set up postgres pool: %w", err)
+	}
+	return redis.NewClient(opt), pool, nil
 }
 
-// Serve starts the /metrics and /healthz listener on addr; "" or "0"
-// disables it (nil server, nil error).
+// retain maps the user's count of finished entries to keep onto
+// streamkit's RetainLen, where 0 means the default and negative none.
+func retain(n int64) int64 {
+	if n <= 0 {
+		return -1
+	}
+	return n
+}
+
+// Serve starts the /metrics, /livez and /healthz listener on addr; "" or
+// "0" disables it (nil server, nil error). /livez answers 200 while the
+// process runs (a liveness probe); /healthz is readiness: 503 with the
+// reason while health fails (a dependency away, still starting).
 func Serve(addr string, reg *prometheus.Registry, health func(context.Context) error, log *slog.Logger) (*http.Server, error) {
 	if addr == "" || addr == "0" {
 		return nil, nil
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/livez", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "alive") })
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
@@ -190,6 +255,6 @@ func Serve(addr string, reg *prometheus.Registry, health func(context.Context) e
 			log.Error("metrics listener", "err", err)
 		}
 	}()
-	log.Info("serving /metrics and /healthz", "addr", ln.Addr().String())
+	log.Info("serving /metrics, /livez and /healthz", "addr", ln.Addr().String())
 	return srv, nil
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // Defaults shared by every binary.
@@ -181,10 +183,15 @@ type Stage struct {
 	HighWater     *int64
 	GracePeriod   *time.Duration
 	Consumer      *string
+	// HandlerTimeout is the handler's working time (0: 5 × Visibility).
+	HandlerTimeout  *time.Duration
+	JanitorInterval *time.Duration
+	Retain          *int64
 }
 
-// BindStage binds <PREFIX>_CONCURRENCY, _VISIBILITY, _MAX_ATTEMPTS,
-// _MAX_DELIVERIES, _BATCH_SIZE, _HIGH_WATER, _GRACE and _CONSUMER.
+// BindStage binds <PREFIX>_CONCURRENCY, _VISIBILITY, _HANDLER_TIMEOUT,
+// _MAX_ATTEMPTS, _MAX_DELIVERIES, _BATCH_SIZE, _HIGH_WATER, _GRACE,
+// _CONSUMER, _JANITOR_INTERVAL and _RETAIN.
 func BindStage(s *Set, prefix string, concurrency int, visibility time.Duration) Stage {
 	return Stage{
 		Concurrency:   s.Int(prefix+"_CONCURRENCY", concurrency, "handlers running at once"),
@@ -195,6 +202,10 @@ func BindStage(s *Set, prefix string, concurrency int, visibility time.Duration)
 		HighWater:     s.Int64(prefix+"_HIGH_WATER", 10000, "pause while the next stage has more than this waiting"),
 		GracePeriod:   s.Duration(prefix+"_GRACE", 30*time.Second, "shutdown grace for in-flight work"),
 		Consumer:      s.String(prefix+"_CONSUMER", "", "consumer name (default host-pid-random); set a stable one to resume own pending after restart"),
+		HandlerTimeout: s.Duration(prefix+"_HANDLER_TIMEOUT", 0,
+			"a handler's working time before it is cancelled and retried (time in rate-limit waits excluded); 0 = 5 × the visibility"),
+		JanitorInterval: s.Duration(prefix+"_JANITOR_INTERVAL", streamkit.DefaultJanitorInterval, "how often finished entries are trimmed from the stream; negative disables"),
+		Retain:          s.Int64(prefix+"_RETAIN", streamkit.DefaultRetainLen, "finished entries kept in the stream for inspection (0: none)"),
 	}
 }
 

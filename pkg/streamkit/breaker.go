@@ -302,10 +302,10 @@ func (d *Dependencies) Close() {
 	d.wg.Wait()
 }
 
-// down reports whether err comes from a dependency that is away: the error
+// Down reports whether err comes from a dependency that is away: the error
 // must look like it (suspect) and a probe must fail, which trips that
 // dependency's breaker.
-func (d *Dependencies) down(err error) bool {
+func (d *Dependencies) Down(err error) bool {
 	if !suspect(err) {
 		return false
 	}

@@ -142,7 +142,7 @@ func (c *Consumer) commitTodo(todo []*ledgerEntry) bool {
 		case retryNow(err) && conflicts < conflictRetries:
 			conflicts++
 			continue
-		case c.deps.down(err):
+		case c.deps.Down(err):
 			if c.deps.Wait(c.hard) != nil {
 				return false
 			}

@@ -261,7 +261,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if !c.deps.down(err) {
+		if !c.deps.Down(err) {
 			return err
 		}
 		_ = c.deps.Wait(ctx)

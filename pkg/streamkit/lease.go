@@ -165,7 +165,7 @@ func (k *leaseKeeper) exec(ctx context.Context) {
 		owned, lost, err := k.p.ops.renew(ctx, ids[:n])
 		if err != nil {
 			if ctx.Err() == nil {
-				k.p.deps.down(err)
+				k.p.deps.Down(err)
 				k.p.log.failed("renew leases", err, "n", n)
 			}
 			return

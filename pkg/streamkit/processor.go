@@ -67,7 +67,7 @@ func (c *Consumer) process(ctx context.Context, m *Message) {
 				conflicts++
 				continue
 			}
-			if c.deps.down(err) {
+			if c.deps.Down(err) {
 				continue // paused: the loop waits for the dependency
 			}
 		}
@@ -105,7 +105,7 @@ func (c *Consumer) admit(ctx context.Context, m *Message) admission {
 		now := time.Now()
 		_, gone, err := c.ops.renew(ctx, []string{m.ID})
 		if err != nil {
-			if c.deps.down(err) {
+			if c.deps.Down(err) {
 				return admitAgain
 			}
 			c.log.failed("confirm lease", err, "id", m.ID)
@@ -123,7 +123,7 @@ func (c *Consumer) admit(ctx context.Context, m *Message) admission {
 	}
 	if time.Since(m.read) > ledgerRecheck {
 		done, err := c.ledger.Lookup(ctx, []string{m.Key})
-		if err != nil && c.deps.down(err) {
+		if err != nil && c.deps.Down(err) {
 			return admitAgain
 		}
 		if emits, ok := done[m.Key]; ok {
@@ -306,7 +306,7 @@ func (c *Consumer) bookkeep(op func(ctx context.Context) error) error {
 		ctx, cancel := bookkeeping()
 		err := op(ctx)
 		cancel()
-		if err == nil || !c.deps.down(err) {
+		if err == nil || !c.deps.Down(err) {
 			return err
 		}
 		if werr := c.deps.Wait(c.hard); werr != nil {

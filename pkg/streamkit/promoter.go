@@ -35,7 +35,7 @@ func (p *promoter) exec(ctx context.Context) {
 	for ctx.Err() == nil && p.p.deps.Err() == nil {
 		n, err := Promote(ctx, p.p.ops.rdb, p.p.ops.keys, p.p.limit)
 		if err != nil {
-			if !p.p.deps.down(err) {
+			if !p.p.deps.Down(err) {
 				p.p.log.failed("promote due retries", err)
 			}
 			return

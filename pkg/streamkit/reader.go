@@ -53,10 +53,10 @@ func (r *reader) run(ctx context.Context) {
 				continue
 			}
 			if isNoGroup(err) {
-				if err := c.EnsureGroup(ctx); err != nil && !c.deps.down(err) {
+				if err := c.EnsureGroup(ctx); err != nil && !c.deps.Down(err) {
 					c.log.failed("recreate group", err)
 				}
-			} else if !c.deps.down(err) {
+			} else if !c.deps.Down(err) {
 				c.log.failed("read new entries", err)
 				sleep(ctx, time.Second)
 			}
@@ -84,7 +84,7 @@ func (r *reader) room(ctx context.Context, want int) int {
 		}
 		waiting, err := c.downstream.Pressure(ctx, c.cfg.Downstream)
 		if err != nil {
-			if ctx.Err() != nil || c.deps.down(err) {
+			if ctx.Err() != nil || c.deps.Down(err) {
 				return 0
 			}
 			// Read on rather than stall the stage on a failed check.
@@ -116,7 +116,7 @@ func (r *reader) readOwnPending(ctx context.Context) {
 		msgs, err := c.ops.readOwn(ctx, start, n)
 		if err != nil {
 			c.release(n)
-			if ctx.Err() == nil && c.deps.down(err) {
+			if ctx.Err() == nil && c.deps.Down(err) {
 				continue
 			}
 			if ctx.Err() == nil {

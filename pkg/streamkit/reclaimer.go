@@ -44,7 +44,7 @@ func (r *reclaimer) exec(ctx context.Context) {
 		msgs, next, deleted, err := c.ops.claimIdle(ctx, c.cfg.Visibility, cursor, n)
 		if err != nil {
 			c.release(n)
-			if ctx.Err() == nil && !isNoGroup(err) && !c.deps.down(err) {
+			if ctx.Err() == nil && !isNoGroup(err) && !c.deps.Down(err) {
 				c.log.failed("claim idle entries", err)
 			}
 			return
