@@ -150,7 +150,7 @@ func EnsureModel(ctx context.Context, pool *pgxpool.Pool, id Identity, createInd
 			return err
 		}
 		if !st.Exists {
-			if _, err := pool.Exec(ctx, IndexSQL(id, true)); err != nil && !isDuplicate(err) {
+			if err := createHNSW(ctx, pool, id); err != nil {
 				return fmt.Errorf("create HNSW index %s for %s: %w", st.Name, id, err)
 			}
 		}
@@ -161,6 +161,27 @@ func EnsureModel(ctx context.Context, pool *pgxpool.Pool, id Identity, createInd
 		return fmt.Errorf("record model %s: %w", id, err)
 	}
 	return nil
+}
+
+// createHNSW runs id's CREATE INDEX CONCURRENTLY IF NOT EXISTS. Embedders
+// starting together race for it: the loser fails on the name (duplicate)
+// or, with both builds waiting for each other's snapshot, on a deadlock
+// (40P01); either way it looks again and finds the winner's index.
+func createHNSW(ctx context.Context, pool *pgxpool.Pool, id Identity) error {
+	for try := 0; ; try++ {
+		_, err := pool.Exec(ctx, IndexSQL(id, true))
+		if err == nil || isDuplicate(err) {
+			return nil
+		}
+		var pg *pgconn.PgError
+		if !errors.As(err, &pg) || pg.Code != "40P01" || try >= 5 {
+			return err
+		}
+		st, serr := Index(ctx, pool, id)
+		if serr == nil && st.Exists {
+			return nil
+		}
+	}
 }
 
 // BuildIndex creates id's HNSW index concurrently (writes go on) with

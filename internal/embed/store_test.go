@@ -156,3 +156,28 @@ func TestIndex_DropBuildAndReplaceInvalid(t *testing.T) {
 	state("missing")
 	conn.Exec(ctx, `SELECT pg_advisory_unlock_all()`)
 }
+
+// Embedders started together each create the model's index at start; the
+// losers of that race must start too (they once failed on a deadlock).
+func TestEnsureModel_ConcurrentStartsAllSucceed(t *testing.T) {
+	t.Parallel()
+	pool := testenv.Postgres(t)
+	ctx := context.Background()
+	id := embed.Identity{Provider: "openai", Model: "race-model", Dims: 8}
+	if _, err := pool.Exec(ctx, `INSERT INTO chunks (doc_id, model, dims, chunk_index, content_hash, char_start, char_end, text, embedding)
+		SELECT 'd' || i, 'race-model', 8, 0, 'h', 0, 1, 'word', '[1,0,0,0,0,0,0,1]' FROM generate_series(0, 1999) i`); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() { errs <- embed.EnsureModel(ctx, pool, id, true) }()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Errorf("EnsureModel: %v", err)
+		}
+	}
+	if st, err := embed.Index(ctx, pool, id); err != nil || !st.Exists || !st.Valid {
+		t.Fatalf("index after concurrent starts: %+v, %v", st, err)
+	}
+}
