@@ -67,7 +67,12 @@ func Redis(t testing.TB) (*redis.Client, string) {
 // migration applied; the schema is dropped when the test ends.
 func Postgres(t testing.TB) *pgxpool.Pool {
 	t.Helper()
-	url := DatabaseURL()
+	return postgresOn(t, DatabaseURL())
+}
+
+// postgresOn is Postgres on the server at url.
+func postgresOn(t testing.TB, url string) *pgxpool.Pool {
+	t.Helper()
 	schema := Name("t_")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -1,0 +1,188 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+)
+
+// Tests that stop or crash a service run their own instance of it, on a
+// free loopback port with its data in a temp folder, and never touch the
+// machine's own Redis or PostgreSQL.
+
+// FreePort returns a loopback TCP port nobody listens on right now.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// A PostgresServer is a PostgreSQL cluster of the test's own, built with the
+// machine's server binaries (so it has the same extensions, pgvector
+// included).
+type PostgresServer struct {
+	t    testing.TB
+	bin  string
+	dir  string
+	Port int
+}
+
+// StartPostgres initialises and starts a cluster; it is stopped when the
+// test ends.
+func StartPostgres(t testing.TB) *PostgresServer {
+	t.Helper()
+	bin, err := postgresBin()
+	if err != nil {
+		t.Skipf("no PostgreSQL server binaries: %v", err)
+	}
+	dir, err := os.MkdirTemp("", "nc-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &PostgresServer{t: t, bin: bin, dir: dir, Port: FreePort(t)}
+	t.Cleanup(func() { s.run("pg_ctl", "-D", s.data(), "-m", "immediate", "stop"); os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.run("initdb", "-D", s.data(), "-A", "trust", "-U", "postgres", "--no-sync"); err != nil {
+		t.Fatalf("initdb: %v\n%s", err, out)
+	}
+	s.Start()
+	return s
+}
+
+func postgresBin() (string, error) {
+	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
+		if dir := strings.TrimSpace(string(out)); fileExists(filepath.Join(dir, "initdb")) {
+			return dir, nil
+		}
+	}
+	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	if len(matches) == 0 {
+		return "", fmt.Errorf("initdb not found")
+	}
+	return filepath.Dir(matches[len(matches)-1]), nil
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func (s *PostgresServer) data() string { return filepath.Join(s.dir, "data") }
+
+// run runs a server binary, as the postgres user when the test runs as
+// root (initdb and postgres refuse root).
+func (s *PostgresServer) run(name string, args ...string) ([]byte, error) {
+	path := filepath.Join(s.bin, name)
+	var cmd *exec.Cmd
+	if os.Geteuid() == 0 {
+		cmd = exec.Command("runuser", append([]string{"-u", "postgres", "--", path}, args...)...)
+	} else {
+		cmd = exec.Command(path, args...)
+	}
+	return cmd.CombinedOutput()
+}
+
+// Start starts the server and waits until it accepts connections.
+func (s *PostgresServer) Start() {
+	s.t.Helper()
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100", s.Port, s.dir)
+	if out, err := s.run("pg_ctl", "-D", s.data(), "-o", opts, "-l", filepath.Join(s.dir, "log"), "-w", "start"); err != nil {
+		s.t.Fatalf("start postgres: %v\n%s", err, out)
+	}
+}
+
+// Stop shuts the server down (fast: connections are closed with an admin
+// shutdown error) and waits until it is gone.
+func (s *PostgresServer) Stop() {
+	s.t.Helper()
+	if out, err := s.run("pg_ctl", "-D", s.data(), "-m", "fast", "-w", "stop"); err != nil {
+		s.t.Fatalf("stop postgres: %v\n%s", err, out)
+	}
+}
+
+// URL is the server's postgres database.
+func (s *PostgresServer) URL() string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.Port)
+}
+
+// Pool is a pool on a fresh migrated schema of the server, like Postgres.
+func (s *PostgresServer) Pool(t testing.TB) *pgxpool.Pool { return postgresOn(t, s.URL()) }
+
+// A RedisServer is a redis-server of the test's own, with an append-only
+// file that is synced on every write, so a kill and restart loses nothing.
+type RedisServer struct {
+	t    testing.TB
+	dir  string
+	Port int
+	cmd  *exec.Cmd
+}
+
+// StartRedis starts a server; it is killed when the test ends.
+func StartRedis(t testing.TB) *RedisServer {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skipf("no redis-server: %v", err)
+	}
+	s := &RedisServer{t: t, dir: t.TempDir(), Port: FreePort(t)}
+	t.Cleanup(s.Kill)
+	s.Start()
+	return s
+}
+
+// Start starts the server (again) on the same port and data, and waits
+// until it answers.
+func (s *RedisServer) Start() {
+	s.t.Helper()
+	s.cmd = exec.Command("redis-server", "--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1", "--dir", s.dir,
+		"--save", "", "--appendonly", "yes", "--appendfsync", "always", "--logfile", filepath.Join(s.dir, "log"))
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatalf("start redis-server: %v", err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr()})
+	defer rdb.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for rdb.Ping(context.Background()).Err() != nil {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("redis-server on %s did not answer", s.Addr())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Kill ends the server at once (SIGKILL) and waits for it to exit.
+func (s *RedisServer) Kill() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGKILL)
+	_ = s.cmd.Wait()
+	s.cmd = nil
+}
+
+// Addr is host:port.
+func (s *RedisServer) Addr() string { return fmt.Sprintf("127.0.0.1:%d", s.Port) }
+
+// URL is the server's redis:// URL.
+func (s *RedisServer) URL() string { return "redis://" + s.Addr() + "/0" }
+
+// Client returns a client of the server, closed when the test ends. It
+// keeps no connections it cannot use: a dead one is replaced on next use.
+func (s *RedisServer) Client(t testing.TB) *redis.Client {
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DialTimeout: time.Second})
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
