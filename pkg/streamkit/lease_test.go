@@ -197,9 +197,11 @@ func TestConsumer_TwoConsumersFailingOneEntryRetryOnce(t *testing.T) {
 	cfgA := e.config("s")
 	cfgA.Consumer = "A"
 	var succeeded atomic.Int64
-	claimed, bSucceeded := make(chan struct{}), make(chan struct{})
+	claimed, bSucceeded := make(chan struct{}), make(chan struct{}) // bSucceeded: the retry succeeded
+	var once sync.Once
 	e.start(cfgA, streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
 		if m.Attempt > 0 {
+			defer once.Do(func() { close(bSucceeded) })
 			succeeded.Add(1)
 			return streamkit.Result{DocID: m.Get("doc_id")}, nil
 		}
@@ -217,11 +219,8 @@ func TestConsumer_TwoConsumersFailingOneEntryRetryOnce(t *testing.T) {
 	cfgB.Consumer = "B"
 	e.start(cfgB, streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
 		if m.Attempt > 0 {
-			defer func() {
-				if succeeded.Add(1) == 1 {
-					close(bSucceeded)
-				}
-			}()
+			defer once.Do(func() { close(bSucceeded) })
+			succeeded.Add(1)
 			return streamkit.Result{DocID: m.Get("doc_id")}, nil
 		}
 		return streamkit.Result{}, errors.New("B failed")
