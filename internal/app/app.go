@@ -101,6 +101,11 @@ func Connect(ctx context.Context, c config.Common) (redis.UniversalClient, *pgxp
 func (w Worker) Run(build func(Deps) (streamkit.Handler, error)) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	return w.RunContext(ctx, build)
+}
+
+// RunContext is Run until ctx is cancelled.
+func (w Worker) RunContext(ctx context.Context, build func(Deps) (streamkit.Handler, error)) error {
 	log := Logger(*w.Common.LogLevel).With("binary", w.Name)
 	RouteRedisLogs(log)
 
