@@ -2,23 +2,59 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"strings"
 	"time"
+
+	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 func init() {
-	register("health", "exit 0 if URL answers 200 (container healthchecks)", runHealth)
+	register("health", "with URL: exit 0 if it answers 200 (container healthchecks); without: every stage's workers and their state", runHealth)
 }
 
 func runHealth(ctx context.Context, args []string) error {
-	if len(args) != 1 {
-		return errors.New("usage: newsctl health URL")
+	s, c := settings("health")
+	if err := s.Parse(args); err != nil {
+		return err
 	}
+	if s.FlagSet().NArg() == 1 {
+		return checkURL(ctx, s.FlagSet().Arg(0))
+	}
+	if s.FlagSet().NArg() > 1 {
+		return fmt.Errorf("usage: newsctl health [URL]")
+	}
+	rdb, err := redisOnly(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	admin := &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}
+	stats, err := admin.Stats(ctx, pipeline.Stages())
+	if err != nil {
+		return err
+	}
+	var bad []string
+	for _, st := range stats {
+		state := st.State()
+		fmt.Fprintf(os.Stdout, "%-8s %d worker(s): %s\n", st.Stage, len(st.Workers), state)
+		if len(st.Workers) == 0 || strings.Contains(state, streamkit.StatePaused) {
+			bad = append(bad, st.Stage)
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("not healthy: %s (no live worker, or paused)", strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+func checkURL(ctx context.Context, url string) error {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, args[0], nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
 	}
@@ -28,7 +64,7 @@ func runHealth(ctx context.Context, args []string) error {
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s answered %s", args[0], resp.Status)
+		return fmt.Errorf("%s answered %s", url, resp.Status)
 	}
 	return nil
 }

@@ -40,13 +40,13 @@ func runStats(ctx context.Context, args []string) error {
 
 func printStats(stats []streamkit.StageStats) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "stage\tlength\tlag\tpending\toldest pending\tretry\tdlq\tconsumers\t")
+	fmt.Fprintln(w, "stage\tlength\tlag\tpending\toldest pending\tretry\tdlq\tconsumers\t  state")
 	for _, s := range stats {
 		age := "-"
 		if s.Pending > 0 {
 			age = fmt.Sprintf("%.1fs", s.OldestPendingAgeS)
 		}
-		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t\n", s.Stage, s.Length, s.Lag, s.Pending, age, s.Retry, s.DLQ, s.Consumers)
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t  %s\n", s.Stage, s.Length, s.Lag, s.Pending, age, s.Retry, s.DLQ, s.Consumers, s.State())
 	}
 	w.Flush()
 }

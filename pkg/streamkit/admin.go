@@ -45,6 +45,39 @@ type StageStats struct {
 	DLQ               int64   `json:"dlq"`
 	Retry             int64   `json:"retry"`
 	Consumers         int64   `json:"consumers"`
+	// Workers are the live status records of the stage's consumers.
+	Workers []ConsumerStatus `json:"workers"`
+}
+
+// State summarises the workers' states: "running", "paused: <why>", a mix
+// such as "1 running, 1 paused: <why>", or "-" with no live worker.
+func (s StageStats) State() string {
+	if len(s.Workers) == 0 {
+		return "-"
+	}
+	counts := map[string]int{}
+	var order []string
+	reason := ""
+	for _, w := range s.Workers {
+		if counts[w.State] == 0 {
+			order = append(order, w.State)
+		}
+		counts[w.State]++
+		if w.Reason != "" {
+			reason = w.Reason
+		}
+	}
+	parts := make([]string, len(order))
+	for i, st := range order {
+		parts[i] = st
+		if len(order) > 1 {
+			parts[i] = fmt.Sprintf("%d %s", counts[st], st)
+		}
+		if st == StatePaused && reason != "" {
+			parts[i] += ": " + reason
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Admin offers the operator's view of stages: stats and dead letters.
@@ -87,6 +120,9 @@ func (a *Admin) Stats(ctx context.Context, stages []StageRef) ([]StageStats, err
 					s.OldestPendingAgeS = time.Since(idTime(p[0].ID)).Seconds()
 				}
 			}
+		}
+		if s.Workers, err = a.Consumers(ctx, ref.Stage); err != nil {
+			return nil, err
 		}
 		out = append(out, s)
 	}

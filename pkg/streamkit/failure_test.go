@@ -625,3 +625,25 @@ func TestConsumer_HandlerReturningAfterShutdownLeavesEntryPending(t *testing.T) 
 		t.Fatalf("PEL = %d, want the abandoned entry still pending", p)
 	}
 }
+
+// The gate counts what this consumer holds, not only what it reads: with
+// nobody consuming downstream, the next stream stops at the high-water
+// mark instead of overshooting by the read-ahead window.
+func TestConsumer_DownstreamStopsAtItsHighWaterMark(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	if err := streamkit.EnsureGroup(ctx, e.RDB, e.keys("next").Stream(), "next-group"); err != nil {
+		t.Fatal(err)
+	}
+	e.publish("s", 200)
+	cfg := e.config("s")
+	cfg.Downstream, cfg.HighWater = "next", 30
+	e.resultTable()
+	e.start(cfg, streamkit.HandlerFunc(writeResult))
+	e.eventually("the downstream stream filled", 10*time.Second, func() bool { return e.xlen(e.keys("next").Stream()) >= 25 })
+	time.Sleep(time.Second) // an overshoot would have landed by now
+	if n := e.xlen(e.keys("next").Stream()); n > cfg.HighWater {
+		t.Fatalf("downstream holds %d entries, over its high-water mark of %d", n, cfg.HighWater)
+	}
+}
