@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -94,20 +95,20 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	}}, nil
 }
 
-// dedupeLock serialises duplicate detection across cleaner transactions
-// (an advisory lock key): two copies committed at once must not both
-// believe they are the first.
-const dedupeLock = 0x6e63636c65616e // "ncclean"
-
 // save links the document to its first-seen copy and writes the row, in
-// the ledger transaction, under the dedupe lock. When this document was
-// seen before the copy already stored (cleaning order is not crawl order),
-// it becomes the original and the copy's group is relinked to it.
+// the ledger transaction. Two copies committed at once must not both
+// believe they are the first, so it first takes transaction-level advisory
+// locks on what two copies would share — the text hash, and each SimHash
+// band value (near duplicates within three bits share a band) — in sorted
+// order: copies queue behind each other, unrelated documents never wait.
+// When this document was seen before the copy already stored (cleaning
+// order is not crawl order), it becomes the original and the copy's group
+// is relinked to it.
 func (s *Stage) save(ctx context.Context, tx pgx.Tx, c *Cleaned) error {
 	c.DuplicateOf = ""
 	if c.IsArticle {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(dedupeLock)); err != nil {
-			return fmt.Errorf("take dedupe lock: %w", err)
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k ORDER BY k`, dedupeLocks(c)); err != nil {
+			return fmt.Errorf("take dedupe locks: %w", err)
 		}
 		orig, err := s.findDuplicate(ctx, tx, c)
 		if err != nil {
@@ -124,6 +125,19 @@ func (s *Stage) save(ctx context.Context, tx pgx.Tx, c *Cleaned) error {
 		}
 	}
 	return c.save(ctx, tx)
+}
+
+// dedupeLocks are the advisory lock keys of what a copy of c would share
+// with it: its text hash and its four band values, each in a key space of
+// its own.
+func dedupeLocks(c *Cleaned) []int64 {
+	h := fnv.New64a()
+	h.Write([]byte("clean:text:" + c.TextHash))
+	keys := []int64{int64(h.Sum64())}
+	for band, v := range BandValues(c.SimHash) {
+		keys = append(keys, int64(0x6e63<<48|uint64(band)<<32|uint64(uint32(v))))
+	}
+	return keys
 }
 
 // relink makes newOrig the original of from's whole group.

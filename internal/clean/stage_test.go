@@ -170,3 +170,39 @@ func TestStage_CleansLinksDuplicatesAndDeadLettersBadInput(t *testing.T) {
 		t.Errorf("early: duplicate_of = %q, want none", got)
 	}
 }
+
+// Copies of one story cleaned at the same moment by two consumers, in
+// different transactions: exactly one becomes the original, the rest
+// point at it, and unrelated stories beside them are originals.
+func TestStage_ConcurrentCopiesHaveOneOriginal(t *testing.T) {
+	t.Parallel()
+	f := &fixture{testenv.New(t)}
+	for i := range 12 {
+		copyText := append([]string{}, story...)
+		if i%2 == 1 { // every other copy differs by a word: a near duplicate
+			copyText[3] = strings.Replace(copyText[3], "before the end of the summer", "before the end of summer", 1)
+		}
+		f.document(fmt.Sprintf("copy-%d", i), fmt.Sprintf("https://site%d.example.com/budget", i), []byte(articlePage("Council approves budget", copyText)))
+	}
+	for i := range 6 {
+		other := []string{
+			fmt.Sprintf("A completely different report number %d about the harbour, the ferries that cross it every morning and the fishermen who work there.", i),
+			fmt.Sprintf("Story %d goes on about the weather at sea, the price of fuel and the way the harbour master keeps the boats apart in a storm.", i),
+			fmt.Sprintf("In the end of story %d the ferry company said it would add two evening crossings in the summer to carry the many tourists.", i),
+		}
+		f.document(fmt.Sprintf("other-%d", i), fmt.Sprintf("https://harbour.example.com/%d", i), []byte(articlePage(fmt.Sprintf("Harbour news %d", i), other)))
+	}
+	for i := range 2 {
+		f.Run(streamkit.Config{Stage: pipeline.Clean, Group: pipeline.CleanerGroup, Consumer: fmt.Sprintf("c%d", i),
+			Concurrency: 4, BatchSize: 3, Visibility: 5 * time.Second, Block: 100 * time.Millisecond, JanitorInterval: -1},
+			clean.NewStage(f.Pool, clean.Config{}, nil))
+	}
+	f.waitFor("all cleaned", func(ctx context.Context) bool { return f.ledgerRows(ctx) == 18 })
+	var originals, others int
+	ctx := context.Background()
+	f.Pool.QueryRow(ctx, `SELECT count(*) FROM cleaned WHERE doc_id LIKE 'copy-%' AND duplicate_of IS NULL`).Scan(&originals)
+	f.Pool.QueryRow(ctx, `SELECT count(*) FROM cleaned WHERE doc_id LIKE 'other-%' AND duplicate_of IS NULL`).Scan(&others)
+	if originals != 1 || others != 6 {
+		t.Fatalf("%d originals among 12 copies (want 1), %d among 6 unrelated stories (want 6)", originals, others)
+	}
+}

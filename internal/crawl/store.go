@@ -83,19 +83,17 @@ type written struct {
 // URLs to the frontier.
 //
 // streamkit group-commits several requests in one transaction, and several
-// such transactions run at once (and in every crawler process). Their
-// urls writes overlap (the same links are found on many pages), in no
-// common order, and an INSERT … ON CONFLICT waits for the other
-// transaction's uncommitted row: two of them deadlock, and chains of lock
-// waits outlast streamkit's bookkeeping deadline, failing whole batches
-// whose requests are then fetched again. So the crawler's commits take one
-// transaction-level advisory lock per schema first: they queue instead of
-// deadlocking (found by cmd/benchcrawler; TestCrawler_ConcurrentCommitsDoNotRefetch).
+// such transactions run at once (and in every crawler process). Their urls
+// writes overlap (the same links are found on many pages), so two of them
+// can wait for each other. No stage-wide lock orders them (a stalled
+// process holding it froze the whole stage): links already known are not
+// written at all, new ones are written in URL order, and the rare deadlock
+// or lock timeout is run again at once by streamkit, without a refetch and
+// without spending an attempt; the server ends a stalled transaction after
+// a few seconds (streamkit's transaction limits), releasing its rows
+// (TestCrawler_ConcurrentCommitsDoNotRefetch).
 func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome) (written, error) {
 	var w written
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.urls'))`); err != nil {
-		return w, fmt.Errorf("lock the urls table's writers: %w", err)
-	}
 	state := o.State // decided here, not written back: streamkit may run a Commit twice
 	if o.Doc != nil {
 		changed, err := upsertDocument(ctx, tx, o.Doc)
@@ -189,6 +187,10 @@ func upsertURL(ctx context.Context, tx pgx.Tx, r *request, o *outcome, state str
 }
 
 // insertLinks adds unseen URLs to the seen-set and returns those inserted.
+// URLs already stored are filtered out by a plain read first: an insert
+// that met one of them while another transaction updates its row would
+// wait for that transaction, and such waits, crossing, deadlock. What is
+// left (URLs two transactions discover at once) is inserted in URL order.
 func insertLinks(ctx context.Context, tx pgx.Tx, r *request, links []link, state string) (map[string]bool, error) {
 	urls := make([]string, len(links))
 	docs := make([]string, len(links))
@@ -202,6 +204,8 @@ func insertLinks(ctx context.Context, tx pgx.Tx, r *request, links []link, state
 		INSERT INTO urls (url, doc_id, host, state, depth, max_depth, hosts, is_hub, discovered_from)
 		SELECT u, d, h, $6, dep, $7, $8, hub, $9
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bool[]) AS t(u, d, h, dep, hub)
+		WHERE NOT EXISTS (SELECT 1 FROM urls WHERE urls.url = t.u)
+		ORDER BY u
 		ON CONFLICT (url) DO NOTHING
 		RETURNING url`, urls, docs, hosts, depths, hubs, state, r.MaxDepth, r.Hosts, r.URL)
 	if err != nil {

@@ -18,11 +18,12 @@ import (
 // anything that merely looks like the first kind — a suspicion that a probe
 // of the dependencies settles.
 
-// retryNow reports a transaction conflict (serialization failure, deadlock):
-// running the same work again at once is the cure, and no attempt is spent.
+// retryNow reports a transaction conflict (serialization failure,
+// deadlock, a lock wait past lock_timeout): running the same work again at
+// once is the cure, and no attempt is spent.
 func retryNow(err error) bool {
 	var pg *pgconn.PgError
-	return errors.As(err, &pg) && (pg.Code == "40001" || pg.Code == "40P01")
+	return errors.As(err, &pg) && (pg.Code == "40001" || pg.Code == "40P01" || pg.Code == "55P03")
 }
 
 // postgresDown reports an error that says the database, not the work, is

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
@@ -366,7 +367,14 @@ func TestHelperStalledConsumer(t *testing.T) {
 	defer pool.Close()
 	ccfg := helperConfig(os.Getenv("HELPER_PREFIX"))
 	ccfg.Consumer = "A"
-	c, err := streamkit.NewConsumer(rdb, pool, ccfg, startsHandler(pool, "A"))
+	h := startsHandler(pool, "A")
+	if os.Getenv("STREAMKIT_HELPER") == "stall-in-commit" {
+		h = hotRowHandler(pool, func(ctx context.Context) {
+			_, _ = pool.Exec(ctx, `INSERT INTO in_commit VALUES (1)`)
+			time.Sleep(time.Minute) // the test stops this process here, inside the transaction
+		})
+	}
+	c, err := streamkit.NewConsumer(rdb, pool, ccfg, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,4 +388,53 @@ func TestHelperStalledConsumer(t *testing.T) {
 // signalContext is cancelled by SIGTERM.
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), syscall.SIGTERM)
+}
+
+// hotRowHandler's Commit updates the one row every entry shares, then
+// calls inCommit (still inside the transaction, holding the row).
+func hotRowHandler(pool *pgxpool.Pool, inCommit func(ctx context.Context)) streamkit.Handler {
+	return streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		return streamkit.Result{DocID: m.Get("doc_id"), Commit: func(ctx context.Context, tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `UPDATE hot SET n = n + 1`); err != nil {
+				return err
+			}
+			if inCommit != nil {
+				inCommit(ctx)
+			}
+			return nil
+		}}, nil
+	})
+}
+
+// A process stopped in the middle of a ledger transaction holds its row
+// locks; the server ends that transaction after a few seconds (streamkit's
+// transaction limits), so the other consumer's commits on the same row go
+// through instead of queueing behind it for as long as it is stopped.
+func TestConsumer_StalledTransactionDoesNotBlockOthers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	if _, err := e.Pool.Exec(ctx, `CREATE TABLE hot (n int); INSERT INTO hot VALUES (0); CREATE TABLE in_commit (x int)`); err != nil {
+		t.Fatal(err)
+	}
+	e.publish("s", 1)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperStalledConsumer$")
+	cmd.Env = append(os.Environ(), "STREAMKIT_HELPER=stall-in-commit", "HELPER_PREFIX="+e.Prefix,
+		"HELPER_SCHEMA="+testenv.SchemaOf(e.Pool), "DATABASE_URL="+testenv.DatabaseURL())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	e.eventually("the helper inside its commit", 10*time.Second, func() bool { return e.count(`SELECT count(*) FROM in_commit`) == 1 })
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	e.publish("p", 10)
+	cfg := e.config("p")
+	e.start(cfg, hotRowHandler(e.Pool, nil))
+	// The helper stays stopped throughout: only the server can free the row.
+	e.eventually("the other consumer committed through the stalled one's row", 20*time.Second, func() bool { return e.ledgerCount("p") == 10 })
+	if n := e.count(`SELECT n FROM hot`); n < 10 {
+		t.Fatalf("hot row counted %d commits, want at least 10", n)
+	}
 }

@@ -98,6 +98,9 @@ func (l *Ledger) commitTx(ctx context.Context, entries []*ledgerEntry, isolated 
 		return fmt.Errorf("begin ledger transaction: %w", err)
 	}
 	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, txLimits); err != nil {
+		return fmt.Errorf("limit ledger transaction: %w", err)
+	}
 	if isolated {
 		for _, e := range entries {
 			if err := commitOne(ctx, tx, e); err != nil {
@@ -122,6 +125,16 @@ func (l *Ledger) commitTx(ctx context.Context, entries []*ledgerEntry, isolated 
 	}
 	return nil
 }
+
+// txLimits bounds what one ledger transaction can hold, so that a process
+// stalled in the middle of one (SIGSTOP, a long pause, a network cut that
+// leaves its socket open) cannot keep its row and advisory locks for long:
+// the server ends its session after 5 s idle in the transaction; a commit
+// waiting more than 5 s for a lock gives up (and streamkit runs it again at
+// once, as for a deadlock); no statement runs longer than the bookkeeping
+// deadline. SET LOCAL: migrations, index builds and backfills are unbounded.
+const txLimits = `SELECT set_config('idle_in_transaction_session_timeout', '5s', true),
+	set_config('lock_timeout', '5s', true), set_config('statement_timeout', '10s', true)`
 
 // rowSet holds ledger rows as column arrays for one unnest insert.
 type rowSet struct {
