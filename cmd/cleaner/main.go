@@ -18,10 +18,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-// version names the cleaning algorithm in idempotency keys: bump it to
-// re-clean everything on replay.
-const version = "clean-v1"
-
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "extract" {
 		os.Exit(runExtract(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
@@ -41,7 +37,7 @@ func runWorker(args []string) error {
 		return err
 	}
 	w := app.Worker{Name: "cleaner", Stage: pipeline.Clean, Group: pipeline.CleanerGroup,
-		Downstream: pipeline.Extract, Version: version, Common: common, Settings: stage}
+		Downstream: pipeline.Extract, Version: clean.Version, Common: common, Settings: stage}
 	return w.Run(func(d app.Deps) (streamkit.Handler, error) {
 		return clean.NewStage(d.DB, clean.Config{
 			Extract:           article.Options{Timeout: *pageTimeout, MaxBytes: *maxBytes},

@@ -31,7 +31,7 @@ func run(args []string) error {
 	s := config.NewSet(flag.NewFlagSet("embedder", flag.ContinueOnError))
 	common := config.BindCommon(s, defaultMetricsAddr)
 	stage := config.BindStage(s, "EMBED", defaultConcurrency, defaultVisibility)
-	newEmbedder := provider.Bind(s)
+	newEmbedder := provider.Bind(s, config.BindOpenAI(s))
 	batch := s.Int("EMBED_BATCH", embed.DefaultBatch, "inputs per embeddings request")
 	chunkTokens := s.Int("EMBED_CHUNK_TOKENS", chunk.DefaultTargetTokens, "estimated tokens per chunk (the title is added on top)")
 	overlap := s.Int("EMBED_CHUNK_OVERLAP", chunk.DefaultOverlapTokens, "estimated tokens repeated between neighbouring chunks (0 = none)")

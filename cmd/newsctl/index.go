@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/embed"
+	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/embed/provider"
 	"github.com/newscrawl/newscrawl/internal/store"
 )
@@ -18,7 +19,7 @@ func init() {
 func runIndex(ctx context.Context, args []string) error {
 	s, c := settings("index")
 	fs := s.FlagSet()
-	embedder := provider.Bind(s)
+	embedder := provider.Bind(s, config.BindOpenAI(s))
 	mem := fs.String("maintenance-work-mem", "1GB", "maintenance_work_mem for the build (at least the index size: about 2 kB per 384-d chunk)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `usage: newsctl index [flags] [status|build|drop]

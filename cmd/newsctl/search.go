@@ -26,7 +26,7 @@ const defaultSearchTimeout = 30 * time.Second
 // [--since DATE] [--until DATE] [--host HOST] [--lang LANG] [--json]`.
 func runSearch(ctx context.Context, args []string) error {
 	s, c := settings("search")
-	newEmbedder := provider.Bind(s)
+	newEmbedder := provider.Bind(s, config.BindOpenAI(s))
 	fs := s.FlagSet()
 	k := fs.Int("k", search.DefaultK, fmt.Sprintf("documents to return (1-%d)", search.MaxK))
 	mode := fs.String("mode", string(search.Hybrid), "hybrid, vector or lexical")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/app"
+	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/embed/provider"
 	"github.com/newscrawl/newscrawl/internal/search"
 	"github.com/newscrawl/newscrawl/internal/store"
@@ -28,7 +29,7 @@ const (
 // SIGTERM/SIGINT, then lets requests in flight finish.
 func runServe(ctx context.Context, args []string) error {
 	s, c := settings("serve")
-	newEmbedder := provider.Bind(s)
+	newEmbedder := provider.Bind(s, config.BindOpenAI(s))
 	fs := s.FlagSet()
 	addr := fs.String("addr", defaultServeAddr, "listen address")
 	timeout := fs.Duration("timeout", search.DefaultRequestTimeout, "per-request timeout")

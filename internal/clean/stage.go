@@ -95,6 +95,10 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	}}, nil
 }
 
+// Version names the cleaning algorithm in the stage's idempotency keys:
+// bump it to re-clean everything on replay.
+const Version = "clean-v1"
+
 // save links the document to its first-seen copy and writes the row, in
 // the ledger transaction. Two copies committed at once must not both
 // believe they are the first, so it first takes transaction-level advisory

@@ -340,7 +340,7 @@ func (c *Crawler) result(r *request, o *outcome) streamkit.Result {
 			for _, l := range o.Links {
 				if w.fresh[l.URL] {
 					emits = append(emits, streamkit.Emit{Stage: pipeline.Crawl, Fields: RequestFields(l.URL, l.Depth,
-						r.MaxDepth, r.Hosts, recrawl, false, l.Hint, NewNonce(), r.URL)})
+						r.MaxDepth, r.Hosts, recrawl, false, l.Hint, LinkNonce(r.URL, l.URL), r.URL)})
 				}
 			}
 			return emits

@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"net/url"
@@ -82,6 +83,20 @@ func Key(stage, version string, m *streamkit.Message) (string, error) {
 		k += ":" + version
 	}
 	return k, nil
+}
+
+// LedgerKey is the idempotency key Key gives a request for rawURL with nonce.
+func LedgerKey(rawURL, nonce string) string {
+	return pipeline.Crawl + ":" + pipeline.DocID(NormalizedURL(rawURL)) + ":" + nonce
+}
+
+// NormalizedURL is rawURL as the frontier stores it; a URL that does not
+// normalize is returned as it is.
+func NormalizedURL(rawURL string) string {
+	if n, err := urlnorm.Normalize(rawURL); err == nil {
+		return n
+	}
+	return rawURL
 }
 
 // parseRequest reads a message; a bad URL or field is a Permanent error.
@@ -166,6 +181,14 @@ func NewNonce() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// LinkNonce is the nonce of the request for a link first discovered on
+// page from: derived from both, so that republishing the frontier (newsctl
+// reconcile) makes the same idempotency key as the crawler's own request.
+func LinkNonce(from, link string) string {
+	sum := sha256.Sum256([]byte(from + "\x00" + link))
+	return "l" + hex.EncodeToString(sum[:8])
 }
 
 // RequestFields builds a crawl request's fields; zero values are left out

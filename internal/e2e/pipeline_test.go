@@ -78,6 +78,11 @@ func site(t *testing.T) (*httptest.Server, *sync.Map) {
 		"A sixteen-year-old from the valley won the regional chess championship on Sunday, beating three grandmasters in a tense final round.",
 		"She learned the game from her grandfather and practised openings every evening at the public library's chess club.",
 		"The win qualifies her for the national tournament in the spring, where she will be the youngest player in the field."), "text/html")
+	// Linked from nowhere: only a frontier row (the reconcile test's) leads to it.
+	page("/news/late.html", article("Late frost damages vineyards on the hills",
+		"A late frost on Thursday night damaged young vines across the hill vineyards, where temperatures fell well below freezing before dawn.",
+		"Growers lit fires and ran fans between the rows to keep the cold air moving, but many buds on the lower slopes were lost.",
+		"The regional wine board said it was too early to say how much of the harvest would be affected this year."), "text/html")
 	page("/private/draft.html", article("Secret draft", "Nobody should ever fetch this page.", "It is disallowed.", "Really."), "text/html")
 	srv = httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -147,33 +152,7 @@ func TestPipeline_SeedToSearch(t *testing.T) {
 	srv, hits := site(t)
 	environ := env(t, testenv.SchemaOf(pool), prefix)
 
-	var procs []*exec.Cmd
-	logs := t.TempDir()
-	for _, w := range workers {
-		cmd := exec.Command(filepath.Join(bin, w))
-		cmd.Env = environ
-		f, _ := os.Create(filepath.Join(logs, w+".log"))
-		cmd.Stdout, cmd.Stderr = f, f
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("start %s: %v", w, err)
-		}
-		procs = append(procs, cmd)
-	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			for _, p := range procs {
-				p.Process.Kill()
-				p.Wait()
-			}
-		}
-		if t.Failed() {
-			for _, w := range workers {
-				b, _ := os.ReadFile(filepath.Join(logs, w+".log"))
-				t.Logf("%s log:\n%s", w, b)
-			}
-		}
-	}()
+	procs := startWorkers(t, bin, environ)
 
 	newsctl(t, bin, environ, "seed", srv.URL+"/")
 	newsctl(t, bin, environ, "wait", "--timeout", "2m")
@@ -249,7 +228,52 @@ func TestPipeline_SeedToSearch(t *testing.T) {
 	}
 
 	// SIGTERM: every worker exits 0.
-	for i, p := range procs {
+	procs.stop(t)
+}
+
+// workerSet is the four worker processes of a test.
+type workerSet struct {
+	cmds    []*exec.Cmd
+	logs    string
+	stopped bool
+}
+
+// startWorkers starts the four workers with environ; they are killed when
+// the test ends unless stop ran, and their logs are printed if it failed.
+func startWorkers(t *testing.T, bin string, environ []string) *workerSet {
+	t.Helper()
+	ws := &workerSet{logs: t.TempDir()}
+	for _, w := range workers {
+		cmd := exec.Command(filepath.Join(bin, w))
+		cmd.Env = environ
+		f, _ := os.Create(filepath.Join(ws.logs, w+".log"))
+		cmd.Stdout, cmd.Stderr = f, f
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start %s: %v", w, err)
+		}
+		ws.cmds = append(ws.cmds, cmd)
+	}
+	t.Cleanup(func() {
+		if !ws.stopped {
+			for _, p := range ws.cmds {
+				p.Process.Kill()
+				p.Wait()
+			}
+		}
+		if t.Failed() {
+			for _, w := range workers {
+				b, _ := os.ReadFile(filepath.Join(ws.logs, w+".log"))
+				t.Logf("%s log:\n%s", w, b)
+			}
+		}
+	})
+	return ws
+}
+
+// stop sends SIGTERM to every worker and checks each exits 0 in time.
+func (ws *workerSet) stop(t *testing.T) {
+	t.Helper()
+	for i, p := range ws.cmds {
 		p.Process.Signal(syscall.SIGTERM)
 		done := make(chan error, 1)
 		go func() { done <- p.Wait() }()
@@ -263,5 +287,5 @@ func TestPipeline_SeedToSearch(t *testing.T) {
 			t.Errorf("%s did not stop within 45s of SIGTERM", workers[i])
 		}
 	}
-	stopped = true
+	ws.stopped = true
 }

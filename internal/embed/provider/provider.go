@@ -62,10 +62,10 @@ func New(cfg Config) (embed.Embedder, error) {
 // Bind binds the embedding settings (EMBED_PROVIDER, OPENAI_*, EMBED_MODEL,
 // EMBED_DIMENSIONS, …) onto s, in one place for the embedder and the query
 // side, so both build the same embedder from the same environment. The
-// returned function, called after s.Parse, builds it.
-func Bind(s *config.Set) func() (embed.Embedder, error) {
+// returned function, called after s.Parse, builds it. server is the
+// OpenAI-compatible server's settings, bound once per flag set.
+func Bind(s *config.Set, server config.OpenAI) func() (embed.Embedder, error) {
 	kind := s.String("EMBED_PROVIDER", Auto, "auto (openai when OPENAI_BASE_URL is set, else local), openai or local")
-	server := config.BindOpenAI(s)
 	model := s.String("EMBED_MODEL", "", "embedding model as the server knows it (required with openai)")
 	dims := s.Int("EMBED_DIMENSIONS", 0, "vector length (local: default 384; openai: required, the model's output size)")
 	sendDims := s.Bool("EMBED_SEND_DIMENSIONS", true, "send dimensions in requests (turn off for models that cannot shorten vectors)")
