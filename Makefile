@@ -10,7 +10,7 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/newscrawl_bench?sslmode
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help build test up down bench-streamkit bench-crawler bench-cleaner bench-search lint clean
+.PHONY: help build test chaos up down bench-streamkit bench-crawler bench-cleaner bench-search lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-16s %s\n", $$1, $$2 }'
@@ -20,6 +20,10 @@ build: ## build every binary into bin/
 
 test: ## services + go vet + compose check + go test -race (what CI runs)
 	@bash scripts/test.sh
+
+chaos: ## the whole pipeline through kills, a stall, Redis and PostgreSQL outages, FLUSHALL + reconcile (long schedule)
+	@bash scripts/services.sh ensure
+	$(GO) test -count=1 -v -run '^TestChaos$$' -timeout 40m ./internal/chaos -args -chaos.long
 
 up: ## start services, migrate, run the four workers (see .run/)
 	@MAKE='$(MAKE)' GO='$(GO)' bash scripts/up.sh

@@ -27,17 +27,8 @@ import (
 
 var workers = []string{"crawler", "cleaner", "extractor", "embedder"}
 
-// build compiles the five binaries once into dir.
-func build(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/crawler", "./cmd/cleaner", "./cmd/extractor", "./cmd/embedder", "./cmd/newsctl")
-	cmd.Dir = "../.."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build binaries: %v\n%s", err, out)
-	}
-	return dir
-}
+// build compiles the five binaries into a temp folder.
+func build(t *testing.T) string { return testenv.Build(t, "../..") }
 
 // site serves a small news site: a home page, three articles on distinct
 // subjects, a wire copy of one of them on another path, and an RSS feed.

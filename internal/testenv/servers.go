@@ -186,3 +186,23 @@ func (s *RedisServer) Client(t testing.TB) *redis.Client {
 	t.Cleanup(func() { rdb.Close() })
 	return rdb
 }
+
+// Build compiles the project's binaries (the five by default) into a temp
+// folder and returns it. root is the repository root relative to the test.
+func Build(t testing.TB, root string, names ...string) string {
+	t.Helper()
+	if len(names) == 0 {
+		names = []string{"crawler", "cleaner", "extractor", "embedder", "newsctl"}
+	}
+	dir := t.TempDir()
+	args := []string{"build", "-o", dir + "/"}
+	for _, n := range names {
+		args = append(args, "./cmd/"+n)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build binaries: %v\n%s", err, out)
+	}
+	return dir
+}

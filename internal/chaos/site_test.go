@@ -1,0 +1,30 @@
+package chaos
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/newscrawl/newscrawl/internal/clean"
+)
+
+// The generated articles must all survive duplicate detection: no two
+// within the cleaner's Hamming distance.
+func TestSite_ArticlesAreNotNearDuplicates(t *testing.T) {
+	tags := regexp.MustCompile(`<[^>]+>`)
+	const n = 400
+	hashes := make([]uint64, n)
+	for i := range n {
+		hashes[i] = clean.SimHash(tags.ReplaceAllString(articlePage(i), " "))
+	}
+	closest := 64
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			if d := clean.Hamming(hashes[i], hashes[j]); d < closest {
+				closest = d
+			}
+		}
+	}
+	if closest <= clean.DefaultMaxHamming+3 {
+		t.Fatalf("two generated articles are %d bits apart; the cleaner merges at %d", closest, clean.DefaultMaxHamming)
+	}
+}
