@@ -44,7 +44,7 @@ var (
 	short = schedule{articles: 120, hostDelay: 350 * time.Millisecond, visibility: 3 * time.Second,
 		kills: 3, killEvery: 3 * time.Second, stall: 9 * time.Second, redisDown: 3 * time.Second, pgDown: 10 * time.Second}
 	full = schedule{articles: 300, hostDelay: 650 * time.Millisecond, visibility: 5 * time.Second,
-		kills: 8, killEvery: 8 * time.Second, stall: 15 * time.Second, redisDown: 30 * time.Second, pgDown: 75 * time.Second}
+		kills: 8, killEvery: 8 * time.Second, stall: 15 * time.Second, redisDown: 30 * time.Second, pgDown: 90 * time.Second}
 )
 
 var workers = []string{"crawler", "cleaner", "extractor", "embedder"}

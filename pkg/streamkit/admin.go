@@ -105,6 +105,11 @@ func (a *Admin) Stats(ctx context.Context, stages []StageRef) ([]StageStats, err
 		if err != nil {
 			return nil, err
 		}
+		if g == nil {
+			// No group yet (or it was lost, as in a FLUSHALL): every entry
+			// is still to be delivered.
+			s.Lag = s.Length
+		}
 		if g != nil {
 			s.Pending, s.Consumers = g.Pending, g.Consumers
 			s.Lag, err = lagOf(ctx, a.RDB, k.Stream(), g)
