@@ -11,6 +11,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/app"
 	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/extract"
+	"github.com/newscrawl/newscrawl/internal/extract/heuristic"
 	"github.com/newscrawl/newscrawl/internal/extract/llm"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
@@ -52,18 +53,28 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	if handlerTimeout := 5 * *stage.Visibility; *timeout > handlerTimeout/2 && p.Name() == llm.Name {
-		log.Warn("EXTRACT_TIMEOUT leaves no room for a repair request within the handler timeout (5×EXTRACT_VISIBILITY)",
-			"timeout", *timeout, "handler_timeout", handlerTimeout)
+	// The handler's deadline is the model's own budget — an answer and a
+	// repair, and a retry with half the input after a cut answer — and not
+	// a multiple of the visibility: leases are renewed while it runs, and
+	// rate-limit waits do not count against it.
+	if *stage.HandlerTimeout == 0 && p.Name() == llm.Name {
+		*stage.HandlerTimeout = 3**timeout + 30*time.Second
 	}
 	log.Info("extraction provider", "provider", p.Name(), "model", p.Model(), "version", extract.Version(p))
 
 	return app.Worker{
 		Name: "extractor", Stage: pipeline.Extract, Group: pipeline.ExtractorGroup, Downstream: pipeline.Embed,
-		Version: extract.Version(p), Common: common, Settings: stage,
+		Version: extract.Version(p), Key: extract.Key, Common: common, Settings: stage,
 	}.Run(func(d app.Deps) (streamkit.Handler, error) {
-		return extract.NewHandler(d.DB, p, extract.Config{
-			MaxInputChars: *maxInput, ExtractSkipped: *skipped, Logger: d.Log,
-		}), nil
+		cfg := extract.Config{MaxInputChars: *maxInput, ExtractSkipped: *skipped, MaxAttempts: *stage.MaxAttempts,
+			Logger: d.Log, Metrics: extract.NewMetrics(d.Registry)}
+		if lp, ok := p.(*llm.Provider); ok {
+			// The model server is a dependency like Redis: while it is away,
+			// misconfigured or without the model, the stage pauses, and
+			// resumes once this probe succeeds.
+			d.Dependencies.Add(llm.Dependency, lp.Probe, nil)
+			cfg.Fallback = heuristic.New(heuristic.Config{})
+		}
+		return extract.NewHandler(d.DB, p, cfg), nil
 	})
 }

@@ -54,5 +54,5 @@ func Enqueue(ctx context.Context, pool *pgxpool.Pool, p pipeline.Publisher, b Ba
 	}
 	sql := `SELECT doc_id, content_hash, url FROM cleaned WHERE ` + strings.Join(conds, " AND ") +
 		fmt.Sprintf(` ORDER BY doc_id LIMIT %d`, pipeline.EnqueuePage)
-	return pipeline.EnqueueDocs(ctx, pool, p, pipeline.Embed, sql, args, b.Limit)
+	return pipeline.EnqueueDocs(ctx, pool, p, pipeline.Embed, sql, args, b.Limit, nil)
 }

@@ -19,6 +19,12 @@ type Backfill struct {
 	// no extraction by that provider (and model, when set) yet.
 	MissingProvider string
 	MissingModel    string
+	// Fallbacks ("provider/model") keeps only documents whose current text
+	// has a fallback extraction for that model and no extraction by it;
+	// Rerun is then the messages' rerun nonce, so the ledger, which has
+	// their keys done, lets them through again.
+	Fallbacks string
+	Rerun     string
 }
 
 // Enqueue publishes an extract message (doc_id, content_hash = the cleaned
@@ -34,9 +40,20 @@ func Enqueue(ctx context.Context, pool *pgxpool.Pool, pub pipeline.Publisher, b 
 		  AND ($4 OR (c.is_article AND coalesce(c.duplicate_of, '') = ''))
 		  AND ($5 = '' OR NOT EXISTS (SELECT 1 FROM extractions x WHERE x.doc_id = c.doc_id
 		        AND x.content_hash = c.text_hash AND x.provider = $5 AND ($6 = '' OR x.model = $6)))
+		  AND ($8 = '' OR (EXISTS (SELECT 1 FROM extractions x WHERE x.doc_id = c.doc_id
+		        AND x.content_hash = c.text_hash AND x.fallback_for = $8)
+		    AND NOT EXISTS (SELECT 1 FROM extractions x WHERE x.doc_id = c.doc_id
+		        AND x.content_hash = c.text_hash AND x.provider || '/' || x.model = $8)))
 		ORDER BY c.doc_id LIMIT $7`,
-		[]any{"", nonNil(b.DocIDs), nullTime(b.Since), b.IncludeSkipped, b.MissingProvider, b.MissingModel, pipeline.EnqueuePage},
-		b.Limit)
+		[]any{"", nonNil(b.DocIDs), nullTime(b.Since), b.IncludeSkipped, b.MissingProvider, b.MissingModel, pipeline.EnqueuePage, b.Fallbacks},
+		b.Limit, rerunField(b.Rerun))
+}
+
+func rerunField(nonce string) map[string]string {
+	if nonce == "" {
+		return nil
+	}
+	return map[string]string{FieldRerun: nonce}
 }
 
 func nullTime(t time.Time) *time.Time {

@@ -13,6 +13,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/extract/llm"
 	"github.com/newscrawl/newscrawl/internal/extract/provider"
 	"github.com/newscrawl/newscrawl/internal/extract/schema"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // Defaults of Config.
@@ -36,7 +37,15 @@ type Config struct {
 	// ExtractSkipped extracts duplicates and non-articles too; by default
 	// they are forwarded to the embedder without an extraction.
 	ExtractSkipped bool
-	Logger         *slog.Logger
+	// Fallback extracts a document when the provider fails for it (the
+	// heuristic provider); the row is labelled with the failure and the
+	// document moves on. nil: failures go to streamkit's retries and DLQ.
+	Fallback provider.Provider
+	// MaxAttempts is the stage's attempt budget: a model failure on the
+	// last attempt falls back instead of being dead-lettered.
+	MaxAttempts int
+	Logger      *slog.Logger
+	Metrics     *Metrics // nil: unregistered
 }
 
 // ProviderConfig chooses and configures the provider.
@@ -83,7 +92,31 @@ func (c *Config) setDefaults() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = streamkit.DefaultMaxAttempts
+	}
+	if c.Metrics == nil {
+		c.Metrics = NewMetrics(nil)
+	}
 }
 
 // latencyMS converts a duration for the latency_ms column.
 func latencyMS(d time.Duration) int { return int(d.Milliseconds()) }
+
+// FieldRerun, set by newsctl reextract --fallbacks, makes a message's key
+// new: a document whose model extraction fell back is extracted again,
+// although the ledger has its key done.
+const FieldRerun = "rerun"
+
+// Key is the stage's streamkit.KeyFunc: streamkit.DefaultKey, plus the
+// message's rerun nonce when it has one.
+func Key(stage, version string, m *streamkit.Message) (string, error) {
+	k, err := streamkit.DefaultKey(stage, version, m)
+	if err != nil {
+		return "", err
+	}
+	if r := m.Get(FieldRerun); r != "" {
+		k += ":rerun-" + r
+	}
+	return k, nil
+}

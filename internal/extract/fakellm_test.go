@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -14,11 +15,14 @@ import (
 // A fakeLLM is an in-process OpenAI-compatible server whose answers the test
 // scripts: reply(n, req) decides the n-th (0-based) chat completion.
 type fakeLLM struct {
-	srv   *httptest.Server
-	reply func(n int, req chatRequest) fakeReply
+	srv    *httptest.Server
+	reply  func(n int, req chatRequest) fakeReply
+	models []string // served at /v1/models when set
 
-	mu   sync.Mutex
-	reqs []chatRequest
+	mu      sync.Mutex
+	reqs    []chatRequest
+	running map[string]int // requests in progress per document named in the prompt
+	overlap int            // requests that arrived while one for the same document ran
 }
 
 // chatRequest is what the fake server saw of one request.
@@ -84,7 +88,27 @@ func (f *fakeLLM) Requests() []chatRequest {
 	return append([]chatRequest(nil), f.reqs...)
 }
 
+var docMarker = regexp.MustCompile(`\bdoc\d+\b`)
+
+// docOf names the document a request is about (its text says "docN").
+func (r chatRequest) docOf() string {
+	for _, m := range r.Messages {
+		if d := docMarker.FindString(m.Content); d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
 func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/v1/models" && f.models != nil {
+		var data []map[string]any
+		for _, m := range f.models {
+			data = append(data, map[string]any{"id": m, "object": "model", "owned_by": "test"})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+		return
+	}
 	if r.URL.Path != "/v1/chat/completions" {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
 		return
@@ -97,10 +121,21 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.Unmarshal(body, &req.Raw)
 	req.At = time.Now()
+	doc := req.docOf()
 	f.mu.Lock()
 	n := len(f.reqs)
 	f.reqs = append(f.reqs, req)
+	if f.running == nil {
+		f.running = map[string]int{}
+	}
+	if doc != "" {
+		if f.running[doc] > 0 {
+			f.overlap++
+		}
+		f.running[doc]++
+	}
 	f.mu.Unlock()
+	defer func() { f.mu.Lock(); f.running[doc]--; f.mu.Unlock() }()
 
 	rep := f.reply(n, req)
 	if rep.delay > 0 {

@@ -50,15 +50,18 @@ func TestHandler_ModelFaultMatrix(t *testing.T) {
 		{name: "fenced JSON with trailing text", reply: func(int, chatRequest) fakeReply {
 			return answer("Here is the extraction:\n```json\n" + validJSON() + "\n```\nLet me know if you need {anything} else.")
 		}, wantMode: "json_schema", wantRequests: 1, wantFormats: "json_schema"},
-		{name: "schema violation then valid repair", reply: func(n int, req chatRequest) fakeReply {
+		{name: "a weak optional field is dropped, not repaired", reply: func(n int, req chatRequest) fakeReply {
+			return answer(validJSON(func(m map[string]any) { m["sentiment"] = "ecstatic" }))
+		}, wantMode: "json_schema", wantRequests: 1, wantFormats: "json_schema"},
+		{name: "an unusable answer then a valid repair", reply: func(n int, req chatRequest) fakeReply {
 			if n == 0 {
-				return answer(validJSON(func(m map[string]any) { m["sentiment"] = "ecstatic" }))
+				return answer(validJSON(func(m map[string]any) { delete(m, "summary") }))
 			}
 			return answer(validJSON())
 		}, wantMode: "json_schema", wantRepaired: true, wantRequests: 2, wantFormats: "json_schema,json_schema"},
-		{name: "still invalid after repair", maxAttempts: 1, reply: func(int, chatRequest) fakeReply {
+		{name: "still unusable after repair", maxAttempts: 1, reply: func(int, chatRequest) fakeReply {
 			return answer(`Sure! {"title": 5}`)
-		}, wantRequests: 2, wantDLQ: "schema_invalid", wantDLQText: "still invalid after one repair"},
+		}, wantRequests: 2, wantDLQ: "schema_invalid", wantDLQText: "still unusable after one repair"},
 		{name: "500 then success", reply: func(n int, req chatRequest) fakeReply {
 			if n == 0 {
 				return fakeReply{status: 500, errMsg: "CUDA out of memory"}
@@ -190,7 +193,7 @@ func TestHandler_RemembersFallbackPerModel(t *testing.T) {
 func TestHandler_RepairShowsTheModelItsError(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	bad := validJSON(func(m map[string]any) { m["topics"] = []string{"gossip"} })
+	bad := validJSON(func(m map[string]any) { m["summary"] = nil })
 	f := newFakeLLM(t, func(n int, req chatRequest) fakeReply {
 		if n == 0 {
 			return answer(bad)
@@ -206,8 +209,8 @@ func TestHandler_RepairShowsTheModelItsError(t *testing.T) {
 	}
 	msgs := reqs[1].Messages
 	if len(msgs) != 4 || msgs[2].Role != "assistant" || msgs[2].Content != bad || msgs[3].Role != "user" ||
-		!strings.Contains(msgs[3].Content, "/topics/0") {
-		t.Fatalf("repair messages = %+v; want the rejected answer and the violation at /topics/0", msgs)
+		!strings.Contains(msgs[3].Content, "/summary") {
+		t.Fatalf("repair messages = %+v; want the rejected answer and the violation at /summary", msgs)
 	}
 }
 

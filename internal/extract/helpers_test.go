@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newscrawl/newscrawl/internal/extract"
+	"github.com/newscrawl/newscrawl/internal/extract/heuristic"
 	"github.com/newscrawl/newscrawl/internal/extract/llm"
 	"github.com/newscrawl/newscrawl/internal/extract/provider"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
@@ -73,9 +74,13 @@ func (e *env) publish(docID, hash string) {
 
 // consumerOpts tunes the test consumer.
 type consumerOpts struct {
-	visibility  time.Duration
-	maxAttempts int
-	name        string
+	visibility     time.Duration
+	handlerTimeout time.Duration
+	maxAttempts    int
+	concurrency    int
+	name           string
+	fallback       bool                    // the heuristic extraction as the fallback, as cmd/extractor sets it
+	deps           *streamkit.Dependencies // the stage's dependencies (a model breaker); nil: Redis and PostgreSQL only
 }
 
 // start runs an extractor consumer with provider p until the test ends.
@@ -94,13 +99,21 @@ func (e *env) startStoppable(p provider.Provider, o consumerOpts) (stop func()) 
 	if o.maxAttempts == 0 {
 		o.maxAttempts = 3
 	}
-	h := extract.NewHandler(e.Pool, p, extract.Config{})
+	if o.concurrency == 0 {
+		o.concurrency = 2
+	}
+	cfg := extract.Config{MaxAttempts: o.maxAttempts}
+	if o.fallback {
+		cfg.Fallback = heuristic.New(heuristic.Config{})
+	}
+	h := extract.NewHandler(e.Pool, p, cfg)
 	return e.Run(streamkit.Config{
 		Stage: pipeline.Extract, Group: pipeline.ExtractorGroup, Consumer: o.name,
 		Visibility: o.visibility, Block: 100 * time.Millisecond, RetryBase: 50 * time.Millisecond,
 		RetryMax: 200 * time.Millisecond, PromoteInterval: 20 * time.Millisecond, GracePeriod: 5 * time.Second,
-		MaxAttempts: o.maxAttempts, Concurrency: 2, BatchSize: 10, JanitorInterval: -1,
-		Version: extract.Version(p), Downstream: pipeline.Embed,
+		MaxAttempts: o.maxAttempts, Concurrency: o.concurrency, BatchSize: 10, JanitorInterval: -1,
+		HandlerTimeout: o.handlerTimeout, Dependencies: o.deps, StatusInterval: 100 * time.Millisecond,
+		Version: extract.Version(p), Key: extract.Key, Downstream: pipeline.Embed,
 	}, h)
 }
 

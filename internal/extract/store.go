@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/newscrawl/newscrawl/internal/extract/provider"
 	"github.com/newscrawl/newscrawl/internal/extract/schema"
 )
 
@@ -56,6 +57,9 @@ type row struct {
 	Latency                  time.Duration
 	InputTokens              int
 	OutputTokens             int
+	Invalid                  []string // "field: why" of optional fields left empty
+	FallbackFor              string   // provider/model that failed, when this is a fallback
+	FallbackReason           string
 }
 
 // insert upserts the row: a re-run of the same key replaces its data.
@@ -73,8 +77,9 @@ func (r row) insert(ctx context.Context, tx pgx.Tx) error {
 	_, err = tx.Exec(ctx, `
 		INSERT INTO extractions (doc_id, content_hash, provider, model, prompt_version, schema_version, mode, data,
 			title, language, published_at, sentiment, topics, people, organizations, locations,
-			input_chars, input_truncated, repaired, dropped, requests, latency_ms, input_tokens, output_tokens)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24)
+			input_chars, input_truncated, repaired, dropped, requests, latency_ms, input_tokens, output_tokens,
+			invalid_fields, fallback_for, fallback_reason)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27)
 		ON CONFLICT (doc_id, content_hash, provider, model, prompt_version, schema_version) DO UPDATE SET
 			mode = EXCLUDED.mode, data = EXCLUDED.data, title = EXCLUDED.title, language = EXCLUDED.language,
 			published_at = EXCLUDED.published_at, sentiment = EXCLUDED.sentiment, topics = EXCLUDED.topics,
@@ -82,11 +87,13 @@ func (r row) insert(ctx context.Context, tx pgx.Tx) error {
 			input_chars = EXCLUDED.input_chars, input_truncated = EXCLUDED.input_truncated,
 			repaired = EXCLUDED.repaired, dropped = EXCLUDED.dropped, requests = EXCLUDED.requests,
 			latency_ms = EXCLUDED.latency_ms, input_tokens = EXCLUDED.input_tokens,
-			output_tokens = EXCLUDED.output_tokens, created_at = now()`,
+			output_tokens = EXCLUDED.output_tokens, invalid_fields = EXCLUDED.invalid_fields,
+			fallback_for = EXCLUDED.fallback_for, fallback_reason = EXCLUDED.fallback_reason, created_at = now()`,
 		r.DocID, r.ContentHash, r.Provider, r.Model, r.PromptVersion, schema.Version, r.Mode, data,
 		r.Data.Title, r.Data.Language, published, r.Data.Sentiment, nonNil(r.Data.Topics), nonNil(r.Data.People),
 		nonNil(r.Data.Organizations), nonNil(r.Data.Locations), r.InputChars, r.InputTruncated, r.Repaired,
-		r.Dropped, r.Requests, latencyMS(r.Latency), r.InputTokens, r.OutputTokens)
+		r.Dropped, r.Requests, latencyMS(r.Latency), r.InputTokens, r.OutputTokens,
+		nonNil(r.Invalid), nullString(r.FallbackFor), nullString(r.FallbackReason))
 	if err != nil {
 		return fmt.Errorf("store extraction of %s: %w", r.DocID, err)
 	}
@@ -98,4 +105,51 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// keepAnswer stores an accepted model answer under the message's key, in
+// its own short transaction: if the ledger commit then fails, or the
+// message comes back, loadAnswer finds it and the model is not paid again.
+func keepAnswer(ctx context.Context, pool *pgxpool.Pool, key string, out provider.Output) error {
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return fmt.Errorf("encode the answer for %s: %w", key, err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO extract_answers (key, output) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, key, raw); err != nil {
+		return fmt.Errorf("keep the model's answer for %s: %w", key, err)
+	}
+	return nil
+}
+
+// loadAnswer returns the answer kept for key, if any.
+func loadAnswer(ctx context.Context, pool *pgxpool.Pool, key string) (provider.Output, bool, error) {
+	var out provider.Output
+	var raw []byte
+	err := pool.QueryRow(ctx, `SELECT output FROM extract_answers WHERE key = $1`, key).Scan(&raw)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return out, false, nil
+	}
+	if err != nil {
+		return out, false, fmt.Errorf("read a kept answer for %s: %w", key, err)
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return out, false, nil // unreadable: ask the model again rather than fail
+	}
+	return out, true, nil
+}
+
+// forgetAnswer drops the kept answer inside the ledger transaction that
+// stores its extraction.
+func forgetAnswer(ctx context.Context, tx pgx.Tx, key string) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM extract_answers WHERE key = $1`, key); err != nil {
+		return fmt.Errorf("drop the kept answer for %s: %w", key, err)
+	}
+	return nil
 }

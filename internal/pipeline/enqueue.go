@@ -20,8 +20,9 @@ const EnqueuePage = 500
 // `newsctl reextract` and `newsctl reembed`. sql selects those three
 // columns, takes the last doc_id read as $1 (args[0] is that cursor, ""
 // at first), and ends in ORDER BY doc_id LIMIT EnqueuePage. At most limit
-// are published (0: all). It returns how many were, also on error.
-func EnqueueDocs(ctx context.Context, pool *pgxpool.Pool, pub Publisher, stage, sql string, args []any, limit int) (int, error) {
+// are published (0: all); extra fields are added to every message. It
+// returns how many were, also on error.
+func EnqueueDocs(ctx context.Context, pool *pgxpool.Pool, pub Publisher, stage, sql string, args []any, limit int, extra map[string]string) (int, error) {
 	args = append([]any{""}, args[1:]...)
 	n := 0
 	for {
@@ -45,7 +46,11 @@ func EnqueueDocs(ctx context.Context, pool *pgxpool.Pool, pub Publisher, stage, 
 			if limit > 0 && n >= limit {
 				return n, nil
 			}
-			if _, err := pub.Publish(ctx, stage, map[string]string{FieldDocID: r[0], FieldContentHash: r[1], FieldURL: r[2]}); err != nil {
+			fields := map[string]string{FieldDocID: r[0], FieldContentHash: r[1], FieldURL: r[2]}
+			for k, v := range extra {
+				fields[k] = v
+			}
+			if _, err := pub.Publish(ctx, stage, fields); err != nil {
 				return n, fmt.Errorf("enqueue %s: %w", r[0], err)
 			}
 			n++

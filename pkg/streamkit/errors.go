@@ -91,6 +91,19 @@ func unavailableOf(err error) (string, bool) {
 	return "", false
 }
 
+// IsUnavailable reports whether err was made by Unavailable.
+func IsUnavailable(err error) bool {
+	_, ok := unavailableOf(err)
+	return ok
+}
+
+// IsDeferral reports whether err asks for the message later without
+// failing it (RetryAfter or Later).
+func IsDeferral(err error) bool {
+	_, ok := retryAfterOf(err)
+	return ok
+}
+
 // IsPermanent reports whether err was marked Permanent.
 func IsPermanent(err error) bool {
 	var c *classified

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -86,19 +87,20 @@ func (p *Provider) classify(parent context.Context, err error, rec *recorder) er
 	}
 	msg := serverMessage(err)
 	switch {
-	case status == http.StatusTooManyRequests:
+	case status == http.StatusTooManyRequests: // still limited after call's own waits
 		d := retryAfter(rec, time.Now())
 		p.cfg.Limiter.Pause(d)
-		p.log.Warn("model server rate-limited the stage", "retry_after", d, "message", msg)
+		p.log.Warn("model server rate-limited the stage", "retry_after", d.String(), "message", msg)
 		return streamkit.RetryAfter(d, fmt.Errorf("model server answered 429 (retry after %s): %s", d, msg))
 	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
 		return streamkit.Retryable(ErrTypeTimeout, fmt.Errorf("model server timed out (HTTP %d): %s", status, msg))
 	case status >= 500:
 		return streamkit.Retryable(ErrTypeUnavailable, fmt.Errorf("model server error (HTTP %d): %s", status, msg))
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return streamkit.Retryable(ErrTypeAuth, fmt.Errorf("model server refused the credentials (HTTP %d): %s", status, msg))
+		// Configuration, not the document: pause the stage until it is fixed.
+		return streamkit.Unavailable(Dependency, fmt.Errorf("model server refused the credentials (HTTP %d): %s; check OPENAI_API_KEY", status, msg))
 	case status == http.StatusNotFound:
-		return streamkit.Retryable(ErrTypeNotFound, fmt.Errorf("model %q or endpoint not found (HTTP 404): %s", p.cfg.Model, msg))
+		return streamkit.Unavailable(Dependency, fmt.Errorf("model %q or endpoint not found (HTTP 404): %s; check EXTRACT_MODEL and OPENAI_BASE_URL (…/v1)", p.cfg.Model, msg))
 	case status >= 400:
 		return streamkit.Permanent(ErrTypeRejected, fmt.Errorf("model server rejected the request (HTTP %d): %s", status, msg))
 	case isTimeout(err):
@@ -106,7 +108,26 @@ func (p *Provider) classify(parent context.Context, err error, rec *recorder) er
 	case status >= 200 && status < 300:
 		return streamkit.Retryable(ErrTypeBadResponse, fmt.Errorf("unreadable model response: %w", err))
 	}
+	if status == 0 && unreachable(err) {
+		return streamkit.Unavailable(Dependency, fmt.Errorf("model server %s is not answering: %w; is it started?", p.cfg.BaseURL, err))
+	}
 	return streamkit.Retryable(ErrTypeUnavailable, fmt.Errorf("model server unreachable: %w", err))
+}
+
+// Dependency names the model server among the stage's dependencies: an
+// error that means it is away, misconfigured or not serving the model is
+// streamkit.Unavailable(Dependency, …), and the stage pauses on it.
+const Dependency = "model"
+
+// unreachable reports a connection that could not be made at all (refused,
+// no route, no such host), as opposed to one that broke mid-answer.
+func unreachable(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
 func isTimeout(err error) bool {

@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/newscrawl/newscrawl/internal/extract/provider"
 	"github.com/newscrawl/newscrawl/internal/extract/schema"
+	"github.com/newscrawl/newscrawl/internal/sleep"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -124,21 +126,23 @@ func (p *Provider) extractOnce(ctx context.Context, a provider.Article, total *p
 	if err != nil {
 		return provider.Output{}, err
 	}
-	data, perr := schema.Parse(answer)
+	data, invalid, perr := schema.Accept(answer)
 	if perr == nil {
-		return provider.Output{Data: data, Mode: mode}, nil
+		return provider.Output{Data: data, Mode: mode, Invalid: invalid}, nil
 	}
-	p.log.Info("answer rejected; asking for a repair", "doc_id", a.DocID, "reason", perr)
+	// Only an answer unusable as a whole (no JSON, no summary) is worth a
+	// second paid request; a weak optional field is dropped instead.
+	p.log.Info("answer unusable; asking for a repair", "doc_id", a.DocID, "reason", perr)
 	answer, mode, err = p.complete(ctx, repairMessages(msgs, answer, perr), total)
 	if err != nil {
 		return provider.Output{}, err
 	}
-	data, perr2 := schema.Parse(answer)
+	data, invalid, perr2 := schema.Accept(answer)
 	if perr2 != nil {
-		return provider.Output{}, streamkit.Retryable(ErrTypeSchemaInvalid,
-			fmt.Errorf("extract %s: answer still invalid after one repair: %w (first answer: %v)", a.DocID, perr2, perr))
+		return provider.Output{}, streamkit.Permanent(ErrTypeSchemaInvalid,
+			fmt.Errorf("extract %s: answer still unusable after one repair: %w (first answer: %v)", a.DocID, perr2, perr))
 	}
-	return provider.Output{Data: data, Mode: mode, Repaired: true}, nil
+	return provider.Output{Data: data, Mode: mode, Repaired: true, Invalid: invalid}, nil
 }
 
 // complete sends msgs in the remembered mode, stepping down the mode ladder
@@ -191,16 +195,69 @@ func (p *Provider) complete(ctx context.Context, msgs []openai.ChatCompletionMes
 	}
 }
 
+// maxRateLimited bounds how often one request is sent again after a 429
+// before the message is deferred instead.
+const maxRateLimited = 5
+
 // call sends one request through the limiter with the per-request timeout.
+// The limiter's wait and the pause after a 429 go through streamkit.Wait:
+// they count neither against the handler's deadline nor its lease. A 429
+// pauses the whole stage (the shared limiter) and the request is sent again
+// after it, so an answer is never lost to a rate limit.
 func (p *Provider) call(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, *recorder, error) {
-	if err := p.cfg.Limiter.Wait(ctx, estimateTokens(req.Messages)+p.cfg.MaxTokens); err != nil {
-		return openai.ChatCompletionResponse{}, &recorder{}, err
+	for limited := 0; ; limited++ {
+		tokens := estimateTokens(req.Messages) + p.cfg.MaxTokens
+		if err := streamkit.Wait(ctx, func(ctx context.Context) error { return p.cfg.Limiter.Wait(ctx, tokens) }); err != nil {
+			return openai.ChatCompletionResponse{}, &recorder{}, err
+		}
+		cctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+		cctx, rec := withRecorder(cctx)
+		resp, err := p.client.CreateChatCompletion(cctx, req)
+		cancel()
+		if err == nil || limited == maxRateLimited || ctx.Err() != nil || !rateLimited(err, rec) {
+			return resp, rec, err
+		}
+		d := retryAfter(rec, time.Now())
+		p.cfg.Limiter.Pause(d)
+		p.log.Info("model server rate-limited the stage; waiting", "retry_after", d.String())
+		if p.cfg.Limiter == nil {
+			if err := streamkit.Wait(ctx, func(ctx context.Context) error { return sleep.For(ctx, d) }); err != nil {
+				return resp, rec, err
+			}
+		}
 	}
-	cctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
-	defer cancel()
-	cctx, rec := withRecorder(cctx)
-	resp, err := p.client.CreateChatCompletion(cctx, req)
-	return resp, rec, err
+}
+
+func rateLimited(err error, rec *recorder) bool {
+	status := statusOf(err)
+	if status == 0 && rec != nil {
+		status = rec.status
+	}
+	return status == http.StatusTooManyRequests
+}
+
+// Probe checks that the server answers and serves the configured model
+// (when it lists its models): the check that lets a stage paused on a
+// missing server or a misnamed model resume by itself.
+func (p *Provider) Probe(ctx context.Context) error {
+	list, err := p.client.ListModels(ctx)
+	if err != nil {
+		if status := statusOf(err); status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
+			return nil // no /models endpoint: answering at all is all a probe can tell
+		}
+		return fmt.Errorf("model server %s: %w", p.cfg.BaseURL, err)
+	}
+	if len(list.Models) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(list.Models))
+	for _, m := range list.Models {
+		if m.ID == p.cfg.Model || strings.TrimSuffix(m.ID, ":latest") == p.cfg.Model {
+			return nil
+		}
+		ids = append(ids, m.ID)
+	}
+	return fmt.Errorf("model server %s does not serve %q (it has: %s); set EXTRACT_MODEL to one of them", p.cfg.BaseURL, p.cfg.Model, strings.Join(ids[:min(len(ids), 10)], ", "))
 }
 
 // estimateTokens guesses a prompt's size at four bytes a token.

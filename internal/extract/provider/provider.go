@@ -34,6 +34,9 @@ type Output struct {
 	OutputTokens int
 	Requests     int  // model requests made
 	Truncated    bool // the provider cut the input further (finish_reason length)
+	// Invalid lists the optional fields of the answer that did not validate
+	// and were left empty (a partial extraction).
+	Invalid []schema.Invalid
 }
 
 // A Provider turns an article into a validated extraction. Errors are
