@@ -260,4 +260,3 @@ func TestHandler_UnknownModelPausesTheStage(t *testing.T) {
 		t.Fatalf("%d of 4 extracted by the right model", n)
 	}
 }
-
