@@ -83,8 +83,8 @@ mkdir -p "$RUN/logs" "$RUN/pids"
 {
   printf '# the environment "make up" started the workers with; use: source .run/env\n'
   # the embedding settings too: newsctl search must embed queries as the embedder did
-  for v in DATABASE_URL REDIS_URL STREAM_PREFIX OPENAI_BASE_URL EXTRACT_MODEL EMBED_PROVIDER EMBED_MODEL EMBED_DIMENSIONS \
-    EMBED_QUERY_PREFIX EMBED_DOCUMENT_PREFIX CRAWL_ALLOW_PRIVATE; do
+  for v in DATABASE_URL REDIS_URL STREAM_PREFIX OPENAI_BASE_URL EXTRACT_MODEL EMBED_PROVIDER EMBED_BASE_URL EMBED_MODEL \
+    EMBED_DIMENSIONS EMBED_SEND_DIMENSIONS EMBED_QUERY_PREFIX EMBED_DOCUMENT_PREFIX CRAWL_ALLOW_PRIVATE; do
     if [[ -n ${!v+x} ]]; then printf 'export %s=%q\n' "$v" "${!v}"; fi
   done
 } >"$RUN/env"

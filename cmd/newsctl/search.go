@@ -68,7 +68,8 @@ func runSearch(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	res, err := search.New(pool, emb, search.Config{}, nil).Search(ctx, q)
+	ans, err := search.New(pool, emb, search.Config{}, nil).Answer(ctx, q)
+	res := ans.Results
 	if err != nil {
 		if strings.Contains(err.Error(), `relation "chunks" does not exist`) {
 			return fmt.Errorf("%w (run `newsctl migrate` and the embedder first)", err)
@@ -80,6 +81,9 @@ func runSearch(ctx context.Context, args []string) error {
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(res)
+	}
+	if ans.Note != "" {
+		fmt.Fprintln(os.Stderr, "note: "+ans.Note)
 	}
 	printResults(os.Stdout, res)
 	return nil

@@ -62,6 +62,7 @@ type SearchResponse struct {
 	Model   string   `json:"model"`
 	Count   int      `json:"count"`
 	Results []Result `json:"results"`
+	Note    string   `json:"note,omitempty"` // set when full text alone answered
 }
 
 func (a *api) search(w http.ResponseWriter, r *http.Request) {
@@ -72,13 +73,13 @@ func (a *api) search(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), a.cfg.Timeout)
 	defer cancel()
-	res, err := a.s.Search(ctx, q)
+	ans, err := a.s.Answer(ctx, q)
 	if err != nil {
 		a.fail(w, r, ctx, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, SearchResponse{Query: q.Text, Mode: q.Mode, K: q.K, Model: a.s.Identity().Version(),
-		Count: len(res), Results: res})
+	writeJSON(w, http.StatusOK, SearchResponse{Query: q.Text, Mode: ans.Mode, K: q.K, Model: a.s.Identity().Version(),
+		Count: len(ans.Results), Results: ans.Results, Note: ans.Note})
 }
 
 var docIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)

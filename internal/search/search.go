@@ -37,9 +37,18 @@ type Config struct {
 	// MaxLexicalMatches bounds the chunks ranked when the all-words match
 	// is too small and any word may match.
 	MaxLexicalMatches int
+	// QueryEmbedTimeout bounds the query's embedding (DefaultQueryEmbedTimeout).
+	QueryEmbedTimeout time.Duration
 }
 
+// DefaultQueryEmbedTimeout is how long a search waits for its query vector
+// before answering from full text alone.
+const DefaultQueryEmbedTimeout = 2 * time.Second
+
 func (c *Config) setDefaults() {
+	if c.QueryEmbedTimeout <= 0 {
+		c.QueryEmbedTimeout = DefaultQueryEmbedTimeout
+	}
 	def := func(v *int, d int) {
 		if *v <= 0 {
 			*v = d
@@ -138,32 +147,55 @@ func (e *EmbedError) Error() string {
 }
 func (e *EmbedError) Unwrap() error { return e.Err }
 
-// Search runs q (validated by Normalize first) and returns at most q.K
-// documents. Errors: *InvalidError for a bad query, *ModelError when the
-// model has no chunks, *EmbedError when the query cannot be embedded,
-// otherwise a wrapped database error.
+// An Answer is a query's results, and a note when they are not what was
+// asked for (the query embedder was unavailable: full text alone answered).
+type Answer struct {
+	Results []Result `json:"results"`
+	Mode    Mode     `json:"mode"` // the mode that answered
+	Note    string   `json:"note,omitempty"`
+}
+
+// Search runs q and returns its results; see Answer.
 func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
+	a, err := s.Answer(ctx, q)
+	return a.Results, err
+}
+
+// Answer runs q (validated by Normalize first) and returns at most q.K
+// documents. Search never waits on the model: the query's embedding gets
+// QueryEmbedTimeout (and at most half of what is left of ctx), and when it
+// fails or takes longer, full text alone answers and Note says so. Errors:
+// *InvalidError for a bad query, *ModelError when the model has no chunks,
+// otherwise a wrapped database error.
+func (s *Searcher) Answer(ctx context.Context, q Query) (Answer, error) {
 	if err := q.Normalize(); err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	if err := s.checkModel(ctx); err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	limit := max(s.cfg.Candidates, 4*q.K)
+	a := Answer{Mode: q.Mode}
 	var hits []hit
+	var ee *EmbedError
 	switch q.Mode {
-	case Vector:
-		vc, err := s.vectorList(ctx, q, limit)
-		if err != nil {
-			return nil, err
-		}
-		hits = byDocument(vc)
 	case Lexical:
 		lc, err := s.lexical(ctx, q, limit)
 		if err != nil {
-			return nil, err
+			return Answer{}, err
 		}
 		hits = byDocument(lc)
+	case Vector:
+		vc, err := s.vectorWithin(ctx, q, limit)
+		if errors.As(err, &ee) {
+			s.log.Warn("query embedder unavailable; answering from full text", "err", err)
+			a.Mode, a.Note = Lexical, fmt.Sprintf("answered from full text alone: %v", err)
+			vc, err = s.lexical(ctx, q, limit)
+		}
+		if err != nil {
+			return Answer{}, err
+		}
+		hits = byDocument(vc)
 	default:
 		// The two candidate lists come from independent queries on two
 		// pooled connections: run them at once.
@@ -176,20 +208,47 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 			c, err := s.lexical(ctx, q, limit)
 			lex <- list{c, err}
 		}()
-		vc, verr := s.vectorList(ctx, q, limit)
+		vc, verr := s.vectorWithin(ctx, q, limit)
 		l := <-lex
-		if verr != nil {
-			return nil, verr
-		}
 		if l.err != nil {
-			return nil, l.err
+			return Answer{}, l.err
 		}
-		hits = fuse(s.cfg.RRFK, vc, l.c)
+		switch {
+		case errors.As(verr, &ee):
+			s.log.Warn("query embedder unavailable; answering from full text", "err", verr)
+			a.Mode, a.Note = Lexical, fmt.Sprintf("answered from full text alone: %v", verr)
+			hits = byDocument(l.c)
+		case verr != nil:
+			return Answer{}, verr
+		default:
+			hits = fuse(s.cfg.RRFK, vc, l.c)
+		}
 	}
 	if len(hits) > q.K {
 		hits = hits[:q.K]
 	}
-	return s.hydrate(ctx, hits)
+	res, err := s.hydrate(ctx, hits)
+	a.Results = res
+	return a, err
+}
+
+// vectorWithin is vectorList with the query embedder's time bound: an
+// embedding that fails or outlasts it is an *EmbedError.
+func (s *Searcher) vectorWithin(ctx context.Context, q Query, limit int) ([]cand, error) {
+	budget := s.cfg.QueryEmbedTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		budget = min(budget, time.Until(dl)/2)
+	}
+	ectx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	vc, err := s.vectorList(ectx, q, limit)
+	if err != nil && ctx.Err() == nil && ectx.Err() != nil {
+		var ee *EmbedError
+		if !errors.As(err, &ee) {
+			err = &EmbedError{Model: s.id, Err: fmt.Errorf("no query vector within %s: %w", budget, err)}
+		}
+	}
+	return vc, err
 }
 
 // checkModel returns a *ModelError unless the model has chunks.

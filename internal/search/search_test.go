@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -218,5 +219,41 @@ func TestSearcher_WorksWithoutTheIndex(t *testing.T) {
 	without := run()
 	if fmt.Sprint(with) != fmt.Sprint(without) {
 		t.Fatalf("results differ without the index:\nwith    %v\nwithout %v", with, without)
+	}
+}
+
+// downEmbedder is a query embedder whose server hangs until the caller
+// gives up, or refuses at once.
+type downEmbedder struct {
+	embed.Embedder
+	hang bool
+}
+
+func (d downEmbedder) Embed(ctx context.Context, inputs []string, kind embed.Kind) ([][]float32, error) {
+	if d.hang {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return nil, errors.New("dial tcp 127.0.0.1:11434: connect: connection refused")
+}
+
+// Search never waits on the model: with the query embedder down or
+// hanging, it answers from full text within its budget and says so.
+func TestSearcher_QueryEmbedderDownAnswersFromFullText(t *testing.T) {
+	t.Parallel()
+	pool, e := setup(t, corpus...)
+	for _, hang := range []bool{false, true} {
+		s := search.New(pool, downEmbedder{Embedder: e, hang: hang}, search.Config{QueryEmbedTimeout: 300 * time.Millisecond}, nil)
+		for _, mode := range []search.Mode{search.Hybrid, search.Vector} {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			a, err := s.Answer(ctx, search.Query{Text: "Taiwan earthquake", K: 3, Mode: mode})
+			cancel()
+			if err != nil {
+				t.Fatalf("hang=%v %s: %v", hang, mode, err)
+			}
+			if len(a.Results) == 0 || a.Results[0].DocID != "earthquake" || a.Mode != search.Lexical || !strings.Contains(a.Note, "full text") {
+				t.Fatalf("hang=%v %s: %+v, want the earthquake first from full text, with a note", hang, mode, a)
+			}
+		}
 	}
 }

@@ -23,8 +23,8 @@ const (
 // Config is the embedding settings shared by the embedder and the query side.
 type Config struct {
 	Provider       string        // Auto (default), OpenAI or Local
-	BaseURL        string        // OPENAI_BASE_URL
-	APIKey         string        // OPENAI_API_KEY
+	BaseURL        string        // EMBED_BASE_URL, else OPENAI_BASE_URL
+	APIKey         string        // EMBED_API_KEY (with EMBED_BASE_URL), else OPENAI_API_KEY
 	Model          string        // EMBED_MODEL
 	Dims           int           // EMBED_DIMENSIONS; 0 = local.DefaultDims for local, required for openai
 	SendDimensions bool          // EMBED_SEND_DIMENSIONS
@@ -66,15 +66,24 @@ func New(cfg Config) (embed.Embedder, error) {
 // OpenAI-compatible server's settings, bound once per flag set.
 func Bind(s *config.Set, server config.OpenAI) func() (embed.Embedder, error) {
 	kind := s.String("EMBED_PROVIDER", Auto, "auto (openai when OPENAI_BASE_URL is set, else local), openai or local")
+	baseURL := s.String("EMBED_BASE_URL", "", "OpenAI-compatible server of the embedding model, when it is not OPENAI_BASE_URL's (vLLM and llama-server serve one model each)")
+	apiKey := s.Secret("EMBED_API_KEY", "API key of EMBED_BASE_URL (default OPENAI_API_KEY)")
 	model := s.String("EMBED_MODEL", "", "embedding model as the server knows it (required with openai)")
 	dims := s.Int("EMBED_DIMENSIONS", 0, "vector length (local: default 384; openai: required, the model's output size)")
-	sendDims := s.Bool("EMBED_SEND_DIMENSIONS", true, "send dimensions in requests (turn off for models that cannot shorten vectors)")
+	sendDims := s.Bool("EMBED_SEND_DIMENSIONS", false, "send dimensions in requests, for models that can shorten their vectors (vLLM rejects it for others)")
 	encoding := s.String("EMBED_ENCODING", openai.EncodingFloat, "response encoding to ask for: float or base64")
 	queryPrefix := s.String("EMBED_QUERY_PREFIX", "", `task prefix of queries, e.g. "search_query: " for nomic-embed-text`)
 	docPrefix := s.String("EMBED_DOCUMENT_PREFIX", "", `task prefix of documents, e.g. "search_document: " (part of the model identity)`)
 	timeout := s.Duration("EMBED_TIMEOUT", openai.DefaultTimeout, "timeout of one embeddings request")
 	return func() (embed.Embedder, error) {
-		return New(Config{Provider: *kind, BaseURL: *server.BaseURL, APIKey: *server.APIKey, Model: *model,
+		base, key := *server.BaseURL, *server.APIKey
+		if *baseURL != "" {
+			base = *baseURL
+			if *apiKey != "" {
+				key = *apiKey
+			}
+		}
+		return New(Config{Provider: *kind, BaseURL: base, APIKey: key, Model: *model,
 			Dims: *dims, SendDimensions: *sendDims, Encoding: *encoding, QueryPrefix: *queryPrefix,
 			DocumentPrefix: *docPrefix, Timeout: *timeout})
 	}
