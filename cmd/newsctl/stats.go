@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"os"
 	"text/tabwriter"
+	"time"
 
+	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/internal/store"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -35,7 +38,43 @@ func runStats(ctx context.Context, args []string) error {
 		return enc.Encode(stats)
 	}
 	printStats(stats)
+	printDocuments(ctx, c)
 	return nil
+}
+
+// printDocuments adds what PostgreSQL knows: pages stored, articles,
+// duplicates and pages set aside, extractions by outcome, documents
+// embedded. It says so in one line when the database cannot be reached.
+func printDocuments(ctx context.Context, c config.Common) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	pool, err := store.Open(ctx, *c.DatabaseURL)
+	if err != nil {
+		fmt.Printf("\ndocuments: PostgreSQL not reachable (%v)\n", err)
+		return
+	}
+	defer pool.Close()
+	var pages, articles, dups, aside, model, partial, fallbacks, embedded int64
+	err = pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM documents),
+		(SELECT count(*) FROM cleaned WHERE is_article AND duplicate_of IS NULL),
+		(SELECT count(*) FROM cleaned WHERE duplicate_of IS NOT NULL),
+		(SELECT count(*) FROM cleaned WHERE NOT is_article),
+		(SELECT count(*) FROM latest_extractions WHERE fallback_for IS NULL AND provider <> 'heuristic'),
+		(SELECT count(*) FROM latest_extractions WHERE fallback_for IS NULL AND cardinality(invalid_fields) > 0),
+		(SELECT count(*) FROM latest_extractions WHERE fallback_for IS NOT NULL),
+		(SELECT count(DISTINCT doc_id) FROM chunks)`).Scan(&pages, &articles, &dups, &aside, &model, &partial, &fallbacks, &embedded)
+	if err != nil {
+		fmt.Printf("\ndocuments: %v (run newsctl migrate?)\n", err)
+		return
+	}
+	fmt.Printf("\ndocuments: %d pages stored; %d articles, %d duplicates, %d pages set aside (not articles); %d embedded\n",
+		pages, articles, dups, aside, embedded)
+	fmt.Printf("extractions: %d by a model (%d partial), %d fallbacks", model, partial, fallbacks)
+	if fallbacks > 0 {
+		fmt.Print(" (the model failed for them: newsctl reextract --fallbacks once it is fixed)")
+	}
+	fmt.Println()
 }
 
 func printStats(stats []streamkit.StageStats) {
