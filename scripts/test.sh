@@ -4,7 +4,7 @@
 #   2. go vet
 #   3. docker-compose.yml is valid (docker compose config -q)
 #   4. newsctl migrate against the test database (when cmd/newsctl exists)
-#   5. go test -race
+#   5. go test -race, then the short chaos run alone
 #
 # environment:
 #   TEST_DATABASE_URL  database the tests use (created if missing, with pgvector);
@@ -53,5 +53,18 @@ if [[ -d cmd/newsctl ]]; then
 fi
 
 step "go test -race ./..."
-# shellcheck disable=SC2086 # GO_TEST_FLAGS and GO_TEST_PKGS are word lists
-go test -race -count=1 -timeout 20m ${GO_TEST_FLAGS:-} ${GO_TEST_PKGS:-./...}
+# The short chaos run starts eight worker processes and servers of its own;
+# it runs after the rest, alone, so that it does not load the machine under
+# the timing-sensitive tests (politeness gaps) of the other packages.
+if [[ -z ${GO_TEST_PKGS:-} ]]; then
+  pkgs=$(go list ./... | grep -v '/internal/chaos$')
+else
+  pkgs=$GO_TEST_PKGS
+fi
+# shellcheck disable=SC2086 # GO_TEST_FLAGS and the package lists are word lists
+go test -race -count=1 -timeout 20m ${GO_TEST_FLAGS:-} $pkgs
+if [[ -z ${GO_TEST_PKGS:-} ]]; then
+  step "go test ./internal/chaos (short schedule)"
+  # shellcheck disable=SC2086
+  go test -count=1 -timeout 15m ${GO_TEST_FLAGS:-} ./internal/chaos
+fi

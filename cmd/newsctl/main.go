@@ -8,10 +8,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/newscrawl/newscrawl/internal/app"
 )
 
 // A command is one subcommand.
@@ -51,6 +54,8 @@ func main() {
 		usage()
 		os.Exit(2)
 	}
+	// go-redis would print its own pool errors before our one-line message.
+	app.RouteRedisLogs(slog.New(slog.DiscardHandler))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	err := cmd.run(ctx, os.Args[2:])
 	stop()

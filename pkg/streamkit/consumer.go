@@ -220,7 +220,7 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 		leases:    newLeaseTable(),
 		hard:      context.Background(),
 	}
-	c.status = newStatus(rdb, keys, &c.cfg, deps, c.leases)
+	c.status = newStatus(rdb, keys, &c.cfg, deps, c.leases, c.metrics.paused)
 	if cfg.Downstream != "" {
 		c.downstream = &Admin{RDB: rdb, Prefix: cfg.Prefix}
 	}

@@ -18,6 +18,7 @@ type Metrics struct {
 	deadLettered *prometheus.CounterVec
 	duplicates   *prometheus.CounterVec
 	lost         *prometheus.CounterVec
+	paused       *prometheus.GaugeVec
 	latency      *prometheus.HistogramVec
 }
 
@@ -34,6 +35,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		deadLettered: counter("dead_lettered_total", "Messages moved to the dead-letter stream, by error type.", "error_type"),
 		duplicates:   counter("duplicate_total", "Messages whose key was already in the ledger (acked without redoing the work)."),
 		lost:         counter("lost_total", "Pending entries whose bodies had been trimmed (acked and counted)."),
+		paused: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "newscrawl", Subsystem: "stage", Name: "paused",
+			Help: "1 while the consumer is paused because a dependency (Redis, PostgreSQL, a model server) is away."}, []string{"stage"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "newscrawl", Subsystem: "stage", Name: "handler_seconds",
 			Help:    "Handler latency.",
@@ -41,7 +44,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"stage"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.processed, m.failed, m.retried, m.deferred, m.deadLettered, m.duplicates, m.lost, m.latency)
+		reg.MustRegister(m.processed, m.failed, m.retried, m.deferred, m.deadLettered, m.duplicates, m.lost, m.paused, m.latency)
 	}
 	return m
 }
@@ -55,10 +58,21 @@ type stageMetrics struct {
 	deferred   prometheus.Counter
 	duplicates prometheus.Counter
 	lost       prometheus.Counter
+	paused     prometheus.Gauge
 	latency    prometheus.Observer
 }
 
+// errorTypes are streamkit's own error types: their failure and dead-letter
+// counters exist at zero from the start, so a rate or an alert can be
+// written before the first failure.
+var errorTypes = []string{ErrorTypePoison, ErrorTypeBadMessage, ErrorTypePermanent, ErrorTypeRetries,
+	ErrorTypeTimeout, ErrorTypeDeferred, "transient", "ledger", "panic", "rate_limited", "unavailable"}
+
 func (m *Metrics) forStage(stage string) *stageMetrics {
+	for _, t := range errorTypes {
+		m.failed.WithLabelValues(stage, t)
+		m.deadLettered.WithLabelValues(stage, t)
+	}
 	return &stageMetrics{
 		m:          m,
 		stage:      stage,
@@ -67,6 +81,7 @@ func (m *Metrics) forStage(stage string) *stageMetrics {
 		deferred:   m.deferred.WithLabelValues(stage),
 		duplicates: m.duplicates.WithLabelValues(stage),
 		lost:       m.lost.WithLabelValues(stage),
+		paused:     m.paused.WithLabelValues(stage),
 		latency:    m.latency.WithLabelValues(stage),
 	}
 }

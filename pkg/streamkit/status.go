@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -53,15 +54,16 @@ type status struct {
 	deps   *Dependencies
 	leases *leaseTable
 	host   string
+	paused prometheus.Gauge // 1 while paused
 
 	mu    sync.Mutex
 	state string
 	since time.Time
 }
 
-func newStatus(rdb redis.UniversalClient, keys Keys, cfg *Config, deps *Dependencies, leases *leaseTable) *status {
+func newStatus(rdb redis.UniversalClient, keys Keys, cfg *Config, deps *Dependencies, leases *leaseTable, paused prometheus.Gauge) *status {
 	host, _ := os.Hostname()
-	s := &status{rdb: rdb, key: keys.Status(), cfg: cfg, deps: deps, leases: leases, host: host, since: time.Now()}
+	s := &status{rdb: rdb, key: keys.Status(), cfg: cfg, deps: deps, leases: leases, host: host, since: time.Now(), paused: paused}
 	s.loop = newLoop(cfg.StatusInterval, s.exec)
 	return s
 }
@@ -105,7 +107,13 @@ func (s *status) record(now time.Time) ConsumerStatus {
 // record expires by itself if the consumer is gone).
 func (s *status) exec(ctx context.Context) {
 	now := time.Now()
-	raw, _ := json.Marshal(s.record(now))
+	rec := s.record(now)
+	if rec.State == StatePaused {
+		s.paused.Set(1)
+	} else {
+		s.paused.Set(0)
+	}
+	raw, _ := json.Marshal(rec)
 	pipe := s.rdb.Pipeline()
 	pipe.HSet(ctx, s.key, s.cfg.Consumer, raw)
 	pipe.PExpire(ctx, s.key, 3*s.cfg.StatusInterval)
