@@ -4,7 +4,7 @@
 #   2. go vet
 #   3. docker-compose.yml is valid (docker compose config -q)
 #   4. newsctl migrate against the test database (when cmd/newsctl exists)
-#   5. go test -race, then the short chaos run alone
+#   5. go test -race, the Kubernetes manifests' check, then the short chaos run alone
 #
 # environment:
 #   TEST_DATABASE_URL  database the tests use (created if missing, with pgvector);
@@ -64,6 +64,8 @@ fi
 # shellcheck disable=SC2086 # GO_TEST_FLAGS and the package lists are word lists
 go test -race -count=1 -timeout 20m ${GO_TEST_FLAGS:-} $pkgs
 if [[ -z ${GO_TEST_PKGS:-} ]]; then
+  step "deploy/k8s: kustomize build, every object decoded strictly (a Go module of its own)"
+  (cd deploy/k8s && go test -count=1 ./...)
   step "go test ./internal/chaos (short schedule)"
   # shellcheck disable=SC2086
   go test -count=1 -timeout 15m ${GO_TEST_FLAGS:-} ./internal/chaos
