@@ -93,7 +93,8 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	if err != nil {
 		return streamkit.Result{}, streamkit.Retryable(ErrTypeStore, err)
 	}
-	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: r.URL, ETag: prev.ETag, LastModified: prev.LastModified})
+	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: r.URL, ETag: prev.ETag, LastModified: prev.LastModified,
+		Follow: func(target string) bool { return !c.known(ctx, target) }})
 	o, err := c.outcomeOf(r, prev, resp, err)
 	if err != nil {
 		c.metrics.outcome(streamkit.ErrorType(err))
@@ -102,6 +103,21 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	o.Links = uniqueLinks(append(links, o.Links...))
 	c.metrics.outcome(o.State)
 	return c.result(r, o), nil
+}
+
+// known reports whether the frontier has target (normalised) already,
+// fetched or queued: a redirect there is recorded as an alias instead of
+// being followed. A failed lookup follows the redirect (a refetch at worst).
+func (c *Crawler) known(ctx context.Context, target string) bool {
+	n, err := urlnorm.Normalize(target)
+	if err != nil {
+		return false
+	}
+	var ok bool
+	if err := c.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM urls WHERE url = $1)`, n).Scan(&ok); err != nil {
+		return false
+	}
+	return ok
 }
 
 // wait takes a politeness slot for host; delay < 0 disables politeness.
@@ -173,6 +189,11 @@ func (c *Crawler) outcomeOf(r *request, prev prior, resp *fetch.Response, err er
 		return nil, streamkit.Retryable(ErrTypeServer, fmt.Errorf("get %s: status %d", r.URL, s))
 	case s >= 400:
 		o.State = StateClientError
+		return o, nil
+	case s >= 300 && s <= 399 && resp.RedirectTo != "":
+		// A redirect to a URL the frontier already has (fetched or queued):
+		// this URL is an alias of it, and the target is not fetched again.
+		o.State, o.FinalURL = StateAlias, mustNormalize(resp.RedirectTo)
 		return o, nil
 	case s < 200 || s > 299:
 		o.State = StateRedirectError // a 3xx without a usable Location

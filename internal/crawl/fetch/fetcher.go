@@ -70,7 +70,13 @@ type Request struct {
 	ETag         string
 	LastModified string
 	MaxBody      int64 // overrides Config.MaxBody when > 0 (robots.txt)
+	// Follow, when set, is asked before each redirect is followed; false
+	// stops there and the 3xx is returned, with RedirectTo set (a target
+	// the caller already knows need not be fetched again).
+	Follow func(target string) bool
 }
+
+type followKey struct{}
 
 // A Response is what came back. Body is set only for a 2xx answer whose
 // content type passed the filter (Accepted); it has Content-Encoding
@@ -79,6 +85,7 @@ type Response struct {
 	URL         string // requested
 	FinalURL    string // after redirects
 	Redirects   int
+	RedirectTo  string // the target a Follow hook declined, absolute
 	Status      int
 	Header      http.Header
 	ContentType string // the Content-Type header as sent
@@ -130,6 +137,9 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 			return fmt.Errorf("%w: %s", ErrRedirectLoop, next)
 		}
 	}
+	if follow, ok := req.Context().Value(followKey{}).(func(string) bool); ok && !follow(next) {
+		return http.ErrUseLastResponse
+	}
 	return nil
 }
 
@@ -140,6 +150,9 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
 	defer cancel()
+	if r.Follow != nil {
+		ctx = context.WithValue(ctx, followKey{}, r.Follow)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.URL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("build request for %s: %w", r.URL, err)
@@ -166,6 +179,11 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	}
 	if mt, _, err := mime.ParseMediaType(out.ContentType); err == nil {
 		out.MediaType = strings.ToLower(mt)
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 && r.Follow != nil {
+		if loc, err := resp.Location(); err == nil {
+			out.RedirectTo = loc.String()
+		}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return out, nil
