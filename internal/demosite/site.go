@@ -124,7 +124,7 @@ func articlePage(base string, a article) string {
 	ld, _ := json.Marshal(map[string]any{
 		"@context": "https://schema.org", "@type": "NewsArticle", "headline": a.title,
 		"datePublished": a.date, "author": map[string]string{"@type": "Person", "name": a.author},
-		"publisher": map[string]string{"@type": "Organization", "name": Name},
+		"publisher":        map[string]string{"@type": "Organization", "name": Name},
 		"mainEntityOfPage": base + a.path(), "articleSection": a.section,
 	})
 	var b strings.Builder
