@@ -1,5 +1,6 @@
 # NewsCrawl. Start here:
 #   make up     run the pipeline locally (Docker if an engine runs, else local services)
+#   make demo   make up, then crawl the bundled demo news site and search it
 #   make test   everything CI checks (services, vet, compose file, go test -race)
 # `make help` lists the rest.
 
@@ -10,7 +11,7 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/newscrawl_bench?sslmode
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help build test chaos up down bench-streamkit bench-crawler bench-cleaner bench-search lint clean
+.PHONY: help build test chaos up demo down bench-streamkit bench-crawler bench-cleaner bench-search lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-16s %s\n", $$1, $$2 }'
@@ -27,6 +28,9 @@ chaos: ## the whole pipeline through kills, a stall, Redis and PostgreSQL outage
 
 up: ## start services, migrate, run the four workers (see .run/)
 	@MAKE='$(MAKE)' GO='$(GO)' bash scripts/up.sh
+
+demo: ## make up, then crawl the bundled demo news site (offline) and search it
+	@MAKE='$(MAKE)' GO='$(GO)' bash scripts/demo.sh
 
 down: ## stop the workers (SIGTERM, 30 s grace) or docker compose down
 	@bash scripts/down.sh

@@ -38,6 +38,17 @@ describe() {
   esac
 }
 
+# The demo site (make demo), if it runs: it holds nothing, so SIGTERM is enough.
+if [[ -f $RUN/pids/demo-site.pid ]]; then
+  pid=$(<"$RUN/pids/demo-site.pid")
+  if [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "^$ROOT/bin/newsctl demo-site\|^bin/newsctl demo-site"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    say "demo site: SIGTERM sent (pid $pid)"
+  fi
+  rm -f "$RUN/pids/demo-site.pid"
+fi
+
 declare -A pids=()
 for name in "${WORKERS[@]}"; do
   if pid=$(running_pid "$name"); then

@@ -84,7 +84,7 @@ mkdir -p "$RUN/logs" "$RUN/pids"
   printf '# the environment "make up" started the workers with; use: source .run/env\n'
   # the embedding settings too: newsctl search must embed queries as the embedder did
   for v in DATABASE_URL REDIS_URL STREAM_PREFIX OPENAI_BASE_URL EXTRACT_MODEL EMBED_PROVIDER EMBED_BASE_URL EMBED_MODEL \
-    EMBED_DIMENSIONS EMBED_SEND_DIMENSIONS EMBED_QUERY_PREFIX EMBED_DOCUMENT_PREFIX CRAWL_ALLOW_PRIVATE; do
+    EMBED_DIMENSIONS EMBED_SEND_DIMENSIONS EMBED_QUERY_PREFIX EMBED_DOCUMENT_PREFIX CRAWL_ALLOW_PRIVATE CRAWL_ALLOW_CIDRS; do
     if [[ -n ${!v+x} ]]; then printf 'export %s=%q\n' "$v" "${!v}"; fi
   done
 } >"$RUN/env"
@@ -184,13 +184,22 @@ if [[ $fail == 1 ]]; then
   exit 1
 fi
 
+# The banner says what the crawler may fetch as it was started.
+if [[ ${CRAWL_ALLOW_PRIVATE:-0} =~ ^(1|true|yes|on)$ ]]; then
+  reach="           (the crawler may fetch private and loopback addresses: CRAWL_ALLOW_PRIVATE is on)"
+elif [[ -n ${CRAWL_ALLOW_CIDRS:-} ]]; then
+  reach="           (beyond public sites the crawler may fetch $CRAWL_ALLOW_CIDRS only: CRAWL_ALLOW_CIDRS)"
+else
+  reach="           (public sites only; for a site on this machine or network start with CRAWL_ALLOW_CIDRS=10.0.0.0/8 or CRAWL_ALLOW_PRIVATE=1)"
+fi
+
 cat <<EOF
 
 NewsCrawl is up. Logs in .run/logs/, pids in .run/pids/.
 The workers' settings are in .run/env; run newsctl with the same ones:
   source .run/env
   seed:    bin/newsctl seed https://example.org/
-           (local/private sites need CRAWL_ALLOW_PRIVATE=1 before 'make up')
+$reach
   wait:    bin/newsctl wait              # until the pipeline has drained
   search:  bin/newsctl search "what happened"
   stats:   bin/newsctl stats             dead letters: bin/newsctl dlq list

@@ -54,7 +54,7 @@ func printDocuments(ctx context.Context, c config.Common) {
 		return
 	}
 	defer pool.Close()
-	var pages, articles, dups, aside, model, partial, fallbacks, embedded int64
+	var pages, articles, dups, aside, model, partial, heuristic, fallbacks, embedded int64
 	err = pool.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM documents),
 		(SELECT count(*) FROM cleaned WHERE is_article AND duplicate_of IS NULL),
@@ -62,15 +62,16 @@ func printDocuments(ctx context.Context, c config.Common) {
 		(SELECT count(*) FROM cleaned WHERE NOT is_article),
 		(SELECT count(*) FROM latest_extractions WHERE fallback_for IS NULL AND provider <> 'heuristic'),
 		(SELECT count(*) FROM latest_extractions WHERE fallback_for IS NULL AND cardinality(invalid_fields) > 0),
+		(SELECT count(*) FROM latest_extractions WHERE fallback_for IS NULL AND provider = 'heuristic'),
 		(SELECT count(*) FROM latest_extractions WHERE fallback_for IS NOT NULL),
-		(SELECT count(DISTINCT doc_id) FROM chunks)`).Scan(&pages, &articles, &dups, &aside, &model, &partial, &fallbacks, &embedded)
+		(SELECT count(DISTINCT doc_id) FROM chunks)`).Scan(&pages, &articles, &dups, &aside, &model, &partial, &heuristic, &fallbacks, &embedded)
 	if err != nil {
 		fmt.Printf("\ndocuments: %v (run newsctl migrate?)\n", err)
 		return
 	}
 	fmt.Printf("\ndocuments: %d pages stored; %d articles, %d duplicates, %d pages set aside (not articles); %d embedded\n",
 		pages, articles, dups, aside, embedded)
-	fmt.Printf("extractions: %d by a model (%d partial), %d fallbacks", model, partial, fallbacks)
+	fmt.Printf("extractions: %d by a model (%d partial), %d by the heuristic extractor, %d fallbacks", model, partial, heuristic, fallbacks)
 	if fallbacks > 0 {
 		fmt.Print(" (the model failed for them: newsctl reextract --fallbacks once it is fixed)")
 	}

@@ -90,7 +90,7 @@ func TestPipeline_QuirkyLocalModel(t *testing.T) {
 	if out := newsctl(t, bin, environ, "dlq", "counts"); strings.Contains(out, "extract") {
 		t.Errorf("dead letters: %s", out)
 	}
-	if out := newsctl(t, bin, environ, "stats"); !strings.Contains(out, "3 by a model (3 partial), 0 fallbacks") {
+	if out := newsctl(t, bin, environ, "stats"); !strings.Contains(out, "3 by a model (3 partial), 0 by the heuristic extractor, 0 fallbacks") {
 		t.Errorf("stats does not tell the extraction outcomes:\n%s", out)
 	}
 	t.Logf("%d requests to the model server for 3 articles", requests())
