@@ -9,9 +9,12 @@ COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/go/pkg/mod \
     go mod download
 COPY . .
+# The image has no .git: the revision --version prints comes in as an argument
+# (docker build --build-arg REVISION=$(git rev-parse --short=12 HEAD)).
+ARG REVISION=unknown
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
-    go build -trimpath -ldflags=-s -o /out/ ./cmd/...
+    go build -trimpath -ldflags="-s -X github.com/newscrawl/newscrawl/internal/version.Revision=${REVISION}" -o /out/ ./cmd/...
 
 # Static binaries need no libc; distroless/static carries CA certificates and tzdata and
 # runs as an unprivileged user (nonroot, uid 65532).

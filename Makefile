@@ -16,8 +16,12 @@ ARGS ?=
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-16s %s\n", $$1, $$2 }'
 
+# The revision --version prints (this machine's Go builds with -buildvcs=false).
+REVISION ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+LDFLAGS := -X github.com/newscrawl/newscrawl/internal/version.Revision=$(REVISION)
+
 build: ## build every binary into bin/
-	$(GO) build -o bin/ ./cmd/...
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
 
 test: ## services + go vet + compose check + go test -race (what CI runs)
 	@bash scripts/test.sh

@@ -42,6 +42,10 @@ func runDLQ(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, dlqUsage)
 		return exitCode(2)
 	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(os.Stdout, dlqUsage)
+		return nil
+	}
 	verb := args[0]
 	s, c := settings("dlq " + verb)
 	fs := s.FlagSet()

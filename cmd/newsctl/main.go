@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/newscrawl/newscrawl/internal/app"
+	"github.com/newscrawl/newscrawl/internal/version"
 )
 
 // A command is one subcommand.
@@ -44,9 +45,17 @@ func usage() {
 }
 
 func main() {
-	if len(os.Args) < 2 || os.Args[1] == "-h" || os.Args[1] == "--help" || os.Args[1] == "help" {
+	if len(os.Args) < 2 {
 		usage()
 		os.Exit(2)
+	}
+	switch os.Args[1] {
+	case "-h", "--help", "help":
+		usage()
+		os.Exit(0)
+	case "-version", "--version", "version":
+		fmt.Println("newsctl " + version.String())
+		os.Exit(0)
 	}
 	cmd, ok := commands[os.Args[1]]
 	if !ok {
@@ -61,7 +70,7 @@ func main() {
 	stop()
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(2)
+			os.Exit(0)
 		}
 		var ec exitCode
 		if errors.As(err, &ec) {

@@ -6,19 +6,26 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+
+	"github.com/newscrawl/newscrawl/internal/version"
 )
 
 // Main runs a binary's run function with the process arguments and exits:
-// 0 on success, 2 after -h, 1 with "name: error" on stderr otherwise.
+// 0 on success and after -h or --version, 1 with "name: error" on stderr
+// otherwise.
 // With CPU_PROFILE=FILE in the environment the whole run is CPU-profiled
 // into FILE (for `go tool pprof`; written when run returns).
 func Main(name string, run func(args []string) error) {
+	if len(os.Args) > 1 && (os.Args[1] == "--version" || os.Args[1] == "-version") {
+		fmt.Println(name + " " + version.String())
+		os.Exit(0)
+	}
 	err := profiled(os.Getenv("CPU_PROFILE"), func() error { return run(os.Args[1:]) })
 	switch {
 	case err == nil:
 		os.Exit(0)
 	case errors.Is(err, flag.ErrHelp):
-		os.Exit(2)
+		os.Exit(0)
 	default:
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		os.Exit(1)

@@ -4,8 +4,10 @@
 package config
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"strconv"
@@ -144,12 +146,31 @@ func (s *Set) Bool(name string, def bool, usage string) *bool {
 	return s.fs.Bool(flagName(name), v, usage+" ($"+name+")")
 }
 
-// Parse parses args and reports the first bad environment value or flag.
+// Parse parses args and reports the first bad environment value or flag
+// as one line that names it and points to -h, instead of the flag
+// package's whole usage. -h and --help print the flags and return
+// flag.ErrHelp (the binaries exit 0 on it).
 func (s *Set) Parse(args []string) error {
 	if len(s.errs) > 0 {
 		return s.errs[0]
 	}
-	return s.fs.Parse(args)
+	out := s.fs.Output()
+	s.fs.SetOutput(io.Discard)
+	err := s.fs.Parse(args)
+	s.fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		if s.fs.Usage != nil {
+			s.fs.Usage()
+		} else {
+			fmt.Fprintf(out, "usage of %s:\n", s.fs.Name())
+			s.fs.PrintDefaults()
+		}
+		return err
+	case err != nil:
+		return fmt.Errorf("%w (see %s -h)", err, s.fs.Name())
+	}
+	return nil
 }
 
 // Common holds the settings every binary shares.
@@ -162,15 +183,19 @@ type Common struct {
 }
 
 // BindCommon binds REDIS_URL, DATABASE_URL, STREAM_PREFIX, METRICS_ADDR and
-// LOG_LEVEL; metricsDefault is the binary's own listener address.
+// LOG_LEVEL; metricsDefault is the binary's own listener address, and ""
+// leaves METRICS_ADDR out (newsctl's commands serve no metrics).
 func BindCommon(s *Set, metricsDefault string) Common {
-	return Common{
+	c := Common{
 		RedisURL:     s.URL("REDIS_URL", DefaultRedisURL, "Redis URL (redis:// or rediss://, user:password@, /db)"),
 		DatabaseURL:  s.URL("DATABASE_URL", DefaultDatabaseURL, "PostgreSQL URL"),
 		StreamPrefix: s.String("STREAM_PREFIX", DefaultStreamPrefix, "prefix of every Redis key"),
-		MetricsAddr:  s.String("METRICS_ADDR", metricsDefault, "listen address for /metrics and /healthz; 0 or empty disables"),
 		LogLevel:     s.String("LOG_LEVEL", "info", "debug, info, warn or error"),
 	}
+	if metricsDefault != "" {
+		c.MetricsAddr = s.String("METRICS_ADDR", metricsDefault, "listen address for /metrics, /livez and /healthz; 0 or empty disables")
+	}
+	return c
 }
 
 // Stage holds the streamkit settings of one stage, named <STAGE>_….

@@ -7,6 +7,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -93,6 +94,9 @@ func (q *Query) Normalize() error {
 		return invalid("since (%s) must be before until (%s)", q.Since.Format(time.RFC3339), q.Until.Format(time.RFC3339))
 	}
 	q.Host = strings.ToLower(strings.TrimSpace(q.Host))
+	if h, _, err := net.SplitHostPort(q.Host); err == nil {
+		q.Host = h // hosts are stored without their port: "127.0.0.1:18600" means 127.0.0.1
+	}
 	if len(q.Host) > maxHostLen || strings.ContainsAny(q.Host, " /?#") {
 		return invalid("host %q is not a host name", q.Host)
 	}

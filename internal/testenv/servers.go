@@ -195,7 +195,8 @@ func Build(t testing.TB, root string, names ...string) string {
 		names = []string{"crawler", "cleaner", "extractor", "embedder", "newsctl"}
 	}
 	dir := t.TempDir()
-	args := []string{"build", "-o", dir + "/"}
+	rev, _ := exec.Command("git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
+	args := []string{"build", "-ldflags", "-X github.com/newscrawl/newscrawl/internal/version.Revision=" + strings.TrimSpace(string(rev)), "-o", dir + "/"}
 	for _, n := range names {
 		args = append(args, "./cmd/"+n)
 	}

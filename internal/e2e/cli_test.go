@@ -1,0 +1,56 @@
+package e2e
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// CLI conventions: -h exits 0 for every binary and every newsctl command
+// and shows that command's flags only; --version prints the revision; a
+// bad value is one line naming the flag, with a pointer to -h.
+func TestCLI_HelpVersionAndBadValues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	bin := build(t)
+	run := func(name string, args ...string) (string, int) {
+		cmd := exec.Command(filepath.Join(bin, name), args...)
+		cmd.Env = []string{"PATH=/usr/bin:/bin"}
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return string(out), code
+	}
+	rev, err := exec.Command("git", "-C", "../..", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		t.Skipf("no git revision: %v", err)
+	}
+	for _, w := range append(workers, "newsctl") {
+		if out, code := run(w, "-h"); code != 0 {
+			t.Errorf("%s -h: exit %d\n%s", w, code, out)
+		}
+		if out, code := run(w, "--version"); code != 0 || !strings.Contains(out, strings.TrimSpace(string(rev))) {
+			t.Errorf("%s --version: exit %d, %q; want the revision %s", w, code, out, rev)
+		}
+	}
+	help, _ := run("newsctl", "help")
+	commands := regexp.MustCompile(`(?m)^  ([a-z-]+) `).FindAllStringSubmatch(help, -1)
+	if len(commands) < 10 {
+		t.Fatalf("newsctl help lists %d commands:\n%s", len(commands), help)
+	}
+	for _, c := range commands {
+		out, code := run("newsctl", c[1], "-h")
+		if code != 0 || strings.Contains(out, "-metrics-addr") || strings.Contains(out, "unsupported protocol scheme") {
+			t.Errorf("newsctl %s -h: exit %d\n%s", c[1], code, out)
+		}
+	}
+	out, code := run("cleaner", "--clean-visibility", "abc")
+	if code == 0 || strings.Count(strings.TrimSpace(out), "\n") != 0 || !strings.Contains(out, "clean-visibility") || !strings.Contains(out, "-h") {
+		t.Errorf("a bad value: exit %d, %q; want one line naming the flag and -h", code, out)
+	}
+}
