@@ -4,22 +4,33 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sort"
+	"strings"
 	"time"
 
+	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 func init() {
-	register("wait", "block until every stage is idle (lag, pending and retries at 0)", runWait)
+	register("wait", "block until every stage is idle, with live progress; then say how it ended", runWait)
 }
 
 // runWait polls the stats until all stages have been idle for the settle
-// time, so a hand-off between two stages is not mistaken for the end.
+// time (so a hand-off between two stages is not mistaken for the end). On a
+// terminal it shows one live line of progress. It gives up after --stall
+// with no progress in any stage (or after --timeout, when set), and at the
+// end it prints what happened; it exits 1 when dead letters appeared
+// meanwhile, unless --allow-dead-letters.
 func runWait(ctx context.Context, args []string) error {
 	s, c := settings("wait")
-	timeout := s.FlagSet().Duration("timeout", 5*time.Minute, "give up after this long (exit 1 with the stats)")
-	settle := s.FlagSet().Duration("settle", 2*time.Second, "how long every stage must stay idle")
+	fs := s.FlagSet()
+	timeout := fs.Duration("timeout", 0, "give up after this long in all (0: no limit; --stall still applies)")
+	stall := fs.Duration("stall", 5*time.Minute, "give up after this long without progress in any stage")
+	settle := fs.Duration("settle", 2*time.Second, "how long every stage must stay idle")
+	allowDead := fs.Bool("allow-dead-letters", false, "exit 0 even when dead letters appeared during the wait")
+	since := fs.Duration("since", time.Minute, "count dead letters written from this long before the wait started (a seed's can come first)")
 	if err := s.Parse(args); err != nil {
 		return err
 	}
@@ -29,28 +40,44 @@ func runWait(ctx context.Context, args []string) error {
 	}
 	defer rdb.Close()
 	admin := &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}
-	deadline := time.Now().Add(*timeout)
+	from := time.Now().Add(-*since)
+	live := isTerminal(os.Stdout)
+	start, lastProgress := time.Now(), time.Now()
 	var idleSince time.Time
+	var last string
 	for {
 		stats, err := admin.Stats(ctx, pipeline.Stages())
 		if err != nil {
 			return err
 		}
+		if sig := signature(stats); sig != last {
+			last, lastProgress = sig, time.Now()
+		}
+		if live {
+			fmt.Printf("\r\033[K%s", progressLine(stats, time.Since(start)))
+		}
+		done := false
 		if idle(stats) {
 			if idleSince.IsZero() {
 				idleSince = time.Now()
 			}
-			if time.Since(idleSince) >= *settle {
-				fmt.Println("pipeline idle")
-				return nil
-			}
+			done = time.Since(idleSince) >= *settle
 		} else {
 			idleSince = time.Time{}
 		}
-		if time.Now().After(deadline) {
-			fmt.Fprintf(os.Stderr, "newsctl wait: still busy after %s\n", *timeout)
-			printStats(stats)
-			return exitCode(1)
+		var gaveUp string
+		switch {
+		case done:
+		case time.Since(lastProgress) >= *stall:
+			gaveUp = fmt.Sprintf("no progress in any stage for %s", *stall)
+		case *timeout > 0 && time.Since(start) >= *timeout:
+			gaveUp = fmt.Sprintf("still busy after %s", *timeout)
+		}
+		if done || gaveUp != "" {
+			if live {
+				fmt.Println()
+			}
+			return summarise(ctx, admin, c, stats, from, gaveUp, time.Since(start), *allowDead)
 		}
 		select {
 		case <-ctx.Done():
@@ -67,4 +94,96 @@ func idle(stats []streamkit.StageStats) bool {
 		}
 	}
 	return true
+}
+
+// signature changes whenever any stage makes progress.
+func signature(stats []streamkit.StageStats) string {
+	var b strings.Builder
+	for _, s := range stats {
+		fmt.Fprintf(&b, "%d/%d/%d/%d/%d/%d ", s.Read, s.Lag, s.Pending, s.Retry, s.DLQ, s.Length)
+	}
+	return b.String()
+}
+
+// progressLine is the live line: per stage, what is done, held, waiting for
+// a retry or its host's turn, and dead-lettered.
+func progressLine(stats []streamkit.StageStats, elapsed time.Duration) string {
+	parts := make([]string, 0, len(stats))
+	for _, s := range stats {
+		p := fmt.Sprintf("%s %d done", s.Stage, max(s.Read-s.Pending, 0))
+		if s.Pending > 0 || s.Lag > 0 {
+			p += fmt.Sprintf(", %d in flight, %d queued", s.Pending, s.Lag)
+		}
+		if s.Retry > 0 {
+			p += fmt.Sprintf(", %d retrying or waiting for a host slot", s.Retry)
+		}
+		if s.DLQ > 0 {
+			p += fmt.Sprintf(", %d dead", s.DLQ)
+		}
+		if strings.HasPrefix(s.State(), streamkit.StatePaused) {
+			p += " (paused)"
+		}
+		parts = append(parts, p)
+	}
+	return fmt.Sprintf("[%s] %s", elapsed.Round(time.Second), strings.Join(parts, " | "))
+}
+
+// newDeadLetters counts, per stage and error type, the dead letters
+// written since from (a dead letter's stream id is its time).
+func newDeadLetters(ctx context.Context, admin *streamkit.Admin, from time.Time) (map[string]map[string]int, error) {
+	out := map[string]map[string]int{}
+	for _, st := range pipeline.Stages() {
+		key := streamkit.KeysFor(admin.Prefix, st.Stage).DLQ()
+		msgs, err := admin.RDB.XRangeN(ctx, key, fmt.Sprint(from.UnixMilli()), "+", 100000).Result()
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", key, err)
+		}
+		for _, m := range msgs {
+			typ, _ := m.Values[streamkit.DLQFieldErrorType].(string)
+			if out[st.Stage] == nil {
+				out[st.Stage] = map[string]int{}
+			}
+			out[st.Stage][typ]++
+		}
+	}
+	return out, nil
+}
+
+// summarise prints how the wait ended: the stages, the documents, and the
+// dead letters that appeared meanwhile with the command to see them.
+func summarise(ctx context.Context, admin *streamkit.Admin, c config.Common, stats []streamkit.StageStats,
+	from time.Time, gaveUp string, took time.Duration, allowDead bool) error {
+	if gaveUp != "" {
+		fmt.Fprintf(os.Stderr, "newsctl wait: %s\n", gaveUp)
+		printStats(stats)
+	} else {
+		fmt.Printf("pipeline idle after %s\n", took.Round(100*time.Millisecond))
+	}
+	printDocuments(ctx, c)
+	fresh, err := newDeadLetters(ctx, admin, from)
+	if err != nil {
+		return err
+	}
+	var lines []string
+	for stage, types := range fresh {
+		for typ, n := range types {
+			lines = append(lines, fmt.Sprintf("  %s %s: %d   newsctl dlq list --stage %s --type %s", stage, typ, n, stage, typ))
+		}
+	}
+	sort.Strings(lines)
+	if len(lines) > 0 {
+		fmt.Printf("dead letters during the wait:\n%s\n", strings.Join(lines, "\n"))
+	}
+	switch {
+	case gaveUp != "":
+		return exitCode(1)
+	case len(lines) > 0 && !allowDead:
+		return exitCode(1)
+	}
+	return nil
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -191,7 +191,14 @@ func TestPipeline_SeedToSearch(t *testing.T) {
 	// (and dead-lettered again), then purged.
 	rdb.XAdd(ctx, &redis.XAddArgs{Stream: streamkit.KeysFor(prefix, pipeline.Clean).Stream(),
 		Values: map[string]any{"doc_id": "no-hash", "url": "https://example.com/x"}})
-	newsctl(t, bin, environ, "wait", "--timeout", "1m")
+	// wait says so, with the command to look, and exits 1.
+	cmd := exec.Command(filepath.Join(bin, "newsctl"), "wait", "--timeout", "1m")
+	cmd.Env = environ
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 ||
+		!strings.Contains(string(out), "dead letters during the wait") || !strings.Contains(string(out), "newsctl dlq list --stage clean --type bad_message") {
+		t.Fatalf("wait with a new dead letter: %v\n%s", err, out)
+	}
 	var letters []streamkit.DeadLetter
 	if err := json.Unmarshal([]byte(newsctl(t, bin, environ, "dlq", "list", "--json")), &letters); err != nil {
 		t.Fatal(err)
@@ -203,7 +210,7 @@ func TestPipeline_SeedToSearch(t *testing.T) {
 	if out := newsctl(t, bin, environ, "dlq", "replay", "--stage", "clean", "--type", "bad_message"); !strings.Contains(out, "replayed 1") {
 		t.Fatalf("replay said %q", out)
 	}
-	newsctl(t, bin, environ, "wait", "--timeout", "1m")
+	newsctl(t, bin, environ, "wait", "--timeout", "1m", "--allow-dead-letters")
 	if out := newsctl(t, bin, environ, "dlq", "purge", "--all"); !strings.Contains(out, "purged 1") {
 		t.Fatalf("purge after the replayed message failed again said %q", out)
 	}

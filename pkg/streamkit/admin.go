@@ -45,6 +45,7 @@ type StageStats struct {
 	DLQ               int64   `json:"dlq"`
 	Retry             int64   `json:"retry"`
 	Consumers         int64   `json:"consumers"`
+	Read              int64   `json:"read"` // entries the group has read, ever (Redis 7's entries-read)
 	// Workers are the live status records of the stage's consumers.
 	Workers []ConsumerStatus `json:"workers"`
 }
@@ -111,7 +112,7 @@ func (a *Admin) Stats(ctx context.Context, stages []StageRef) ([]StageStats, err
 			s.Lag = s.Length
 		}
 		if g != nil {
-			s.Pending, s.Consumers = g.Pending, g.Consumers
+			s.Pending, s.Consumers, s.Read = g.Pending, g.Consumers, g.EntriesRead
 			s.Lag, err = lagOf(ctx, a.RDB, k.Stream(), g)
 			if err != nil {
 				return nil, err
