@@ -7,12 +7,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
+	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/crawl"
+	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
 	"github.com/newscrawl/newscrawl/internal/crawl/urlnorm"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
@@ -32,14 +37,18 @@ func (h *hostList) Set(v string) error {
 }
 
 // runSeed publishes one crawl request per seed URL. Each seed gets a fresh
-// nonce, so seeding a URL again fetches it again (conditionally). A URL
-// that does not normalize is an error before anything is published.
+// nonce, so seeding a URL again fetches it again (conditionally). A URL the
+// crawler would not fetch — one that does not normalize, a host that does
+// not resolve, an address its SSRF guard refuses — is refused with the
+// reason, and seed then exits 1 after queueing the others.
 func runSeed(ctx context.Context, args []string) error {
 	s, c := settings("seed")
 	fs := s.FlagSet()
 	file := fs.String("file", "", "read seed URLs from this file (one per line, # comments; - for stdin)")
 	maxDepth := fs.Int("max-depth", 0, "link depth to follow from each seed (default: the crawler's CRAWL_MAX_DEPTH)")
 	recrawl := fs.Duration("recrawl", 0, "recrawl interval of hubs from these seeds (default: the crawler's CRAWL_RECRAWL_INTERVAL)")
+	allowPrivate := s.Bool("CRAWL_ALLOW_PRIVATE", false, "judge seeds as a crawler with this setting would, when no crawler is running")
+	allowCIDRs := s.String("CRAWL_ALLOW_CIDRS", "", "judge seeds as a crawler with this setting would, when no crawler is running")
 	var hosts hostList
 	fs.Var(&hosts, "allow-host", "host the crawl may follow links to, subdomains included (repeatable; default: each seed's registrable domain)")
 	if err := s.Parse(args); err != nil {
@@ -65,11 +74,6 @@ func runSeed(ctx context.Context, args []string) error {
 	if len(seeds) == 0 {
 		return errors.New("no seed URLs: give them as arguments or with --file")
 	}
-	for _, u := range seeds {
-		if _, err := urlnorm.Normalize(u); err != nil {
-			return fmt.Errorf("seed %q: %w", u, err)
-		}
-	}
 	rdb, err := redisOnly(ctx, c)
 	if err != nil {
 		return err
@@ -79,8 +83,18 @@ func runSeed(ctx context.Context, args []string) error {
 	if set["recrawl"] { // --recrawl 0: never recrawl these hubs
 		rc = recrawl
 	}
+	guard, err := crawlerGuard(ctx, &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}, *allowPrivate, *allowCIDRs)
+	if err != nil {
+		return err
+	}
 	p := streamkit.NewProducer(rdb, *c.StreamPrefix, 0)
+	queued := 0
+	var refused []string
 	for _, u := range seeds {
+		if why := guard.check(ctx, u); why != "" {
+			refused = append(refused, fmt.Sprintf("  %s: %s", u, why))
+			continue
+		}
 		f := crawl.RequestFields(u, 0, *maxDepth, hosts, rc, true, "", crawl.NewNonce(), "")
 		if set["max-depth"] { // --max-depth 0: the seed alone
 			f[crawl.FieldMaxDepth] = strconv.Itoa(*maxDepth)
@@ -88,9 +102,74 @@ func runSeed(ctx context.Context, args []string) error {
 		if _, err := p.Publish(ctx, pipeline.Crawl, f); err != nil {
 			return fmt.Errorf("seed %s: %w", u, err)
 		}
+		queued++
 	}
-	fmt.Printf("seeded %d URL(s)\n", len(seeds))
+	fmt.Printf("queued %d of %d URL(s)\n", queued, len(seeds))
+	if len(refused) > 0 {
+		fmt.Fprintf(os.Stderr, "refused %d (the crawler would not fetch them; judged with %s):\n%s\n", len(refused), guard.source, strings.Join(refused, "\n"))
+		return exitCode(1)
+	}
 	return nil
+}
+
+// A seedGuard judges a seed as the running crawlers would: its host must
+// resolve, and every address it resolves to must pass their SSRF guard.
+type seedGuard struct {
+	allowPrivate bool
+	allow        []netip.Prefix
+	source       string // whose settings: the running crawlers', or this shell's
+	resolved     map[string][]netip.Addr
+}
+
+// crawlerGuard takes the SSRF settings from the running crawlers' status
+// records, falling back to this command's own environment without any.
+func crawlerGuard(ctx context.Context, admin *streamkit.Admin, allowPrivate bool, allowCIDRs string) (*seedGuard, error) {
+	g := &seedGuard{source: "this shell's CRAWL_ALLOW_PRIVATE/CRAWL_ALLOW_CIDRS: no crawler is running", resolved: map[string][]netip.Addr{}}
+	if sts, err := admin.Consumers(ctx, pipeline.Crawl); err == nil && len(sts) > 0 {
+		allowPrivate, allowCIDRs = sts[0].Settings["allow_private"] == "true", sts[0].Settings["allow_cidrs"]
+		g.source = fmt.Sprintf("the running crawler's settings (CRAWL_ALLOW_PRIVATE=%v, CRAWL_ALLOW_CIDRS=%q)", allowPrivate, allowCIDRs)
+	}
+	g.allowPrivate = allowPrivate
+	for _, f := range strings.FieldsFunc(allowCIDRs, func(r rune) bool { return r == ',' || r == ' ' }) {
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("CRAWL_ALLOW_CIDRS: %q: %w", f, err)
+		}
+		g.allow = append(g.allow, p)
+	}
+	return g, nil
+}
+
+// check returns why raw would not be fetched, or "".
+func (g *seedGuard) check(ctx context.Context, raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return "only http and https URLs are crawled"
+	}
+	if _, err := urlnorm.Normalize(raw); err != nil {
+		return err.Error()
+	}
+	host := u.Hostname()
+	addrs, ok := g.resolved[host]
+	if !ok {
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		found, err := net.DefaultResolver.LookupNetIP(rctx, "ip", host)
+		cancel()
+		if err != nil {
+			return fmt.Sprintf("%s does not resolve from here (%v)", host, err)
+		}
+		addrs = found
+		g.resolved[host] = addrs
+	}
+	for _, a := range addrs {
+		a = a.Unmap()
+		if g.allowPrivate || !fetch.Blocked(a) || slices.ContainsFunc(g.allow, func(p netip.Prefix) bool { return p.Contains(a) }) {
+			continue
+		}
+		return fmt.Sprintf("%s is %s, a private, loopback or link-local address the SSRF guard refuses; "+
+			"start the crawler with CRAWL_ALLOW_CIDRS=%s (that range only) or CRAWL_ALLOW_PRIVATE=1", host, a, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return ""
 }
 
 // readSeeds reads one URL per line; blank lines and # comments are skipped.

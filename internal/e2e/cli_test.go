@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/newscrawl/newscrawl/internal/testenv"
 )
 
 // CLI conventions: -h exits 0 for every binary and every newsctl command
@@ -53,4 +56,39 @@ func TestCLI_HelpVersionAndBadValues(t *testing.T) {
 	if code == 0 || strings.Count(strings.TrimSpace(out), "\n") != 0 || !strings.Contains(out, "clean-visibility") || !strings.Contains(out, "-h") {
 		t.Errorf("a bad value: exit %d, %q; want one line naming the flag and -h", code, out)
 	}
+}
+
+// seed checks before it queues: a private address without the guard opened,
+// a host that does not resolve, and a scheme no crawler fetches are refused
+// with the reason and the setting to change; a public-looking one is queued.
+func TestCLI_SeedRefusesWhatTheCrawlerWouldNot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	bin := build(t)
+	_, prefix := testenv.Redis(t)
+	environ := []string{"PATH=/usr/bin:/bin", "STREAM_PREFIX=" + prefix, "REDIS_URL=" + redisURL()}
+	cmd := exec.Command(filepath.Join(bin, "newsctl"), "seed", "http://127.0.0.1:18999/", "http://no-such-host.invalid/", "ftp://example.org/x")
+	cmd.Env = environ
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("seed of refused URLs: %v\n%s", err, out)
+	}
+	for _, want := range []string{"queued 0 of 3", "CRAWL_ALLOW_CIDRS=127.0.0.1/32", "CRAWL_ALLOW_PRIVATE=1", "does not resolve", "only http and https"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("seed output lacks %q:\n%s", want, out)
+		}
+	}
+	cmd = exec.Command(filepath.Join(bin, "newsctl"), "seed", "http://127.0.0.1:18999/")
+	cmd.Env = append(environ, "CRAWL_ALLOW_CIDRS=127.0.0.1/32")
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "queued 1 of 1") {
+		t.Errorf("seed with the guard opened for the address: %v\n%s", err, out)
+	}
+}
+
+func redisURL() string {
+	if u := os.Getenv("REDIS_URL"); u != "" {
+		return u
+	}
+	return testenv.DefaultRedisURL
 }
