@@ -191,7 +191,7 @@ func waitIdle(ctx context.Context, rdb *redis.Client, prefix string, timeout tim
 		if err != nil {
 			return time.Time{}, err
 		}
-		if s := st[0]; s.Length > 0 && s.Lag == 0 && s.Pending == 0 && s.Retry == 0 {
+		if s := st[0]; s.Length > 0 && s.Lag == 0 && s.Pending == 0 && s.Retry == 0 && s.Deferred == 0 {
 			if quiet == 0 {
 				quietSince = now
 			}

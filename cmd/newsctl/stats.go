@@ -14,13 +14,19 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-func init() { register("stats", "per-stage stream length, lag, pending, DLQ and retries", runStats) }
+func init() {
+	register("stats", "per-stage stream length, lag, pending, retries, deferrals, DLQ, workers; documents (--watch refreshes)", runStats)
+}
 
 func runStats(ctx context.Context, args []string) error {
 	s, c := settings("stats")
 	asJSON := s.FlagSet().Bool("json", false, "print a JSON array, one object per stage")
+	watch := s.FlagSet().Duration("watch", 0, "refresh in place at this interval until interrupted (e.g. 2s)")
 	if err := s.Parse(args); err != nil {
 		return err
+	}
+	if *watch > 0 && !*asJSON {
+		return watchStats(ctx, c, *watch)
 	}
 	rdb, err := redisOnly(ctx, c)
 	if err != nil {
@@ -80,13 +86,38 @@ func printDocuments(ctx context.Context, c config.Common) {
 
 func printStats(stats []streamkit.StageStats) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "stage\tlength\tlag\tpending\toldest pending\tretry\tdlq\tconsumers\t  state")
+	fmt.Fprintln(w, "stage\tlength\tlag\tpending\toldest pending\tretry\tdeferred\tdlq\tconsumers\t  state")
 	for _, s := range stats {
 		age := "-"
 		if s.Pending > 0 {
 			age = fmt.Sprintf("%.1fs", s.OldestPendingAgeS)
 		}
-		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t  %s\n", s.Stage, s.Length, s.Lag, s.Pending, age, s.Retry, s.DLQ, s.Consumers, s.State())
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t  %s\n", s.Stage, s.Length, s.Lag, s.Pending, age, s.Retry, s.Deferred, s.DLQ, s.Consumers, s.State())
 	}
 	w.Flush()
+}
+
+// watchStats redraws the stats every interval until ctx ends (Ctrl-C).
+func watchStats(ctx context.Context, c config.Common, every time.Duration) error {
+	rdb, err := redisOnly(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	admin := &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}
+	for {
+		stats, err := admin.Stats(ctx, pipeline.Stages())
+		if err != nil {
+			return err
+		}
+		fmt.Print("\033[H\033[2J") // home, clear screen
+		fmt.Printf("newsctl stats, every %s (Ctrl-C to stop)   %s\n\n", every, time.Now().Format("15:04:05"))
+		printStats(stats)
+		printDocuments(ctx, c)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(every):
+		}
+	}
 }

@@ -89,7 +89,7 @@ func runWait(ctx context.Context, args []string) error {
 
 func idle(stats []streamkit.StageStats) bool {
 	for _, s := range stats {
-		if s.Lag != 0 || s.Pending != 0 || s.Retry != 0 {
+		if s.Lag != 0 || s.Pending != 0 || s.Retry != 0 || s.Deferred != 0 {
 			return false
 		}
 	}
@@ -100,7 +100,7 @@ func idle(stats []streamkit.StageStats) bool {
 func signature(stats []streamkit.StageStats) string {
 	var b strings.Builder
 	for _, s := range stats {
-		fmt.Fprintf(&b, "%d/%d/%d/%d/%d/%d ", s.Read, s.Lag, s.Pending, s.Retry, s.DLQ, s.Length)
+		fmt.Fprintf(&b, "%d/%d/%d/%d/%d/%d/%d ", s.Read, s.Lag, s.Pending, s.Retry, s.Deferred, s.DLQ, s.Length)
 	}
 	return b.String()
 }
@@ -115,7 +115,10 @@ func progressLine(stats []streamkit.StageStats, elapsed time.Duration) string {
 			p += fmt.Sprintf(", %d in flight, %d queued", s.Pending, s.Lag)
 		}
 		if s.Retry > 0 {
-			p += fmt.Sprintf(", %d retrying or waiting for a host slot", s.Retry)
+			p += fmt.Sprintf(", %d retrying", s.Retry)
+		}
+		if s.Deferred > 0 {
+			p += fmt.Sprintf(", %d waiting for a host slot", s.Deferred)
 		}
 		if s.DLQ > 0 {
 			p += fmt.Sprintf(", %d dead", s.DLQ)

@@ -28,6 +28,7 @@ type pageSignals struct {
 	ogType       string
 	dated        bool // publication date declared in metadata (not guessed from the URL)
 	pageURL      string
+	headline     bool // the page has a title
 }
 
 // classify decides whether the page is a single article and what else it
@@ -35,6 +36,13 @@ type pageSignals struct {
 // the amount of main text against links and teaser headlines decides.
 func classify(s pageSignals) (bool, string) {
 	galleryType := s.ld.types["imagegallery"] || s.ld.types["mediagallery"] || strings.Contains(s.ogType, "gallery")
+	marked := s.ld.articleCounts == 1 || strings.HasPrefix(s.ogType, "article")
+	video := s.ld.types["videoobject"] || strings.HasPrefix(s.ogType, "video")
+	// Short news is news: a page that declares itself an article and has a
+	// headline is one, however short its body (a one-line news brief).
+	if marked && s.headline && s.words > 0 && s.words < 30 && !galleryType && !video && s.images < 4 {
+		return true, KindArticle
+	}
 	if s.words < 20 && s.ld.body == "" {
 		if galleryType || s.images >= 6 {
 			return false, KindGallery
@@ -44,12 +52,11 @@ func classify(s pageSignals) (bool, string) {
 	if galleryType && s.words < 300 {
 		return false, KindGallery
 	}
-	marked := s.ld.articleCounts == 1 || strings.HasPrefix(s.ogType, "article")
 	if marked {
 		switch {
 		case s.words >= 30:
 			return true, KindArticle
-		case s.ld.types["videoobject"] || strings.HasPrefix(s.ogType, "video"):
+		case video:
 			return false, KindVideo
 		case s.images >= 4:
 			return false, KindGallery

@@ -77,7 +77,7 @@ func (e *env) waitIdle(timeout time.Duration) {
 			e.T.Fatal(err)
 		}
 		s := st[0]
-		if s.Length > 0 && s.Lag == 0 && s.Pending == 0 && s.Retry == 0 {
+		if s.Length > 0 && s.Lag == 0 && s.Pending == 0 && s.Retry == 0 && s.Deferred == 0 {
 			if quiet++; quiet >= 3 {
 				return
 			}

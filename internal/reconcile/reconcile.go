@@ -237,9 +237,13 @@ func (r *Reconciler) queued(ctx context.Context, stage string) (map[string]bool,
 			start = "(" + msgs[len(msgs)-1].ID
 		}
 	}
-	members, err := r.Redis.ZRange(ctx, k.Retry(), 0, -1).Result()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, fmt.Errorf("read %s: %w", k.Retry(), err)
+	var members []string
+	for _, set := range []string{k.Retry(), k.Deferred()} {
+		m, err := r.Redis.ZRange(ctx, set, 0, -1).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return nil, fmt.Errorf("read %s: %w", set, err)
+		}
+		members = append(members, m...)
 	}
 	for _, raw := range members {
 		var m struct {

@@ -123,11 +123,19 @@ type Result struct {
 
 // A ModelError says the configured model has no stored chunks.
 type ModelError struct {
-	Want   embed.Identity
-	Stored []string // model@dims with chunks, from embed_models
+	Want    embed.Identity
+	Stored  []string // model@dims with chunks, from embed_models
+	Nothing bool     // no chunks at all, of any model
 }
 
 func (e *ModelError) Error() string {
+	if e.Nothing {
+		// Nothing is embedded with any model: not a model mismatch, the
+		// pipeline has not brought a document this far.
+		return "nothing is embedded yet, with any model: no document has reached the end of the pipeline. " +
+			"`newsctl stats` shows how far documents got, `newsctl dlq counts` whether they were dead-lettered, " +
+			"and `newsctl wait` waits for the pipeline to drain"
+	}
 	stored := "none"
 	if len(e.Stored) > 0 {
 		stored = strings.Join(e.Stored, ", ")
@@ -270,6 +278,11 @@ func (s *Searcher) checkModel(ctx context.Context) error {
 		return nil
 	}
 	me := &ModelError{Want: s.id}
+	var some bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM chunks)`).Scan(&some); err == nil && !some {
+		me.Nothing = true
+		return me
+	}
 	rows, err := s.pool.Query(ctx, `SELECT model || '@' || dims FROM embed_models m
 		WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.model = m.model AND c.dims = m.dims AND c.chunk_index = 0)
 		ORDER BY created_at`)

@@ -257,3 +257,16 @@ func TestSearcher_QueryEmbedderDownAnswersFromFullText(t *testing.T) {
 		}
 	}
 }
+
+// With nothing embedded at all, the error says so and where to look,
+// instead of advising a re-embed.
+func TestSearcher_NothingEmbeddedSaysWhereToLook(t *testing.T) {
+	t.Parallel()
+	pool := testenv.Postgres(t)
+	s := search.New(pool, local.New(local.Config{}), search.Config{}, nil)
+	_, err := s.Search(context.Background(), search.Query{Text: "oil"})
+	var me *search.ModelError
+	if !errors.As(err, &me) || !me.Nothing || !strings.Contains(err.Error(), "newsctl stats") || strings.Contains(err.Error(), "reembed") {
+		t.Fatalf("err %v, want nothing embedded, pointing at newsctl stats", err)
+	}
+}

@@ -44,6 +44,7 @@ type StageStats struct {
 	OldestPendingAgeS float64 `json:"oldest_pending_age_s"`
 	DLQ               int64   `json:"dlq"`
 	Retry             int64   `json:"retry"`
+	Deferred          int64   `json:"deferred"` // stepped aside until later (a host's politeness slot), not failed
 	Consumers         int64   `json:"consumers"`
 	Read              int64   `json:"read"` // entries the group has read, ever (Redis 7's entries-read)
 	// Workers are the live status records of the stage's consumers.
@@ -98,10 +99,11 @@ func (a *Admin) Stats(ctx context.Context, stages []StageRef) ([]StageStats, err
 		xlen := pipe.XLen(ctx, k.Stream())
 		dlq := pipe.XLen(ctx, k.DLQ())
 		retry := pipe.ZCard(ctx, k.Retry())
+		deferred := pipe.ZCard(ctx, k.Deferred())
 		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 			return nil, fmt.Errorf("read stats of %s: %w", ref.Stage, err)
 		}
-		s.Length, s.DLQ, s.Retry = xlen.Val(), dlq.Val(), retry.Val()
+		s.Length, s.DLQ, s.Retry, s.Deferred = xlen.Val(), dlq.Val(), retry.Val(), deferred.Val()
 		g, err := groupInfo(ctx, a.RDB, k.Stream(), ref.Group)
 		if err != nil {
 			return nil, err

@@ -552,8 +552,8 @@ func TestConsumer_LaterIsNoFailure(t *testing.T) {
 		}
 		return n
 	}
-	if d, f := count("newscrawl_stage_deferred_total"), count("newscrawl_stage_failed_total"); d != 3 || f != 0 {
-		t.Fatalf("deferred_total %v, failed_total %v; want 3 and 0", d, f)
+	if d, f, r := count("newscrawl_stage_deferred_total"), count("newscrawl_stage_failed_total"), count("newscrawl_stage_retried_total"); d != 3 || f != 0 || r != 0 {
+		t.Fatalf("deferred_total %v, failed_total %v, retried_total %v; want 3, 0, 0", d, f, r)
 	}
 }
 

@@ -17,6 +17,11 @@ func (k Keys) Stream() string { return k.key("stream") }
 // Retry is the sorted set of delayed retries, scored by due time (unix ms).
 func (k Keys) Retry() string { return k.key("retry") }
 
+// Deferred is the sorted set of deferrals (Later: a handler stepping aside,
+// not failing), scored by due time (unix ms); kept apart from Retry so that
+// waiting for a host slot is never mistaken for failing.
+func (k Keys) Deferred() string { return k.key("deferred") }
+
 // DLQ is the stage's dead-letter stream.
 func (k Keys) DLQ() string { return k.key("dlq") }
 

@@ -30,7 +30,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		processed:    counter("processed_total", "Messages whose work was committed and acked."),
 		failed:       counter("failed_total", "Handler failures, by error type.", "error_type"),
-		retried:      counter("retried_total", "Messages scheduled for a delayed retry (deferrals included)."),
+		retried:      counter("retried_total", "Messages scheduled for a delayed retry after a failure (deferrals are deferred_total)."),
 		deferred:     counter("deferred_total", "Messages a handler sent back for later without failing (streamkit.Later)."),
 		deadLettered: counter("dead_lettered_total", "Messages moved to the dead-letter stream, by error type.", "error_type"),
 		duplicates:   counter("duplicate_total", "Messages whose key was already in the ledger (acked without redoing the work)."),
@@ -114,7 +114,8 @@ func NewStatsCollector(rdb redis.UniversalClient, prefix string, stages ...Stage
 			"pending": d("pending", "Entries delivered but not acked (PEL depth)."),
 			"age":     d("oldest_pending_age_seconds", "Age of the oldest pending entry."),
 			"dlq":     d("dlq_length", "Entries in the stage's dead-letter stream."),
-			"retry":   d("retry_set_size", "Entries waiting for a delayed retry."),
+			"retry":    d("retry_set_size", "Entries waiting for a delayed retry after a failure."),
+			"deferred": d("deferred_set_size", "Entries a handler stepped aside with until later (a host's politeness slot): not failures."),
 		},
 	}
 }
@@ -144,5 +145,6 @@ func (c *StatsCollector) Collect(ch chan<- prometheus.Metric) {
 		g("age", s.OldestPendingAgeS)
 		g("dlq", float64(s.DLQ))
 		g("retry", float64(s.Retry))
+		g("deferred", float64(s.Deferred))
 	}
 }

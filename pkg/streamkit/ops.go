@@ -131,11 +131,16 @@ func (o *ops) emit(ctx context.Context, emits []Emit) error {
 	return nil
 }
 
-// scheduleRetry adds member to the retry set, due after delay, and acks
-// the entry — only if this consumer still owns it (owned false otherwise:
-// the entry is another consumer's to finish, and nothing was done).
-func (o *ops) scheduleRetry(ctx context.Context, id, member string, delay time.Duration) (owned bool, err error) {
-	n, err := retryScript.Run(ctx, o.rdb, []string{o.keys.Stream(), o.keys.Retry()},
+// scheduleRetry adds member to the retry set (the deferred set for a
+// deferral), due after delay, and acks the entry — only if this consumer
+// still owns it (owned false otherwise: the entry is another consumer's to
+// finish, and nothing was done).
+func (o *ops) scheduleRetry(ctx context.Context, id, member string, delay time.Duration, deferral bool) (owned bool, err error) {
+	set := o.keys.Retry()
+	if deferral {
+		set = o.keys.Deferred()
+	}
+	n, err := retryScript.Run(ctx, o.rdb, []string{o.keys.Stream(), set},
 		o.group, id, member, delay.Milliseconds(), o.consumer).Int()
 	if err != nil {
 		return false, fmt.Errorf("schedule retry: %w", err)

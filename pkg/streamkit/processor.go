@@ -260,7 +260,7 @@ func (c *Consumer) retry(m *Message, attempt, deferred int, delay time.Duration,
 	member, _ := json.Marshal(retryMember{ID: m.ID, Fields: fields})
 	var owned bool
 	err := c.bookkeep(func(ctx context.Context) (err error) {
-		owned, err = c.ops.scheduleRetry(ctx, m.ID, string(member), delay)
+		owned, err = c.ops.scheduleRetry(ctx, m.ID, string(member), delay, isLater(cause))
 		return err
 	})
 	switch {
@@ -269,8 +269,7 @@ func (c *Consumer) retry(m *Message, attempt, deferred int, delay time.Duration,
 		c.log.failed("schedule retry", err, "id", m.ID)
 	case !owned:
 		c.log.Debug("entry is owned by another consumer now; its retry is that consumer's", "id", m.ID)
-	case isLater(cause):
-		c.metrics.retried.Inc()
+	case isLater(cause): // counted in deferred_total by fail
 		c.log.Debug("deferred", "id", m.ID, "key", m.Key, "delay", delay.String(), "reason", cause)
 	default:
 		c.metrics.retried.Inc()

@@ -46,12 +46,17 @@ func (p *promoter) exec(ctx context.Context) {
 	}
 }
 
-// Promote moves up to limit due retries of a stage back onto its stream
-// and returns how many moved. Safe to call from many processes at once.
+// Promote moves up to limit due retries and up to limit due deferrals of
+// a stage back onto its stream and returns how many moved. Safe to call
+// from many processes at once.
 func Promote(ctx context.Context, rdb redis.UniversalClient, k Keys, limit int) (int, error) {
-	n, err := promoteScript.Run(ctx, rdb, []string{k.Retry(), k.Stream()}, limit).Int()
-	if err != nil {
-		return 0, fmt.Errorf("run promote script on %s: %w", k.Retry(), err)
+	moved := 0
+	for _, set := range []string{k.Retry(), k.Deferred()} {
+		n, err := promoteScript.Run(ctx, rdb, []string{set, k.Stream()}, limit).Int()
+		if err != nil {
+			return moved, fmt.Errorf("run promote script on %s: %w", set, err)
+		}
+		moved += n
 	}
-	return n, nil
+	return moved, nil
 }
