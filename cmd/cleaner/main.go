@@ -43,6 +43,7 @@ func runWorker(args []string) error {
 			Extract:           article.Options{Timeout: *pageTimeout, MaxBytes: *maxBytes},
 			MaxHamming:        *maxHamming,
 			ForwardDuplicates: *forwardDups,
+			Registry:          d.Registry,
 		}, d.Log), nil
 	})
 }

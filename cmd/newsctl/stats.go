@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
@@ -75,8 +78,8 @@ func printDocuments(ctx context.Context, c config.Common) {
 		fmt.Printf("\ndocuments: %v (run newsctl migrate?)\n", err)
 		return
 	}
-	fmt.Printf("\ndocuments: %d pages stored; %d articles, %d duplicates, %d pages set aside (not articles); %d embedded\n",
-		pages, articles, dups, aside, embedded)
+	fmt.Printf("\ndocuments: %d pages stored; %d articles, %d duplicates, %d pages set aside (not articles%s); %d embedded\n",
+		pages, articles, dups, aside, asideByKind(ctx, pool), embedded)
 	fmt.Printf("extractions: %d by a model (%d partial), %d by the heuristic extractor, %d fallbacks", model, partial, heuristic, fallbacks)
 	if fallbacks > 0 {
 		fmt.Print(" (the model failed for them: newsctl reextract --fallbacks once it is fixed)")
@@ -120,4 +123,25 @@ func watchStats(ctx context.Context, c config.Common, every time.Duration) error
 		case <-time.After(every):
 		}
 	}
+}
+
+// asideByKind is ": 3 listing, 1 empty" for the pages set aside, by kind.
+func asideByKind(ctx context.Context, pool *pgxpool.Pool) string {
+	rows, err := pool.Query(ctx, `SELECT page_kind, count(*) FROM cleaned WHERE NOT is_article GROUP BY page_kind ORDER BY count(*) DESC, page_kind`)
+	if err != nil {
+		return ""
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var kind string
+		var n int64
+		if rows.Scan(&kind, &n) == nil {
+			parts = append(parts, fmt.Sprintf("%d %s", n, kind))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, ", ")
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/newscrawl/newscrawl/internal/article"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
@@ -31,21 +32,37 @@ type Config struct {
 	Extract           article.Options // limits per page
 	MaxHamming        int             // near-duplicate threshold (SimHash bits)
 	ForwardDuplicates bool            // send duplicates to extraction and embedding anyway
+	// Registry, when set, gets newscrawl_clean_pages_total{outcome}: every
+	// page counted as forwarded or by the reason it was set aside.
+	Registry prometheus.Registerer
 }
 
 // A Stage cleans fetched pages; it is the cleaner's streamkit handler.
 type Stage struct {
-	db  *pgxpool.Pool
-	cfg Config
-	log *slog.Logger
+	db    *pgxpool.Pool
+	cfg   Config
+	log   *slog.Logger
+	pages *prometheus.CounterVec
 }
+
+// outcomes of a cleaned page: forwarded, a duplicate, or the kind of page
+// that is not an article (article.Kind*).
+var outcomes = []string{"forwarded", "duplicate", article.KindListing, article.KindGallery, article.KindVideo, article.KindEmpty, article.KindOther}
 
 // NewStage returns the cleaner handler over db.
 func NewStage(db *pgxpool.Pool, cfg Config, log *slog.Logger) *Stage {
 	if cfg.MaxHamming <= 0 {
 		cfg.MaxHamming = DefaultMaxHamming
 	}
-	return &Stage{db: db, cfg: cfg, log: log}
+	pages := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "newscrawl", Subsystem: "clean", Name: "pages_total",
+		Help: "Cleaned pages: forwarded to extraction, or set aside as a duplicate or by page kind."}, []string{"outcome"})
+	for _, o := range outcomes {
+		pages.WithLabelValues(o)
+	}
+	if cfg.Registry != nil {
+		cfg.Registry.MustRegister(pages)
+	}
+	return &Stage{db: db, cfg: cfg, log: log, pages: pages}
 }
 
 // Handle cleans the document named by the message. A missing document or a
@@ -86,9 +103,18 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	return streamkit.Result{DocID: docID, Commit: func(ctx context.Context, tx pgx.Tx) error {
 		return s.save(ctx, tx, c)
 	}, EmitFunc: func() []streamkit.Emit {
-		if !c.IsArticle || (c.DuplicateOf != "" && !s.cfg.ForwardDuplicates) {
+		// Counted here, after the commit decided: a page not forwarded is
+		// never dropped silently. (A batch rerun after a failed Commit can
+		// count a page twice.)
+		switch {
+		case !c.IsArticle:
+			s.pages.WithLabelValues(c.PageKind).Inc()
+			return nil
+		case c.DuplicateOf != "" && !s.cfg.ForwardDuplicates:
+			s.pages.WithLabelValues("duplicate").Inc()
 			return nil
 		}
+		s.pages.WithLabelValues("forwarded").Inc()
 		return []streamkit.Emit{{Stage: pipeline.Extract, Fields: map[string]string{
 			pipeline.FieldDocID: docID, pipeline.FieldContentHash: c.TextHash, pipeline.FieldURL: pageURL,
 		}}}

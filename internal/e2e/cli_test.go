@@ -1,12 +1,17 @@
 package e2e
 
 import (
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/newscrawl/newscrawl/internal/testenv"
 )
@@ -91,4 +96,47 @@ func redisURL() string {
 		return u
 	}
 	return testenv.DefaultRedisURL
+}
+
+// A fresh worker exports its counters at zero, every label it knows, so
+// that rate() and alerts work before the first failure.
+func TestWorker_MetricsExistAtZero(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	bin := build(t)
+	pool := testenv.Postgres(t)
+	_, prefix := testenv.Redis(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+	environ := env(t, testenv.SchemaOf(pool), prefix)
+	cmd := exec.Command(filepath.Join(bin, "cleaner"))
+	cmd.Env = append(environ, "METRICS_ADDR="+addr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
+	var body string
+	(&testenv.Env{T: t}).Eventually("the cleaner's /metrics", 30*time.Second, func() bool {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		body = string(b)
+		return strings.Contains(body, "newscrawl_stage_processed_total")
+	})
+	for _, want := range []string{
+		`newscrawl_stage_failed_total{error_type="poison",stage="clean"} 0`,
+		`newscrawl_stage_dead_lettered_total{error_type="bad_message",stage="clean"} 0`,
+		`newscrawl_stage_deferred_total{stage="clean"} 0`,
+		`newscrawl_stage_retried_total{stage="clean"} 0`,
+		`newscrawl_stage_paused{stage="clean"} 0`,
+		`newscrawl_clean_pages_total{outcome="empty"} 0`,
+		`newscrawl_clean_pages_total{outcome="duplicate"} 0`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 }
