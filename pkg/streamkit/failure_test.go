@@ -538,20 +538,7 @@ func TestConsumer_LaterIsNoFailure(t *testing.T) {
 	if n := e.xlen(e.keys("s").DLQ()); n != 0 {
 		t.Fatalf("%d dead letters", n)
 	}
-	count := func(name string) (n float64) {
-		mfs, err := reg.Gather()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, mf := range mfs {
-			if mf.GetName() == name {
-				for _, m := range mf.GetMetric() {
-					n += m.GetCounter().GetValue()
-				}
-			}
-		}
-		return n
-	}
+	count := func(name string) float64 { return counter(t, reg, name) }
 	if d, f, r := count("newscrawl_stage_deferred_total"), count("newscrawl_stage_failed_total"), count("newscrawl_stage_retried_total"); d != 3 || f != 0 || r != 0 {
 		t.Fatalf("deferred_total %v, failed_total %v, retried_total %v; want 3, 0, 0", d, f, r)
 	}
