@@ -37,7 +37,8 @@ func runWorker(args []string) error {
 		return err
 	}
 	w := app.Worker{Name: "cleaner", Stage: pipeline.Clean, Group: pipeline.CleanerGroup,
-		Downstream: pipeline.Extract, Version: clean.Version, Common: common, Settings: stage}
+		Downstream: pipeline.Extract, Version: clean.Version, Common: common, Settings: stage,
+		ErrorTypes: []string{"missing_input", "database", "not_html", "too_large", "too_complex", "extract_failed"}}
 	return w.Run(func(d app.Deps) (streamkit.Handler, error) {
 		return clean.NewStage(d.DB, clean.Config{
 			Extract:           article.Options{Timeout: *pageTimeout, MaxBytes: *maxBytes},

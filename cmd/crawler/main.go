@@ -71,7 +71,7 @@ func run(args []string) error {
 
 	w := app.Worker{
 		Name: "crawler", Stage: pipeline.Crawl, Group: pipeline.CrawlerGroup, Downstream: pipeline.Clean,
-		Key: crawl.Key, Common: common, Settings: stage,
+		Key: crawl.Key, Common: common, Settings: stage, ErrorTypes: crawl.ErrorTypes,
 		PromoteInterval: *promote, // requests that stepped aside for a host slot come back on time
 		// Published in the status record, so newsctl seed judges an address
 		// with the running crawlers' settings rather than its own.

@@ -65,6 +65,8 @@ func run(args []string) error {
 	return app.Worker{
 		Name: "extractor", Stage: pipeline.Extract, Group: pipeline.ExtractorGroup, Downstream: pipeline.Embed,
 		Version: extract.Version(p), Key: extract.Key, Common: common, Settings: stage,
+		ErrorTypes: []string{extract.ErrTypeMissingInput, extract.ErrTypeStaleInput, llm.ErrTypeUnavailable, llm.ErrTypeTimeout,
+			llm.ErrTypeRejected, llm.ErrTypeBadResponse, llm.ErrTypeSchemaInvalid, llm.ErrTypeTruncated, llm.ErrTypeRateLimited},
 	}.Run(func(d app.Deps) (streamkit.Handler, error) {
 		cfg := extract.Config{MaxInputChars: *maxInput, ExtractSkipped: *skipped, MaxAttempts: *stage.MaxAttempts,
 			Logger: d.Log, Metrics: extract.NewMetrics(d.Registry)}

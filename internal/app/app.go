@@ -54,6 +54,8 @@ type Worker struct {
 	// PromoteInterval is how often due retries go back onto the stream
 	// (0: streamkit's default, a second).
 	PromoteInterval time.Duration
+	// ErrorTypes are the stage's own error types, counted from zero.
+	ErrorTypes []string
 	// Status holds stage settings shown in the consumer's status record
 	// (newsctl stats), such as the crawler's SSRF allowances.
 	Status map[string]string
@@ -183,7 +185,7 @@ func (w Worker) RunContext(ctx context.Context, build func(Deps) (streamkit.Hand
 		Concurrency: *s.Concurrency, BatchSize: *s.BatchSize, GracePeriod: *s.GracePeriod,
 		Downstream: w.Downstream, HighWater: *s.HighWater, Version: w.Version, Key: w.Key,
 		PromoteInterval: w.PromoteInterval, JanitorInterval: *s.JanitorInterval, RetainLen: retain(*s.Retain),
-		Status: w.Status, Dependencies: deps, Logger: log, Metrics: streamkit.NewMetrics(reg),
+		Status: w.Status, ErrorTypes: w.ErrorTypes, Dependencies: deps, Logger: log, Metrics: streamkit.NewMetrics(reg),
 	}, h)
 	if err != nil {
 		return err

@@ -20,6 +20,12 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		discovered: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "newscrawl", Subsystem: "crawl",
 			Name: "links_considered_total", Help: "Discovered URLs within depth and hosts, before the seen-set."}),
 	}
+	// Every outcome at zero from the start, so a rate can be written before
+	// the first one happens.
+	for _, o := range append([]string{StateFetched, StateUnchanged, StateNotModified, StateGone, StateDisallowed, StateTooLarge,
+		StateSkipped, StateNoIndex, StateRedirectError, StateClientError, StateParseError, StateAlias}, ErrorTypes...) {
+		m.outcomes.WithLabelValues(o)
+	}
 	if reg == nil {
 		return m, nil
 	}

@@ -44,6 +44,11 @@ const (
 	ErrTypeStore       = "store"
 )
 
+// ErrorTypes lists the crawler's error types, for counters that exist at
+// zero from the start.
+var ErrorTypes = []string{ErrTypeBadURL, ErrTypeSSRF, ErrTypeTimeout, ErrTypeDNS, ErrTypeConnection,
+	ErrTypeServer, ErrTypeRateLimited, ErrTypeRobots, ErrTypeStore}
+
 // A request is one parsed crawl message.
 type request struct {
 	URL      string   // normalized

@@ -133,6 +133,7 @@ func TestWorker_MetricsExistAtZero(t *testing.T) {
 		`newscrawl_stage_retried_total{stage="clean"} 0`,
 		`newscrawl_stage_paused{stage="clean"} 0`,
 		`newscrawl_clean_pages_total{outcome="empty"} 0`,
+		`newscrawl_stage_dead_lettered_total{error_type="not_html",stage="clean"} 0`,
 		`newscrawl_clean_pages_total{outcome="duplicate"} 0`,
 	} {
 		if !strings.Contains(body, want) {

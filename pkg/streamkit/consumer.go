@@ -80,6 +80,10 @@ type Config struct {
 	// server) and returns Unavailable(name, err) to pause on it.
 	Dependencies *Dependencies
 
+	// ErrorTypes are the stage's own error types (beside streamkit's): their
+	// failure and dead-letter counters exist at zero from the start.
+	ErrorTypes []string
+
 	Logger  *slog.Logger
 	Metrics *Metrics
 }
@@ -210,7 +214,7 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 		ledger:    NewLedger(pool),
 		handler:   h,
 		log:       logger{Logger: log, deps: deps},
-		metrics:   cfg.Metrics.forStage(cfg.Stage),
+		metrics:   cfg.Metrics.forStage(cfg.Stage, cfg.ErrorTypes...),
 		deps:      deps,
 		ownDeps:   own,
 		slots:     make(chan struct{}, inflight),

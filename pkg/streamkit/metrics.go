@@ -68,8 +68,8 @@ type stageMetrics struct {
 var errorTypes = []string{ErrorTypePoison, ErrorTypeBadMessage, ErrorTypePermanent, ErrorTypeRetries,
 	ErrorTypeTimeout, ErrorTypeDeferred, "transient", "ledger", "panic", "rate_limited", "unavailable"}
 
-func (m *Metrics) forStage(stage string) *stageMetrics {
-	for _, t := range errorTypes {
+func (m *Metrics) forStage(stage string, own ...string) *stageMetrics {
+	for _, t := range append(own, errorTypes...) {
 		m.failed.WithLabelValues(stage, t)
 		m.deadLettered.WithLabelValues(stage, t)
 	}

@@ -21,8 +21,6 @@ const (
 	ErrTypeUnavailable   = "model_unavailable"  // 5xx, connection refused, reset
 	ErrTypeTimeout       = "model_timeout"      // no answer within Config.Timeout
 	ErrTypeRejected      = "model_rejected"     // a 4xx that will never succeed
-	ErrTypeAuth          = "model_auth"         // 401/403: fix the key, then it succeeds
-	ErrTypeNotFound      = "model_not_found"    // 404: model not pulled or misnamed
 	ErrTypeBadResponse   = "model_bad_response" // 200 with an unreadable body or no choices
 	ErrTypeSchemaInvalid = "schema_invalid"     // still invalid after one repair
 	ErrTypeTruncated     = "output_truncated"   // finish_reason length even with half the input
