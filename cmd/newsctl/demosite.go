@@ -11,9 +11,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/demosite"
 )
 
-func init() {
-	register("demo-site", "serve the synthetic news site `make demo` crawls (offline, on loopback)", runDemoSite)
-}
 
 // runDemoSite implements "newsctl demo-site [--addr 127.0.0.1:18600]".
 func runDemoSite(ctx context.Context, args []string) error {

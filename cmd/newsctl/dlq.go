@@ -17,9 +17,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-func init() {
-	register("dlq", "dead letters: list, counts, replay, purge", runDLQ)
-}
 
 const dlqUsage = `usage: newsctl dlq <list|counts|replay|purge> [--stage STAGE] [--type ERROR_TYPE] [--id ID]... [--older-than AGE] [--limit N] [--json]
 

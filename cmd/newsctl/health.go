@@ -12,9 +12,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-func init() {
-	register("health", "with URL: exit 0 if it answers 200 (container healthchecks); without: every stage's workers and their state", runHealth)
-}
 
 func runHealth(ctx context.Context, args []string) error {
 	s, c := settings("health")

@@ -11,9 +11,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/store"
 )
 
-func init() {
-	register("index", "status, build or drop the configured embedding model's HNSW index (around a large backfill)", runIndex)
-}
 
 // runIndex implements "newsctl index [status|build|drop]".
 func runIndex(ctx context.Context, args []string) error {

@@ -11,37 +11,52 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
 
 	"github.com/newscrawl/newscrawl/internal/app"
 	"github.com/newscrawl/newscrawl/internal/version"
 )
 
-// A command is one subcommand.
+// A command is one subcommand: its name, the line help shows, and the
+// function that parses its own flags and runs it.
 type command struct {
-	summary string
-	run     func(ctx context.Context, args []string) error
+	name, summary string
+	run           func(ctx context.Context, args []string) error
 }
 
-// commands is filled by each subcommand file's init.
-var commands = map[string]command{}
+// commands is the whole CLI in one place, in the order help lists it; each
+// command lives in its file of the same name.
+var commands = []command{
+	{"seed", "enqueue seed URLs for the crawler (args or --file, # comments); refuses what the crawler would not fetch", runSeed},
+	{"wait", "block until every stage is idle, with live progress; then say how it ended", runWait},
+	{"stats", "per-stage length, lag, pending, retries, deferrals, DLQ, workers; documents (--watch refreshes)", runStats},
+	{"health", "with URL: exit 0 if it answers 200 (container healthchecks); without: every stage's workers and their state", runHealth},
+	{"search", `search embedded articles: search "query" [--k 10] [--mode hybrid|vector|lexical] [--json]`, runSearch},
+	{"serve", "serve the search HTTP API: GET /api/search, /api/documents/{doc_id}, /healthz", runServe},
+	{"dlq", "dead letters: list, counts, replay, purge", runDLQ},
+	{"reconcile", "rebuild the work still owed from PostgreSQL and publish it (after Redis lost state)", runReconcile},
+	{"reextract", "enqueue cleaned documents for extraction again (a model change; --fallbacks)", runReextract},
+	{"reembed", "enqueue cleaned articles for embedding again (after an embedding model change)", runReembed},
+	{"index", "status, build or drop the configured embedding model's HNSW index (around a large backfill)", runIndex},
+	{"migrate", "apply database migrations (idempotent)", runMigrate},
+	{"demo-site", "serve the synthetic news site `make demo` crawls (offline, on loopback)", runDemoSite},
+}
 
-func register(name, summary string, run func(ctx context.Context, args []string) error) {
-	commands[name] = command{summary: summary, run: run}
+func lookup(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: newsctl <command> [flags] [args]\n\ncommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
+	for _, c := range commands {
+		fmt.Fprintf(os.Stderr, "  %-10s %s\n", c.name, c.summary)
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(os.Stderr, "\nRun 'newsctl <command> -h' for a command's flags. Settings come from the environment (docs/CONFIG.md).")
+	fmt.Fprintln(os.Stderr, "\nRun 'newsctl <command> -h' for a command's flags, 'newsctl --version' for the build.\nSettings come from the environment (docs/CONFIG.md).")
 }
 
 func main() {
@@ -57,7 +72,7 @@ func main() {
 		fmt.Println("newsctl " + version.String())
 		os.Exit(0)
 	}
-	cmd, ok := commands[os.Args[1]]
+	cmd, ok := lookup(os.Args[1])
 	if !ok {
 		fmt.Fprintf(os.Stderr, "newsctl: unknown command %q\n\n", os.Args[1])
 		usage()

@@ -7,7 +7,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/store"
 )
 
-func init() { register("migrate", "apply database migrations (idempotent)", runMigrate) }
 
 func runMigrate(ctx context.Context, args []string) error {
 	s, c := settings("migrate")

@@ -16,9 +16,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-func init() {
-	register("reconcile", "rebuild the work still owed from PostgreSQL and publish it (after Redis lost state)", runReconcile)
-}
 
 // runReconcile implements "newsctl reconcile [--dry-run] [--json]".
 func runReconcile(ctx context.Context, args []string) error {

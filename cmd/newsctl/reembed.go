@@ -9,9 +9,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-func init() {
-	register("reembed", "enqueue cleaned articles for embedding again (after an embedding model change)", runReembed)
-}
 
 // runReembed implements "newsctl reembed [flags] [DOC_ID...]".
 func runReembed(ctx context.Context, args []string) error {

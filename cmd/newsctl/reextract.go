@@ -10,9 +10,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-func init() {
-	register("reextract", "enqueue cleaned documents for extraction again (after a model or prompt change)", runReextract)
-}
 
 // runReextract implements "newsctl reextract [flags] [DOC_ID...]".
 func runReextract(ctx context.Context, args []string) error {

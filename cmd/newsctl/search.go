@@ -15,9 +15,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/store"
 )
 
-func init() {
-	register("search", `search embedded articles: search "query" [--k 10] [--mode hybrid|vector|lexical] [--json]`, runSearch)
-}
 
 // defaultSearchTimeout bounds one CLI search.
 const defaultSearchTimeout = 30 * time.Second

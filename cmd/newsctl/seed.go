@@ -23,9 +23,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-func init() {
-	register("seed", "enqueue seed URLs for the crawler (args or --file, # comments)", runSeed)
-}
 
 // hostList collects repeatable --allow-host values.
 type hostList []string

@@ -15,9 +15,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/store"
 )
 
-func init() {
-	register("serve", "serve the search HTTP API: GET /api/search, /api/documents/{doc_id}, /healthz", runServe)
-}
 
 // Defaults of newsctl serve.
 const (

@@ -17,9 +17,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-func init() {
-	register("stats", "per-stage stream length, lag, pending, retries, deferrals, DLQ, workers; documents (--watch refreshes)", runStats)
-}
 
 func runStats(ctx context.Context, args []string) error {
 	s, c := settings("stats")

@@ -13,9 +13,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-func init() {
-	register("wait", "block until every stage is idle, with live progress; then say how it ended", runWait)
-}
 
 // runWait polls the stats until all stages have been idle for the settle
 // time (so a hand-off between two stages is not mistaken for the end). On a
