@@ -11,7 +11,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/demosite"
 )
 
-
 // runDemoSite implements "newsctl demo-site [--addr 127.0.0.1:18600]".
 func runDemoSite(ctx context.Context, args []string) error {
 	s, _ := settings("demo-site")

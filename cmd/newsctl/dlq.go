@@ -17,7 +17,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-
 const dlqUsage = `usage: newsctl dlq <list|counts|replay|purge> [--stage STAGE] [--type ERROR_TYPE] [--id ID]... [--older-than AGE] [--limit N] [--json]
 
   list     show dead letters (oldest first)

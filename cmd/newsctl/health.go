@@ -12,7 +12,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-
 func runHealth(ctx context.Context, args []string) error {
 	s, c := settings("health")
 	if err := s.Parse(args); err != nil {

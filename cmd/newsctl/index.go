@@ -11,7 +11,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/store"
 )
 
-
 // runIndex implements "newsctl index [status|build|drop]".
 func runIndex(ctx context.Context, args []string) error {
 	s, c := settings("index")

@@ -7,7 +7,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/store"
 )
 
-
 func runMigrate(ctx context.Context, args []string) error {
 	s, c := settings("migrate")
 	if err := s.Parse(args); err != nil {

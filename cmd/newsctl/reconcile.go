@@ -16,7 +16,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-
 // runReconcile implements "newsctl reconcile [--dry-run] [--json]".
 func runReconcile(ctx context.Context, args []string) error {
 	s, c := settings("reconcile")

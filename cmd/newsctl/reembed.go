@@ -9,7 +9,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-
 // runReembed implements "newsctl reembed [flags] [DOC_ID...]".
 func runReembed(ctx context.Context, args []string) error {
 	s, c := settings("reembed")

@@ -10,7 +10,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-
 // runReextract implements "newsctl reextract [flags] [DOC_ID...]".
 func runReextract(ctx context.Context, args []string) error {
 	s, c := settings("reextract")

@@ -15,7 +15,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/store"
 )
 
-
 // defaultSearchTimeout bounds one CLI search.
 const defaultSearchTimeout = 30 * time.Second
 

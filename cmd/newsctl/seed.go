@@ -23,7 +23,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-
 // hostList collects repeatable --allow-host values.
 type hostList []string
 

@@ -15,7 +15,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/store"
 )
 
-
 // Defaults of newsctl serve.
 const (
 	defaultServeAddr     = ":8080"

@@ -17,7 +17,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-
 func runStats(ctx context.Context, args []string) error {
 	s, c := settings("stats")
 	asJSON := s.FlagSet().Bool("json", false, "print a JSON array, one object per stage")

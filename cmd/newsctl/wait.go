@@ -13,7 +13,6 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
-
 // runWait polls the stats until all stages have been idle for the settle
 // time (so a hand-off between two stages is not mistaken for the end). On a
 // terminal it shows one live line of progress. It gives up after --stall
