@@ -8,8 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/internal/store"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -38,6 +41,8 @@ func runWait(ctx context.Context, args []string) error {
 	admin := &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}
 	from := time.Now().Add(-*since)
 	live := isTerminal(os.Stdout)
+	searchable := searchableCounter(ctx, c, live)
+	defer searchable.close()
 	start, lastProgress := time.Now(), time.Now()
 	var idleSince time.Time
 	var last string
@@ -50,7 +55,7 @@ func runWait(ctx context.Context, args []string) error {
 			last, lastProgress = sig, time.Now()
 		}
 		if live {
-			fmt.Printf("\r\033[K%s", progressLine(stats, time.Since(start)))
+			fmt.Printf("\r\033[K%s%s", progressLine(stats, time.Since(start)), searchable.text(ctx))
 		}
 		done := false
 		if idle(stats) {
@@ -185,4 +190,45 @@ func summarise(ctx context.Context, admin *streamkit.Admin, c config.Common, sta
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// searchable counts the documents embedded, for the live line: at most
+// every two seconds, and not at all when the database cannot be reached.
+type searchable struct {
+	pool *pgxpool.Pool
+	at   time.Time
+	last string
+}
+
+func searchableCounter(ctx context.Context, c config.Common, live bool) *searchable {
+	s := &searchable{}
+	if !live {
+		return s
+	}
+	octx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if pool, err := store.Open(octx, *c.DatabaseURL); err == nil {
+		s.pool = pool
+	}
+	return s
+}
+
+func (s *searchable) text(ctx context.Context) string {
+	if s.pool == nil || time.Since(s.at) < 2*time.Second {
+		return s.last
+	}
+	s.at = time.Now()
+	var n int64
+	qctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if err := s.pool.QueryRow(qctx, `SELECT count(DISTINCT doc_id) FROM chunks`).Scan(&n); err == nil {
+		s.last = fmt.Sprintf(" | %d searchable", n)
+	}
+	return s.last
+}
+
+func (s *searchable) close() {
+	if s.pool != nil {
+		s.pool.Close()
+	}
 }
