@@ -260,3 +260,15 @@ func TestHandler_UnknownModelPausesTheStage(t *testing.T) {
 		t.Fatalf("%d of 4 extracted by the right model", n)
 	}
 }
+
+// llama.cpp answers to any model name and lists only its own: the probe
+// must not pause a stage whose requests succeed.
+func TestProbe_ListsOnlyMatterAfterANotFound(t *testing.T) {
+	t.Parallel()
+	f := newFakeLLM(t, func(int, chatRequest) fakeReply { return answer(validJSON()) })
+	f.models = []string{"/models/qwen2.5-7b-instruct-q4_k_m.gguf"}
+	p := openai(t, f, func(c *llm.Config) { c.Model = "qwen2.5-7b" })
+	if err := p.Probe(context.Background()); err != nil {
+		t.Fatalf("probe of a server that answers: %v", err)
+	}
+}

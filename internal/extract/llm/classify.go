@@ -98,6 +98,7 @@ func (p *Provider) classify(parent context.Context, err error, rec *recorder) er
 		// Configuration, not the document: pause the stage until it is fixed.
 		return streamkit.Unavailable(Dependency, fmt.Errorf("model server refused the credentials (HTTP %d): %s; check OPENAI_API_KEY", status, msg))
 	case status == http.StatusNotFound:
+		p.modelMissing.Store(true)
 		return streamkit.Unavailable(Dependency, fmt.Errorf("model %q or endpoint not found (HTTP 404): %s; check EXTRACT_MODEL and OPENAI_BASE_URL (…/v1)", p.cfg.Model, msg))
 	case status >= 400:
 		return streamkit.Permanent(ErrTypeRejected, fmt.Errorf("model server rejected the request (HTTP %d): %s", status, msg))

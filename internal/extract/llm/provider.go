@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -28,6 +29,11 @@ type Provider struct {
 
 	mu    sync.Mutex
 	modes map[string]string // model → first mode the server accepts
+
+	// modelMissing is set when the server answered 404 for the model, and
+	// cleared by an answer: only then does Probe require /models to list it
+	// (llama.cpp answers to any model name and lists only its own).
+	modelMissing atomic.Bool
 }
 
 // errLength marks an answer cut by the token limit (finish_reason "length").
@@ -175,6 +181,7 @@ func (p *Provider) complete(ctx context.Context, msgs []openai.ChatCompletionMes
 		if firstReject != nil || mode != p.Mode() {
 			p.remember(mode)
 		}
+		p.modelMissing.Store(false)
 		total.InputTokens += resp.Usage.PromptTokens
 		total.OutputTokens += resp.Usage.CompletionTokens
 		if len(resp.Choices) == 0 {
@@ -236,9 +243,9 @@ func rateLimited(err error, rec *recorder) bool {
 	return status == http.StatusTooManyRequests
 }
 
-// Probe checks that the server answers and serves the configured model
-// (when it lists its models): the check that lets a stage paused on a
-// missing server or a misnamed model resume by itself.
+// Probe checks that the server answers, and, after it said the model was
+// not found, that it lists the model now: the check that lets a stage
+// paused on a missing server or a misnamed model resume by itself.
 func (p *Provider) Probe(ctx context.Context) error {
 	list, err := p.client.ListModels(ctx)
 	if err != nil {
@@ -247,7 +254,7 @@ func (p *Provider) Probe(ctx context.Context) error {
 		}
 		return fmt.Errorf("model server %s: %w", p.cfg.BaseURL, err)
 	}
-	if len(list.Models) == 0 {
+	if len(list.Models) == 0 || !p.modelMissing.Load() {
 		return nil
 	}
 	ids := make([]string, 0, len(list.Models))
