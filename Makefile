@@ -42,18 +42,18 @@ down: ## stop the workers (SIGTERM, 30 s grace) or docker compose down
 # Bench targets print the command's output unchanged; its last line is the result.
 bench-streamkit: ## streamkit throughput vs raw go-redis (last line: the ratio)
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
-	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./cmd/benchstreamkit $(ARGS)
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./bench/streamkit $(ARGS)
 
 bench-crawler: ## crawler vs colly on a generated local site, 2k and 10k pages (last line: the summary)
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
-	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./cmd/benchcrawler $(ARGS)
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./bench/crawler $(ARGS)
 
 bench-cleaner: ## cleaner quality/speed bench (scripts/bench-cleaner.sh)
 	@bash scripts/bench-cleaner.sh $(ARGS)
 
 bench-search: ## search quality/latency bench
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
-	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./cmd/benchsearch $(ARGS)
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./bench/search $(ARGS)
 
 lint: ## go vet and gofmt
 	$(GO) vet ./...

@@ -1,4 +1,4 @@
-// A separate module so the peer crawler used by cmd/benchcrawler never
+// A separate module so the peer crawler used by bench/crawler never
 // enters the main module's dependencies.
 module github.com/newscrawl/newscrawl/bench/colly
 

@@ -1,4 +1,4 @@
-// Command colly is the peer of cmd/benchcrawler: gocolly/colly v2 crawling
+// Command colly is the peer of bench/crawler: gocolly/colly v2 crawling
 // the same generated site by following a[href] links, configured the way
 // its documentation suggests (async, a parallelism limit per host, an
 // optional delay per host, allowed domain). It stores and publishes

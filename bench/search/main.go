@@ -5,7 +5,7 @@
 // build time, and query latency p50/p99 with recall@10 against exact
 // search for the vector, filtered-vector and hybrid modes.
 //
-//	DATABASE_URL=postgres://…/newscrawl_bench go run ./cmd/benchsearch [-n 100000]
+//	DATABASE_URL=postgres://…/newscrawl_bench go run ./bench/search [-n 100000]
 package main
 
 import (
