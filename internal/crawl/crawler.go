@@ -21,6 +21,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/crawl/robots"
 	"github.com/newscrawl/newscrawl/internal/crawl/urlnorm"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/internal/retryafter"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -181,7 +182,7 @@ func (c *Crawler) outcomeOf(r *request, prev prior, resp *fetch.Response, err er
 		return o, nil
 	case s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable:
 		cause := fmt.Errorf("get %s: status %d", r.URL, s)
-		if d, ok := fetch.RetryAfter(resp.Header, time.Now()); ok && d > 0 {
+		if d, ok := retryafter.Parse(resp.Header, time.Now()); ok && d > 0 {
 			return nil, streamkit.RetryAfter(min(d, c.cfg.MaxRetryAfter), cause)
 		}
 		return nil, streamkit.Retryable(ErrTypeRateLimited, cause)

@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"net/http"
-	"strconv"
-	"strings"
-	"time"
 )
 
 // Errors a fetch can end with besides network failures; match with errors.Is.
@@ -30,20 +26,4 @@ func IsTimeout(err error) bool {
 func IsDNS(err error) bool {
 	var de *net.DNSError
 	return errors.As(err, &de)
-}
-
-// RetryAfter parses a Retry-After header (seconds or an HTTP date) relative
-// to now; ok is false when it is absent or unparseable.
-func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
 }

@@ -254,20 +254,3 @@ func TestToUTF8_Labels(t *testing.T) {
 		})
 	}
 }
-
-func TestRetryAfter_Parse(t *testing.T) {
-	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	h := http.Header{}
-	h.Set("Retry-After", "7")
-	if d, ok := fetch.RetryAfter(h, now); !ok || d != 7*time.Second {
-		t.Fatalf("seconds: %v %v", d, ok)
-	}
-	h.Set("Retry-After", now.Add(90*time.Second).Format(http.TimeFormat))
-	if d, ok := fetch.RetryAfter(h, now); !ok || d != 90*time.Second {
-		t.Fatalf("date: %v %v", d, ok)
-	}
-	h.Set("Retry-After", "soon")
-	if _, ok := fetch.RetryAfter(h, now); ok {
-		t.Fatal("garbage parsed")
-	}
-}

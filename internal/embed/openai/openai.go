@@ -18,11 +18,11 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/embed"
+	"github.com/newscrawl/newscrawl/internal/retryafter"
 )
 
 // Defaults for Config fields left zero.
@@ -157,7 +157,7 @@ func (e *Embedder) Embed(ctx context.Context, inputs []string, kind embed.Kind) 
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusTooManyRequests {
 		msg := readSnippet(resp.Body)
-		return nil, &embed.RateLimitError{RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now()),
+		return nil, &embed.RateLimitError{RetryAfter: max(retryafter.Or(resp.Header, time.Now(), DefaultRetryAfter, maxRetryAfter), time.Second),
 			Err: &embed.StatusError{Code: resp.StatusCode, Body: msg}}
 	}
 	if resp.StatusCode/100 != 2 {
@@ -227,21 +227,6 @@ func checkFinite(v []float32) ([]float32, error) {
 		}
 	}
 	return v, nil
-}
-
-// retryAfter parses a Retry-After header (seconds or an HTTP date),
-// falling back to DefaultRetryAfter and capping at maxRetryAfter.
-func retryAfter(h string, now time.Time) time.Duration {
-	d := DefaultRetryAfter
-	if s, err := strconv.Atoi(strings.TrimSpace(h)); err == nil && s >= 0 {
-		d = time.Duration(s) * time.Second
-	} else if t, err := http.ParseTime(h); err == nil {
-		d = t.Sub(now)
-	}
-	if d <= 0 {
-		d = time.Second
-	}
-	return min(d, maxRetryAfter)
 }
 
 func readSnippet(r io.Reader) string {

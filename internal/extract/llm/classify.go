@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/newscrawl/newscrawl/internal/retryafter"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -137,21 +137,13 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// retryAfter reads retry-after-ms or Retry-After (seconds or an HTTP date),
-// defaulting to DefaultRateLimitDelay.
+// retryAfter is the wait a 429 asks for, DefaultRateLimitDelay without a
+// readable header, at most MaxRateLimitDelay: a server cannot pause the
+// whole stage for longer by saying so.
 func retryAfter(rec *recorder, now time.Time) time.Duration {
-	if rec == nil || rec.header == nil {
-		return DefaultRateLimitDelay
+	var h http.Header
+	if rec != nil {
+		h = rec.header
 	}
-	if ms, err := strconv.ParseFloat(rec.header.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
-		return time.Duration(ms * float64(time.Millisecond))
-	}
-	v := strings.TrimSpace(rec.header.Get("Retry-After"))
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return DefaultRateLimitDelay
+	return retryafter.Or(h, now, DefaultRateLimitDelay, MaxRateLimitDelay)
 }

@@ -27,6 +27,7 @@ const (
 	DefaultMaxTokens      = 2048
 	DefaultMaxWait        = 20 * time.Second
 	DefaultRateLimitDelay = 10 * time.Second // a 429 without Retry-After
+	MaxRateLimitDelay     = 10 * time.Minute // the longest pause a 429 may ask for
 	// Temperature is near zero for near-deterministic output: go-openai
 	// omits a zero temperature (omitempty), which servers read as their default (~0.7-1).
 	Temperature float32 = 0.01
