@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -49,6 +50,36 @@ func decodeBody(r io.Reader, encoding string, limit int64) ([]byte, error) {
 		}
 	}
 	return body, nil
+}
+
+// decodePrefix is decodeBody for a caller that wants at most the first
+// limit bytes of the decoded body, however long the body is: it reads a
+// bounded amount of the (possibly compressed) stream and stops there.
+func decodePrefix(r io.Reader, encoding string, limit int64) ([]byte, error) {
+	var rd io.Reader = io.LimitReader(r, 8*limit) // a compressed prefix is smaller than what it decodes to
+	switch enc := strings.ToLower(strings.TrimSpace(encoding)); enc {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(rd)
+		if err != nil {
+			return nil, fmt.Errorf("decode gzip body: %w", err)
+		}
+		defer zr.Close()
+		rd = zr
+	case "deflate":
+		fr := flate.NewReader(rd)
+		defer fr.Close()
+		rd = fr
+	case "br":
+		rd = brotli.NewReader(rd)
+	default:
+		return nil, fmt.Errorf("unsupported content encoding %q", enc)
+	}
+	b, err := io.ReadAll(io.LimitReader(rd, limit))
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return b, fmt.Errorf("read body prefix: %w", err)
+	}
+	return b, nil
 }
 
 func decodeOne(body []byte, enc string, limit int64) ([]byte, error) {

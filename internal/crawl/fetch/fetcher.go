@@ -70,6 +70,9 @@ type Request struct {
 	ETag         string
 	LastModified string
 	MaxBody      int64 // overrides Config.MaxBody when > 0 (robots.txt)
+	// Prefix takes the first MaxBody bytes of a larger body instead of
+	// failing with ErrTooLarge (robots.txt: RFC 9309 parses the first 500 KiB).
+	Prefix bool
 	// Follow, when set, is asked before each redirect is followed; false
 	// stops there and the 3xx is returned, with RedirectTo set (a target
 	// the caller already knows need not be fetched again).
@@ -195,10 +198,14 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	if r.MaxBody > 0 {
 		limit = r.MaxBody
 	}
-	if resp.ContentLength > limit {
+	if resp.ContentLength > limit && !r.Prefix {
 		return out, fmt.Errorf("get %s: %w (Content-Length %d > %d)", r.URL, ErrTooLarge, resp.ContentLength, limit)
 	}
-	body, err := decodeBody(resp.Body, resp.Header.Get("Content-Encoding"), limit)
+	decode := decodeBody
+	if r.Prefix {
+		decode = decodePrefix
+	}
+	body, err := decode(resp.Body, resp.Header.Get("Content-Encoding"), limit)
 	if err != nil {
 		if errors.Is(err, ErrTooLarge) {
 			return out, fmt.Errorf("get %s: %w", r.URL, err)

@@ -5,6 +5,7 @@
 package robots
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +26,7 @@ import (
 // Defaults for Config fields left zero.
 const (
 	DefaultTTL        = 24 * time.Hour
-	DefaultMaxBody    = 512 << 10
+	DefaultMaxBody    = 512 << 10 // RFC 9309: parse at least the first 500 KiB
 	DefaultLocalTTL   = time.Minute
 	DefaultLocalHosts = 4096
 )
@@ -147,11 +148,10 @@ func (c *Cache) download(ctx context.Context, origin string) (int, []byte, error
 			return 0, nil, err
 		}
 	}
-	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: origin + "/robots.txt", MaxBody: DefaultMaxBody})
+	// A larger file is read up to the limit and what was read applies
+	// (RFC 9309 §2.5): its rules are not dropped for its size.
+	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: origin + "/robots.txt", MaxBody: DefaultMaxBody, Prefix: true})
 	switch {
-	case errors.Is(err, fetch.ErrTooLarge):
-		// Google reads the first 500 KiB; an oversized file allows everything here.
-		return http.StatusNotFound, nil, nil
 	case errors.Is(err, fetch.ErrBlocked):
 		return 0, nil, err
 	case err != nil:
@@ -161,7 +161,14 @@ func (c *Cache) download(ctx context.Context, origin string) (int, []byte, error
 	case resp.Status >= 400, resp.Status < 200 || resp.Status > 299:
 		return resp.Status, nil, nil
 	}
-	return resp.Status, resp.Body, nil
+	body := resp.Body
+	if len(body) == DefaultMaxBody {
+		// Cut at the last whole line: a rule cut in half must not apply.
+		if i := bytes.LastIndexByte(body, '\n'); i >= 0 {
+			body = body[:i+1]
+		}
+	}
+	return resp.Status, body, nil
 }
 
 func (c *Cache) parse(origin string, code int, body []byte, fetched bool) *Rules {

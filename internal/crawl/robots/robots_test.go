@@ -3,8 +3,11 @@ package robots_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -74,5 +77,41 @@ func TestCache_Rules(t *testing.T) {
 				t.Fatalf("second Get = %+v, %v; site hit %d times", r2, err, hits.Load()-before)
 			}
 		})
+	}
+}
+
+// RFC 9309: a robots.txt over the size limit is parsed up to it, and what
+// was read applies — a 50 MB file whose Disallow is at the top still keeps
+// the crawler out (it once meant "allow all"). The server streams it; the
+// crawler stops reading at the limit.
+func TestCache_HugeRobotsTxtAppliesItsFirstRules(t *testing.T) {
+	rdb, prefix := testenv.Redis(t)
+	var sent atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Content-Length", strconv.Itoa(50<<20))
+		n, _ := io.WriteString(w, "User-agent: *\nDisallow: /private/\n")
+		line := "# " + strings.Repeat("x", 1021) + "\n"
+		for n < 50<<20 {
+			m, err := io.WriteString(w, line[:min(len(line), 50<<20-n)])
+			n += m
+			sent.Store(int64(n))
+			if err != nil {
+				return // the crawler stopped reading
+			}
+		}
+	}))
+	defer srv.Close()
+	c := robots.New(rdb, fetch.New(fetch.Config{AllowPrivate: true}), robots.Config{Prefix: prefix, UserAgent: "TestBot/1.0 (+x)"})
+	r, err := c.Get(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Allowed("/private/page") || !r.Allowed("/news/page") {
+		t.Fatalf("a 50 MB robots.txt: /private/ allowed %v, /news/ allowed %v; want the Disallow at its top to apply",
+			r.Allowed("/private/page"), r.Allowed("/news/page"))
+	}
+	if n := sent.Load(); n >= 50<<20 {
+		t.Errorf("the whole %d bytes were sent: the crawler did not stop at the limit", n)
 	}
 }
