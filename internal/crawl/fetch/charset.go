@@ -22,6 +22,11 @@ func ToUTF8(body []byte, contentType string) ([]byte, string, error) {
 	switch {
 	case valid && (name == "utf-8" || !certain): // undeclared and valid UTF-8 (ASCII included)
 		return body, "utf-8", nil
+	case name == "utf-8" && mostlyUTF8(body):
+		// Declared UTF-8 with a few bad bytes: decode as UTF-8 with those
+		// replaced, as browsers do, rather than re-read the page as
+		// windows-1252 and turn every accented letter into mojibake.
+		return bytes.ToValidUTF8(body, []byte("\uFFFD")), "utf-8", nil
 	case name == "utf-8":
 		if _, meta, _ := charset.DetermineEncoding(body, ""); meta != "utf-8" {
 			name = meta
@@ -40,6 +45,25 @@ func ToUTF8(body []byte, contentType string) ([]byte, string, error) {
 		return nil, name, fmt.Errorf("decode %s: %w", name, err)
 	}
 	return out, name, nil
+}
+
+// mostlyUTF8 reports a body whose multibyte sequences are mostly valid
+// UTF-8: at least one valid one, and more valid than invalid. A page
+// declared UTF-8 but written in a single-byte charset has invalid bytes
+// and no valid multibyte sequence.
+func mostlyUTF8(b []byte) bool {
+	valid, invalid := 0, 0
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		switch {
+		case r == utf8.RuneError && size == 1:
+			invalid++
+		case size > 1:
+			valid++
+		}
+		b = b[size:]
+	}
+	return valid > 0 && valid > invalid
 }
 
 func singleByte(name string) bool {
