@@ -21,7 +21,13 @@ func TestCrawler_SlowHostDoesNotBlockOthers(t *testing.T) {
 	t.Parallel()
 	const (
 		crawlDelay = 200 * time.Millisecond
-		sendJitter = 60 * time.Millisecond // see TestCrawler_PolitenessGapsOnTheServer
+		// More than TestCrawler_PolitenessGapsOnTheServer's 60 ms: this test
+		// runs in-process under the race detector beside the other packages'
+		// tests, where a goroutine descheduled between its send stamp and
+		// the socket write was seen 90 ms late (twice in ten make test runs,
+		// gaps of 110 and 128 ms). The gaps test, on the real binaries,
+		// keeps the tighter bound.
+		sendJitter = 100 * time.Millisecond
 		slowPages  = 12                    // > the 4 handlers of consumerConfig
 		fastPages  = 3
 	)
