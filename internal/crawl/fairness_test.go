@@ -28,7 +28,7 @@ func TestCrawler_SlowHostDoesNotBlockOthers(t *testing.T) {
 		// gaps of 110 and 128 ms). The gaps test, on the real binaries,
 		// keeps the tighter bound.
 		sendJitter = 100 * time.Millisecond
-		slowPages  = 12                    // > the 4 handlers of consumerConfig
+		slowPages  = 12 // > the 4 handlers of consumerConfig
 		fastPages  = 3
 	)
 	e := newEnv(t)
