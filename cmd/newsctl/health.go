@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -23,13 +22,7 @@ func runHealth(ctx context.Context, args []string) error {
 	if s.FlagSet().NArg() > 1 {
 		return fmt.Errorf("usage: newsctl health [URL]")
 	}
-	rdb, err := redisOnly(ctx, c)
-	if err != nil {
-		return err
-	}
-	defer rdb.Close()
-	admin := &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}
-	stats, err := admin.Stats(ctx, pipeline.Stages())
+	stats, err := stageStats(ctx, c)
 	if err != nil {
 		return err
 	}

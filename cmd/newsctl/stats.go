@@ -27,13 +27,7 @@ func runStats(ctx context.Context, args []string) error {
 	if *watch > 0 && !*asJSON {
 		return watchStats(ctx, c, *watch)
 	}
-	rdb, err := redisOnly(ctx, c)
-	if err != nil {
-		return err
-	}
-	defer rdb.Close()
-	admin := &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}
-	stats, err := admin.Stats(ctx, pipeline.Stages())
+	stats, err := stageStats(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -81,6 +75,16 @@ func printDocuments(ctx context.Context, c config.Common) {
 		fmt.Print(" (the model failed for them: newsctl reextract --fallbacks once it is fixed)")
 	}
 	fmt.Println()
+}
+
+// stageStats reads every stage's stats once, for stats and health.
+func stageStats(ctx context.Context, c config.Common) ([]streamkit.StageStats, error) {
+	rdb, err := redisOnly(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	defer rdb.Close()
+	return (&streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}).Stats(ctx, pipeline.Stages())
 }
 
 func printStats(stats []streamkit.StageStats) {

@@ -159,16 +159,10 @@ func (c *cluster) logf(format string, args ...any) {
 	c.t.Logf("[%s] %s", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-// eventually polls cond every 200 ms for up to timeout.
+// eventually polls cond for up to timeout (testenv's poll).
 func (c *cluster) eventually(what string, timeout time.Duration, cond func() bool) {
 	c.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			c.t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	(&testenv.Env{T: c.t}).Eventually(what, timeout, cond)
 }
 
 func (c *cluster) count(conn *pgx.Conn, sql string) int {
