@@ -2,7 +2,12 @@
 # NewsCrawl: one image holding all binaries (crawler, cleaner, extractor, embedder, newsctl, …)
 # in /usr/local/bin. docker-compose.yml picks the binary per service with `command:`.
 
-FROM golang:1.26-bookworm AS build
+# The base images are arguments only so that a machine without a registry can build with
+# stand-ins (make test-compose); the defaults are the public images.
+ARG GO_IMAGE=golang:1.26-bookworm
+ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
+
+FROM ${GO_IMAGE} AS build
 WORKDIR /src
 ENV CGO_ENABLED=0
 COPY go.mod go.sum ./
@@ -18,7 +23,7 @@ RUN --mount=type=cache,target=/go/pkg/mod \
 
 # Static binaries need no libc; distroless/static carries CA certificates and tzdata and
 # runs as an unprivileged user (nonroot, uid 65532).
-FROM gcr.io/distroless/static-debian12:nonroot
+FROM ${RUNTIME_IMAGE}
 COPY --from=build /out/ /usr/local/bin/
 USER nonroot:nonroot
 EXPOSE 9100 8080

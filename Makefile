@@ -11,7 +11,7 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/newscrawl_bench?sslmode
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help build test chaos up demo down bench-streamkit bench-crawler bench-cleaner bench-search lint clean
+.PHONY: help build test chaos test-compose up demo down bench-streamkit bench-crawler bench-cleaner bench-search lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-16s %s\n", $$1, $$2 }'
@@ -29,6 +29,9 @@ test: ## services + go vet + compose check + go test -race (what CI runs)
 chaos: ## the whole pipeline through kills, a stall, Redis and PostgreSQL outages, FLUSHALL + reconcile (long schedule)
 	@bash scripts/services.sh ensure
 	$(GO) test -count=1 -v -run '^TestChaos$$' -timeout 40m ./internal/chaos -args -chaos.long
+
+test-compose: ## the real Dockerfile and docker-compose.yml: build, up, crawl the demo site, search, scale, down
+	@bash scripts/test-compose.sh
 
 up: ## start services, migrate, run the four workers (see .run/)
 	@MAKE='$(MAKE)' GO='$(GO)' bash scripts/up.sh

@@ -11,6 +11,10 @@
 #                                         if something is missing.
 #   scripts/services.sh apt-install PKG...  apt-get update + install --no-install-recommends
 #                                         of the PKGs not yet installed (for other scripts).
+#   scripts/services.sh pgvector-build MAJOR  build and install pgvector for PostgreSQL MAJOR
+#                                         from source as ensure does, nothing started (the
+#                                         compose test's PostgreSQL image runs it).
+#   scripts/services.sh mirror            print the Debian mirror this machine's apt uses.
 #
 # environment:
 #   DATABASE_URL   postgres URL (or key=value conninfo); default
@@ -556,10 +560,25 @@ cmd_apt_install() {
   apt_install "${missing[@]}"
 }
 
+cmd_pgvector_build() {
+  [[ ${1:-} =~ ^[0-9]+$ ]] || die "usage: services.sh pgvector-build MAJOR"
+  take_lock
+  add_source_entry
+  pgvector_from_source "$1"
+}
+
+cmd_mirror() {
+  local mirror
+  mirror=$(debian_mirror) || die "cannot find the Debian mirror in this machine's apt sources"
+  printf '%s\n' "${mirror%%$'\t'*}"
+}
+
 case ${1:-} in
   ensure|createdb) shift; cmd_ensure "$@" ;;
   status) cmd_status ;;
   apt-install) shift; cmd_apt_install "$@" ;;
+  pgvector-build) shift; cmd_pgvector_build "$@" ;;
+  mirror) cmd_mirror ;;
   -h|--help|help) usage ;;
   *) usage; exit 2 ;;
 esac
