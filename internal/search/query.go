@@ -13,16 +13,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
 // Limits of a query.
 const (
-	DefaultK     = 10
-	MaxK         = 100
-	MaxQueryLen  = 500 // characters
-	maxHostLen   = 253
-	dateOnlySpan = 24 * time.Hour
+	DefaultK      = 10
+	MaxK          = 100
+	MaxQueryLen   = 500 // characters
+	maxHostLen    = 253
+	maxParamBytes = 4 * MaxQueryLen // a query's characters are up to 4 bytes
+	dateOnlySpan  = 24 * time.Hour
 )
 
 // Mode selects how candidates are found.
@@ -65,9 +67,25 @@ func IsInvalid(err error) bool {
 
 var langPattern = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$`)
 
+// hasControl reports a control character; they are refused in every field
+// (in the text, line breaks and tabs become spaces first: a pasted query).
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, unicode.IsControl)
+}
+
 // Normalize fills defaults and validates q, returning an *InvalidError.
 func (q *Query) Normalize() error {
-	q.Text = strings.TrimSpace(q.Text)
+	q.Text = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, q.Text))
+	for name, v := range map[string]string{"the query": q.Text, "host": q.Host, "lang": q.Lang, "mode": string(q.Mode)} {
+		if hasControl(v) {
+			return invalid("%s contains a control character", name)
+		}
+	}
 	switch n := utf8.RuneCountInString(q.Text); {
 	case n == 0:
 		return invalid("the query is empty")
@@ -130,6 +148,14 @@ func ParseDate(s string, endOfDay bool) (*time.Time, error) {
 // ParseValues reads a query from URL parameters q, k, mode, since, until,
 // host and lang, and validates it.
 func ParseValues(v url.Values) (Query, error) {
+	for name, vals := range v {
+		if len(vals) > 1 {
+			return Query{}, invalid("parameter %q is given %d times", name, len(vals))
+		}
+		if len(vals[0]) > maxParamBytes {
+			return Query{}, invalid("parameter %q is longer than %d bytes", name, maxParamBytes)
+		}
+	}
 	q := Query{Text: v.Get("q"), Mode: Mode(strings.ToLower(v.Get("mode"))), Host: v.Get("host"), Lang: v.Get("lang")}
 	if raw := v.Get("k"); raw != "" {
 		k, err := strconv.Atoi(raw)

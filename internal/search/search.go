@@ -24,6 +24,7 @@ const (
 	DefaultRRFK           = 60     // reciprocal rank fusion constant
 	DefaultMaxLexical     = 5000   // chunks ranked at most by the any-word full-text match
 	maxCandidates         = 4000   // candidate growth stops here, then exact scan
+	maxEfSearch           = 1000   // pgvector's limit for hnsw.ef_search
 	snippetRunes          = 320
 )
 

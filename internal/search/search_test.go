@@ -183,6 +183,9 @@ func TestSearcher_QueryValidation(t *testing.T) {
 		{"bad mode", search.Query{Text: "x", Mode: "fuzzy"}},
 		{"too long", search.Query{Text: strings.Repeat("a", search.MaxQueryLen+1)}},
 		{"bad lang", search.Query{Text: "x", Lang: "english!"}},
+		{"NUL in the text", search.Query{Text: "a\x00b"}},
+		{"NUL in the host", search.Query{Text: "x", Host: "a\x00b"}},
+		{"escape in the lang", search.Query{Text: "x", Lang: "en\x1b"}},
 	}
 	for _, tc := range tests {
 		if _, err := s.Search(context.Background(), tc.query); !search.IsInvalid(err) {
@@ -268,5 +271,31 @@ func TestSearcher_NothingEmbeddedSaysWhereToLook(t *testing.T) {
 	var me *search.ModelError
 	if !errors.As(err, &me) || !me.Nothing || !strings.Contains(err.Error(), "newsctl stats") || strings.Contains(err.Error(), "reembed") {
 		t.Fatalf("err %v, want nothing embedded, pointing at newsctl stats", err)
+	}
+}
+
+// One document with 4,000 chunks (a 5 MB page) crowds every candidate list:
+// candidates grow past pgvector's ef_search limit of 1000, and search must
+// still answer, in every mode, for any k.
+func TestSearcher_ThousandsOfChunksInOneDocument(t *testing.T) {
+	t.Parallel()
+	pool, e := setup(t, corpus...)
+	if _, err := pool.Exec(context.Background(), `INSERT INTO chunks (doc_id, model, dims, chunk_index, content_hash, char_start, char_end, text, embedding)
+		SELECT doc_id, model, dims, chunk_index + g, content_hash, char_start, char_end, text, embedding
+		FROM chunks, generate_series(1000, 4999) g WHERE doc_id = 'earthquake' AND chunk_index = 0`); err != nil {
+		t.Fatal(err)
+	}
+	s := search.New(pool, e, search.Config{}, nil)
+	for _, mode := range []search.Mode{search.Hybrid, search.Vector, search.Lexical} {
+		for _, q := range []search.Query{{Text: "a", K: search.MaxK}, {Text: "earthquake Taiwan", K: 10}, {Text: "' OR 1=1; --", K: 50}} {
+			q.Mode = mode
+			rs, err := s.Search(context.Background(), q)
+			if err != nil {
+				t.Fatalf("%s %q k=%d: %v", mode, q.Text, q.K, err)
+			}
+			if q.Text == "earthquake Taiwan" && (len(rs) == 0 || rs[0].DocID != "earthquake") {
+				t.Errorf("%s %q: got %v, want earthquake first", mode, q.Text, docIDs(rs))
+			}
+		}
 	}
 }

@@ -95,20 +95,24 @@ func (s *Searcher) vectorQuery(ctx context.Context, q Query, vec []float32, limi
 	if err := embed.RegisterVectorTypes(ctx, conn.Conn()); err != nil {
 		return nil, err
 	}
+	// ef_search also caps how many rows one index scan returns, and pgvector
+	// refuses more than maxEfSearch: past that, an iterative scan draws the
+	// rest in further rounds.
+	ef := max(s.efSearchFloor(), limit)
 	iterative, indexScan := "off", "on"
-	if q.filtered() {
+	if q.filtered() || ef > maxEfSearch {
 		iterative = "strict_order"
+		ef = min(ef, maxEfSearch)
 	}
 	if p == planExact {
 		indexScan = "off" // bitmap scans on the filter B-trees stay allowed; HNSW has none
 	}
 	var b pgx.Batch
-	// ef_search also caps how many rows one index scan returns: keep it ≥ limit.
 	// Custom plans let the planner match the partial index's model predicate.
 	b.Queue(`SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', $2, true),
 		set_config('hnsw.max_scan_tuples', $3, true), set_config('enable_indexscan', $4, true),
 		set_config('plan_cache_mode', 'force_custom_plan', true)`,
-		strconv.Itoa(max(s.efSearchFloor(), limit)), iterative, strconv.Itoa(s.cfg.MaxScanTuples), indexScan)
+		strconv.Itoa(ef), iterative, strconv.Itoa(s.cfg.MaxScanTuples), indexScan)
 	where, args := q.filters(5)
 	expr := "embedding::" + embed.VectorType(s.id.Dims)
 	qexpr := fmt.Sprintf("$1::vector(%d)::%s", s.id.Dims, embed.VectorType(s.id.Dims))
