@@ -78,7 +78,7 @@ Try next (after: source .run/env):
   bin/newsctl search "train drivers strike" --mode lexical --json
   bin/newsctl stats                 # stages, workers, documents and extractions
   bin/newsctl health                # every stage's workers and their state
-  bin/newsctl serve                 # the HTTP API on :8080 (GET /api/search?q=…)
+  bin/newsctl serve                 # the web page and API on http://127.0.0.1:8080/
   bin/newsctl seed https://your-site.example/   # a site of your own
   make down                         # stop the workers and the demo site
 EOT

@@ -11,49 +11,71 @@ import (
 	"github.com/newscrawl/newscrawl/internal/app"
 	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/embed/provider"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/search"
-	"github.com/newscrawl/newscrawl/internal/store"
+	"github.com/newscrawl/newscrawl/internal/web"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // Defaults of newsctl serve.
 const (
-	defaultServeAddr     = ":8080"
+	defaultServeAddr     = "127.0.0.1:8080"
 	serveShutdownTimeout = 10 * time.Second
 )
 
-// runServe implements "newsctl serve [--addr :8080]": it serves until
-// SIGTERM/SIGINT, then lets requests in flight finish.
+// runServe implements "newsctl serve [--addr 127.0.0.1:8080]": the search,
+// document and pipeline pages and the JSON API, until SIGTERM/SIGINT; then
+// it lets requests in flight finish.
 func runServe(ctx context.Context, args []string) error {
 	s, c := settings("serve")
 	newEmbedder := provider.Bind(s, config.BindOpenAI(s))
 	fs := s.FlagSet()
-	addr := fs.String("addr", defaultServeAddr, "listen address")
+	addr := fs.String("addr", defaultServeAddr, "listen address; other than loopback needs SERVE_TOKEN or SERVE_PUBLIC_READONLY")
 	timeout := fs.Duration("timeout", search.DefaultRequestTimeout, "per-request timeout")
+	token := s.Secret("SERVE_TOKEN", "bearer token (or /login) for replay and purge, and for everything when not on loopback")
+	readOnly := s.Bool("SERVE_PUBLIC_READONLY", false, "off loopback, open the search and document pages without the token (nothing that changes state)")
+	inFlight := s.Int("SERVE_MAX_SEARCHES", web.DefaultInFlight, "searches running at once; more wait briefly, then get 503")
+	rateLimit := s.Int("SERVE_RATE_LIMIT", web.DefaultRatePerSec, "searches per second per client address (loopback exempt; 0 = no limit)")
+	rateLoopback := s.Bool("SERVE_RATE_LIMIT_LOOPBACK", false, "apply SERVE_RATE_LIMIT to loopback clients too")
 	if err := s.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	defer ln.Close()
 	emb, err := newEmbedder()
 	if err != nil {
 		return fmt.Errorf("query embedder: %w", err)
 	}
 	log := app.Logger(*c.LogLevel).With("binary", "newsctl serve")
-	pool, err := store.Open(ctx, *c.DatabaseURL)
+	rdb, pool, closeAll, err := connect(ctx, c)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
+	defer closeAll()
 	searcher := search.New(pool, emb, search.Config{}, log)
-	h := search.NewHandler(searcher, search.APIConfig{Timeout: *timeout, Log: log, Health: pool.Ping})
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
-		WriteTimeout: *timeout + 5*time.Second, IdleTimeout: time.Minute}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *addr, err)
+	rps := float64(*rateLimit)
+	if rps == 0 {
+		rps = -1 // web: <0 disables
 	}
-	log.Info("serving the search API", "addr", ln.Addr().String(), "model", searcher.Identity().String())
+	w, err := web.New(web.Config{Searcher: searcher, Admin: &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}, Stages: pipeline.Stages(),
+		Health: pool.Ping, Timeout: *timeout, Token: *token, Loopback: isLoopback(ln.Addr()), ReadOnly: *readOnly,
+		InFlight: *inFlight, RatePerSec: rps, RateLoopback: *rateLoopback, Log: log})
+	if err != nil {
+		return err
+	}
+	wctx, stopSampler := context.WithCancel(ctx)
+	defer stopSampler()
+	go w.Run(wctx)
+	srv := &http.Server{Handler: w.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+		WriteTimeout: *timeout + 5*time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}
+	log.Info("serving the search page and API", "url", "http://"+ln.Addr().String()+"/", "model", searcher.Identity().String(),
+		"token", *token != "", "public_readonly", *readOnly)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -70,4 +92,10 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	return nil
+}
+
+// isLoopback reports whether the listener accepts loopback connections only.
+func isLoopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
 }

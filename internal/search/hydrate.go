@@ -176,7 +176,21 @@ type Document struct {
 	Document   map[string]any `json:"document"`
 	Extraction map[string]any `json:"extraction"`
 	Chunks     []ChunkCount   `json:"chunks"`
+	// Copies are the documents whose text was found to duplicate this one
+	// (wire copies, mirrors), first seen first.
+	Copies []DocRef `json:"copies"`
 }
+
+// A DocRef names a stored document.
+type DocRef struct {
+	DocID string `json:"doc_id"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	Host  string `json:"host"`
+}
+
+// maxCopies bounds the copies a document page lists.
+const maxCopies = 50
 
 // ChunkCount says how many chunks a document has for one model.
 type ChunkCount struct {
@@ -201,7 +215,7 @@ func (s *Searcher) Document(ctx context.Context, docID string) (*Document, error
 		}
 		return nil, fmt.Errorf("load document %s: %w", docID, err)
 	}
-	d := &Document{Chunks: []ChunkCount{}}
+	d := &Document{Chunks: []ChunkCount{}, Copies: []DocRef{}}
 	if err := json.Unmarshal(raw, &d.Document); err != nil {
 		return nil, fmt.Errorf("decode document %s: %w", docID, err)
 	}
@@ -223,5 +237,17 @@ func (s *Searcher) Document(ctx context.Context, docID string) (*Document, error
 		}
 		d.Chunks = append(d.Chunks, c)
 	}
-	return d, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	copies, err := s.pool.Query(ctx, `SELECT doc_id, url, title, host FROM cleaned WHERE duplicate_of = $1
+		ORDER BY first_seen_at, doc_id LIMIT $2`, docID, maxCopies)
+	if err != nil {
+		return nil, fmt.Errorf("list copies of %s: %w", docID, err)
+	}
+	d.Copies, err = pgx.CollectRows(copies, pgx.RowToStructByPos[DocRef])
+	if err != nil {
+		return nil, fmt.Errorf("read copies of %s: %w", docID, err)
+	}
+	return d, nil
 }

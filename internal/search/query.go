@@ -46,7 +46,16 @@ type Query struct {
 	Until *time.Time // published before
 	Host  string
 	Lang  string
-	Exact bool // force exact vector scans (benchmarks' ground truth)
+	// Facets keeps documents whose extraction names every value given, by
+	// field: "topics", "people", "organizations", "locations".
+	Facets map[string]string
+	Exact  bool // force exact vector scans (benchmarks' ground truth)
+}
+
+// FacetFields are the extraction's entity lists a query can filter on, with
+// the URL parameter of each.
+var FacetFields = []struct{ Field, Param string }{
+	{"topics", "topic"}, {"people", "person"}, {"organizations", "org"}, {"locations", "place"},
 }
 
 // An InvalidError is a query that fails validation; its message is meant
@@ -85,6 +94,15 @@ func (q *Query) Normalize() error {
 		if hasControl(v) {
 			return invalid("%s contains a control character", name)
 		}
+	}
+	for field, v := range q.Facets {
+		if !isFacet(field) {
+			return invalid("%q is not a facet (topics, people, organizations, locations)", field)
+		}
+		if v = strings.TrimSpace(v); v == "" || len(v) > maxParamBytes || hasControl(v) || !utf8.ValidString(v) {
+			return invalid("%s %q is not a name", field, v)
+		}
+		q.Facets[field] = v
 	}
 	switch n := utf8.RuneCountInString(q.Text); {
 	case n == 0:
@@ -157,6 +175,14 @@ func ParseValues(v url.Values) (Query, error) {
 		}
 	}
 	q := Query{Text: v.Get("q"), Mode: Mode(strings.ToLower(v.Get("mode"))), Host: v.Get("host"), Lang: v.Get("lang")}
+	for _, f := range FacetFields {
+		if val := v.Get(f.Param); val != "" {
+			if q.Facets == nil {
+				q.Facets = map[string]string{}
+			}
+			q.Facets[f.Field] = val
+		}
+	}
 	if raw := v.Get("k"); raw != "" {
 		k, err := strconv.Atoi(raw)
 		if err != nil {
@@ -199,6 +225,11 @@ func (q Query) filters(next int) (string, []any) {
 	if q.Lang != "" {
 		add("language = $%d", q.Lang)
 	}
+	for _, f := range FacetFields { // in a fixed order: one SQL text per filter set
+		if v, ok := q.Facets[f.Field]; ok {
+			add("doc_id IN (SELECT doc_id FROM extractions WHERE "+f.Field+" @> ARRAY[$%d]::text[])", v)
+		}
+	}
 	if len(conds) == 0 {
 		return "", nil
 	}
@@ -207,5 +238,14 @@ func (q Query) filters(next int) (string, []any) {
 
 // filtered reports whether q has any filter.
 func (q Query) filtered() bool {
-	return q.Since != nil || q.Until != nil || q.Host != "" || q.Lang != ""
+	return q.Since != nil || q.Until != nil || q.Host != "" || q.Lang != "" || len(q.Facets) > 0
+}
+
+func isFacet(field string) bool {
+	for _, f := range FacetFields {
+		if f.Field == field {
+			return true
+		}
+	}
+	return false
 }

@@ -249,6 +249,19 @@ func (a *Admin) DLQList(ctx context.Context, stage string, f DLQFilter) ([]DeadL
 	return out, err
 }
 
+// DLQNewest returns a stage's n newest dead letters, newest first.
+func (a *Admin) DLQNewest(ctx context.Context, stage string, n int64) ([]DeadLetter, error) {
+	msgs, err := a.RDB.XRevRangeN(ctx, a.keys(stage).DLQ(), "+", "-", n).Result()
+	if err != nil {
+		return nil, fmt.Errorf("read dead letters of %s: %w", stage, err)
+	}
+	out := make([]DeadLetter, len(msgs))
+	for i, m := range msgs {
+		out[i] = decodeDeadLetter(m)
+	}
+	return out, nil
+}
+
 // DLQCounts counts a stage's dead letters by error type.
 func (a *Admin) DLQCounts(ctx context.Context, stage string) (map[string]int64, error) {
 	counts := map[string]int64{}

@@ -1,0 +1,106 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+// StatsResponse is GET /api/stats: what `newsctl stats --json` prints per
+// stage, with the throughput serve sampled.
+type StatsResponse struct {
+	Stages []stageJSON `json:"stages"`
+}
+
+type stageJSON struct {
+	streamkit.StageStats
+	State         string  `json:"state"`
+	ReadPerMinute float64 `json:"read_per_minute"`
+	DLQPerMinute  float64 `json:"dlq_per_minute"`
+	RateWindowS   float64 `json:"rate_window_s"`
+}
+
+func (s *Server) apiStats(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	stats, err := s.stats(ctx)
+	if err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "read the stages from Redis: " + err.Error()})
+		return
+	}
+	rs := s.sampler.rates(rateWindow)
+	out := StatsResponse{Stages: []stageJSON{}}
+	for _, st := range stats {
+		rt := rs[st.Stage]
+		out.Stages = append(out.Stages, stageJSON{StageStats: st, State: st.State(), ReadPerMinute: rt.Read,
+			DLQPerMinute: rt.DLQ, RateWindowS: rt.Window.Seconds()})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// GET /api/dlq?stage=&error_type=&limit= : the newest dead letters first.
+func (s *Server) apiDLQ(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit := int64(50)
+	if raw := q.Get("limit"); raw != "" {
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil || n < 1 || n > 1000 {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "limit must be 1 to 1000"})
+			return
+		}
+		limit = n
+	}
+	stage := q.Get("stage")
+	var stages []string
+	for _, st := range s.cfg.Stages {
+		if stage == "" || stage == st.Stage {
+			stages = append(stages, st.Stage)
+		}
+	}
+	if len(stages) == 0 {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unknown stage " + strconv.Quote(stage)})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	out := map[string]any{}
+	for _, st := range stages {
+		counts, err := s.cfg.Admin.DLQCounts(ctx, st)
+		if err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+			return
+		}
+		newest, err := s.cfg.Admin.DLQNewest(ctx, st, limit)
+		if err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+			return
+		}
+		if et := q.Get("error_type"); et != "" {
+			kept := newest[:0]
+			for _, d := range newest {
+				if d.ErrorType == et {
+					kept = append(kept, d)
+				}
+			}
+			newest = kept
+		}
+		if newest == nil {
+			newest = []streamkit.DeadLetter{}
+		}
+		out[st] = map[string]any{"counts": counts, "newest": newest}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// openAPI serves a short description of the JSON API.
+func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
+	b, err := assets.ReadFile("static/openapi.json")
+	if err != nil {
+		http.Error(w, "missing", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_, _ = w.Write(b)
+}
