@@ -11,7 +11,7 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/newscrawl_bench?sslmode
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help build test chaos test-compose up demo down bench-streamkit bench-crawler bench-cleaner bench-search lint clean
+.PHONY: help build test chaos test-compose screenshots up demo down bench-streamkit bench-crawler bench-cleaner bench-search lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-16s %s\n", $$1, $$2 }'
@@ -32,6 +32,14 @@ chaos: ## the whole pipeline through kills, a stall, Redis and PostgreSQL outage
 
 test-compose: ## the real Dockerfile and docker-compose.yml: build, up, crawl the demo site, search, scale, down
 	@bash scripts/test-compose.sh
+
+screenshots: ## run the browser test and copy its screenshots of the web page into docs/screenshots/
+	@bash scripts/services.sh ensure
+	@rm -rf .run/artifacts && mkdir -p .run/artifacts docs/screenshots
+	DATABASE_URL='postgres://postgres@127.0.0.1:5432/newscrawl_test?sslmode=disable' \
+	  $(GO) test -count=1 -run '^TestBrowser$$' -artifacts -outputdir $(CURDIR)/.run/artifacts ./internal/web
+	find .run/artifacts -name '*.png' -exec cp {} docs/screenshots/ \;
+	@ls docs/screenshots
 
 up: ## start services, migrate, run the four workers (see .run/)
 	@MAKE='$(MAKE)' GO='$(GO)' bash scripts/up.sh

@@ -3,8 +3,9 @@
 #   1. local services (Redis, PostgreSQL + pgvector) and the test database
 #   2. go vet
 #   3. docker-compose.yml is valid (docker compose config -q)
-#   4. newsctl migrate against the test database (when cmd/newsctl exists)
-#   5. go test -race, the Kubernetes manifests' check, then the short chaos run alone
+#   4. chromium for the browser tests (Debian's package)
+#   5. newsctl migrate against the test database (when cmd/newsctl exists)
+#   6. go test -race, the Kubernetes manifests' check, then the short chaos run alone
 #
 # environment:
 #   TEST_DATABASE_URL  database the tests use (created if missing, with pgvector);
@@ -46,6 +47,9 @@ else
 fi
 "${compose[@]}" -f docker-compose.yml config -q
 echo "docker-compose.yml is valid (${compose[*]} config -q)"
+
+step "chromium (the web page's browser tests)"
+command -v chromium >/dev/null 2>&1 || bash scripts/services.sh apt-install chromium
 
 if [[ -d cmd/newsctl ]]; then
   step "newsctl migrate (test database)"
