@@ -11,7 +11,7 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/newscrawl_bench?sslmode
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help build test chaos test-compose screenshots up demo down bench-streamkit bench-crawler bench-cleaner bench-search lint clean
+.PHONY: help build test chaos test-compose screenshots up demo down bench-serve bench-streamkit bench-crawler bench-cleaner bench-search lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-16s %s\n", $$1, $$2 }'
@@ -61,6 +61,11 @@ bench-crawler: ## crawler vs colly on a generated local site, 2k and 10k pages (
 
 bench-cleaner: ## cleaner quality/speed bench (scripts/bench-cleaner.sh)
 	@bash scripts/bench-cleaner.sh $(ARGS)
+
+bench-serve: ## a 10k-request burst on newsctl serve (last line: the share answered within 1 s, p99, peak RSS)
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
+	@$(GO) build -ldflags '$(LDFLAGS)' -o bin/ ./cmd/newsctl
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./bench/serve $(ARGS)
 
 bench-search: ## search quality/latency bench
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure

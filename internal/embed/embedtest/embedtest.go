@@ -1,12 +1,15 @@
-// Package embedtest holds test helpers shared by the embed and search
-// packages: writing cleaned articles and embedding them through the stage.
+// Package embedtest holds helpers shared by the embed, search and web tests
+// and the serve benchmark: writing cleaned articles and embedding them
+// through the stage.
 package embedtest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newscrawl/newscrawl/internal/embed"
@@ -33,21 +36,8 @@ func (a Article) URL() string { return "https://" + a.Host + "/" + a.DocID }
 // Insert upserts articles into cleaned.
 func Insert(t testing.TB, pool *pgxpool.Pool, articles ...Article) {
 	t.Helper()
-	for _, a := range articles {
-		var pub *time.Time
-		if !a.Published.IsZero() {
-			pub = &a.Published
-		}
-		_, err := pool.Exec(context.Background(), `
-			INSERT INTO cleaned (doc_id, content_hash, text_hash, url, host, title, text, language, published_at, is_article)
-			VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $8, true)
-			ON CONFLICT (doc_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, text_hash = EXCLUDED.text_hash,
-				title = EXCLUDED.title, text = EXCLUDED.text, host = EXCLUDED.host, language = EXCLUDED.language,
-				published_at = EXCLUDED.published_at`,
-			a.DocID, a.ContentHash(), a.URL(), a.Host, a.Title, a.Text, a.Language, pub)
-		if err != nil {
-			t.Fatalf("insert cleaned %s: %v", a.DocID, err)
-		}
+	if err := InsertAll(context.Background(), pool, articles...); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -55,26 +45,47 @@ func Insert(t testing.TB, pool *pgxpool.Pool, articles ...Article) {
 // as streamkit would, failing the test on any error.
 func Embed(t testing.TB, pool *pgxpool.Pool, st *embed.Stage, articles ...Article) {
 	t.Helper()
-	ctx := context.Background()
+	if err := EmbedAll(context.Background(), pool, st, articles...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// InsertAll is Insert for a program (a benchmark's corpus).
+func InsertAll(ctx context.Context, pool *pgxpool.Pool, articles ...Article) error {
+	for _, a := range articles {
+		var pub *time.Time
+		if !a.Published.IsZero() {
+			pub = &a.Published
+		}
+		_, err := pool.Exec(ctx, `
+			INSERT INTO cleaned (doc_id, content_hash, text_hash, url, host, title, text, language, published_at, is_article)
+			VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $8, true)
+			ON CONFLICT (doc_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, text_hash = EXCLUDED.text_hash,
+				title = EXCLUDED.title, text = EXCLUDED.text, host = EXCLUDED.host, language = EXCLUDED.language,
+				published_at = EXCLUDED.published_at`,
+			a.DocID, a.ContentHash(), a.URL(), a.Host, a.Title, a.Text, a.Language, pub)
+		if err != nil {
+			return fmt.Errorf("insert cleaned %s: %w", a.DocID, err)
+		}
+	}
+	return nil
+}
+
+// EmbedAll is Embed for a program.
+func EmbedAll(ctx context.Context, pool *pgxpool.Pool, st *embed.Stage, articles ...Article) error {
 	for _, a := range articles {
 		res, err := st.Handle(ctx, &streamkit.Message{ID: "0-1", Stage: pipeline.Embed, Fields: map[string]string{
 			pipeline.FieldDocID: a.DocID, pipeline.FieldContentHash: a.ContentHash(), pipeline.FieldURL: a.URL()}})
 		if err != nil {
-			t.Fatalf("embed %s: %v", a.DocID, err)
+			return fmt.Errorf("embed %s: %w", a.DocID, err)
 		}
 		if res.Commit == nil {
 			continue
 		}
-		tx, err := pool.Begin(ctx)
+		err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return res.Commit(ctx, tx) })
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := res.Commit(ctx, tx); err != nil {
-			tx.Rollback(ctx)
-			t.Fatalf("commit %s: %v", a.DocID, err)
-		}
-		if err := tx.Commit(ctx); err != nil {
-			t.Fatal(err)
+			return fmt.Errorf("commit %s: %w", a.DocID, err)
 		}
 	}
+	return nil
 }
