@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/newscrawl/newscrawl/internal/article"
+	"github.com/newscrawl/newscrawl/internal/forget"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
@@ -83,6 +84,12 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	err = s.db.QueryRow(ctx, `SELECT url, content_hash, body, first_seen_at FROM documents WHERE doc_id = $1`, docID).
 		Scan(&pageURL, &hash, &body, &firstSeen)
 	if errors.Is(err, pgx.ErrNoRows) {
+		switch gone, ferr := forget.Was(ctx, s.db, docID); {
+		case ferr != nil:
+			return streamkit.Result{}, streamkit.Retryable("database", ferr)
+		case gone: // forgotten while in flight: nothing to do
+			return streamkit.Result{}, nil
+		}
 		return streamkit.Result{}, streamkit.Permanent("missing_input", fmt.Errorf("document %s is not in the documents table", docID))
 	}
 	if err != nil {

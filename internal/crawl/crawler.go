@@ -20,6 +20,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/crawl/politeness"
 	"github.com/newscrawl/newscrawl/internal/crawl/robots"
 	"github.com/newscrawl/newscrawl/internal/crawl/urlnorm"
+	"github.com/newscrawl/newscrawl/internal/forget"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/retryafter"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
@@ -68,6 +69,12 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	if err != nil {
 		c.metrics.outcome(streamkit.ErrorType(err))
 		return streamkit.Result{}, err
+	}
+	switch gone, err := forget.Was(ctx, c.pool, r.DocID); {
+	case err != nil:
+		return streamkit.Result{}, streamkit.Retryable(ErrTypeStore, err)
+	case gone: // forgotten (a takedown): never fetched or stored again
+		return streamkit.Result{}, nil
 	}
 	rules, err := c.robots.Get(ctx, r.u.Scheme+"://"+r.Host)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newscrawl/newscrawl/internal/embed/chunk"
+	"github.com/newscrawl/newscrawl/internal/forget"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
@@ -84,6 +85,14 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 		return streamkit.Result{}, err
 	}
 	a, err := s.load(ctx, docID)
+	if streamkit.ErrorType(err) == ErrTypeMissingInput {
+		switch gone, ferr := forget.Was(ctx, s.pool, docID); {
+		case ferr != nil:
+			return streamkit.Result{}, ferr
+		case gone: // forgotten while in flight: nothing to do
+			return streamkit.Result{}, nil
+		}
+	}
 	if err != nil {
 		return streamkit.Result{}, err
 	}

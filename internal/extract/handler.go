@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newscrawl/newscrawl/internal/extract/provider"
+	"github.com/newscrawl/newscrawl/internal/forget"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
@@ -52,6 +53,12 @@ func (h *Handler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	}
 	c, err := loadCleaned(ctx, h.pool, docID)
 	if errors.Is(err, errNoRow) {
+		switch gone, ferr := forget.Was(ctx, h.pool, docID); {
+		case ferr != nil:
+			return streamkit.Result{}, streamkit.Retryable("database", ferr)
+		case gone: // forgotten while in flight: nothing to do
+			return streamkit.Result{}, nil
+		}
 		return streamkit.Result{}, streamkit.Permanent(ErrTypeMissingInput, fmt.Errorf("extract %s: no cleaned row for the document", docID))
 	}
 	if err != nil {
