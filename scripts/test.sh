@@ -3,9 +3,10 @@
 #   1. local services (Redis, PostgreSQL + pgvector) and the test database
 #   2. go vet
 #   3. docker-compose.yml is valid (docker compose config -q)
-#   4. chromium for the browser tests (Debian's package)
-#   5. newsctl migrate against the test database (when cmd/newsctl exists)
-#   6. go test -race, the Kubernetes manifests' check, then the short chaos run alone
+#   4. the alert rules: promtool check rules and promtool test rules (Debian's prometheus)
+#   5. chromium for the browser tests (Debian's package)
+#   6. newsctl migrate against the test database (when cmd/newsctl exists)
+#   7. go test -race, the Kubernetes manifests' check, then the short chaos run alone
 #
 # environment:
 #   TEST_DATABASE_URL  database the tests use (created if missing, with pgvector);
@@ -47,6 +48,11 @@ else
 fi
 "${compose[@]}" -f docker-compose.yml config -q
 echo "docker-compose.yml is valid (${compose[*]} config -q)"
+
+step "alert rules (promtool check rules + the rules' unit tests)"
+command -v promtool >/dev/null 2>&1 || bash scripts/services.sh apt-install prometheus
+promtool check rules deploy/observability/alerts.yml
+(cd deploy/observability && promtool test rules alerts_test.yml)
 
 step "chromium (the web page's browser tests)"
 command -v chromium >/dev/null 2>&1 || bash scripts/services.sh apt-install chromium

@@ -214,7 +214,7 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 		ledger:    NewLedger(pool),
 		handler:   h,
 		log:       logger{Logger: log, deps: deps},
-		metrics:   cfg.Metrics.forStage(cfg.Stage, cfg.ErrorTypes...),
+		metrics:   cfg.Metrics.forStage(cfg.Stage, cfg.Visibility, cfg.ErrorTypes...),
 		deps:      deps,
 		ownDeps:   own,
 		slots:     make(chan struct{}, inflight),

@@ -19,6 +19,7 @@ type Metrics struct {
 	duplicates   *prometheus.CounterVec
 	lost         *prometheus.CounterVec
 	paused       *prometheus.GaugeVec
+	visibility   *prometheus.GaugeVec
 	latency      *prometheus.HistogramVec
 }
 
@@ -37,6 +38,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		lost:         counter("lost_total", "Pending entries whose bodies had been trimmed (acked and counted)."),
 		paused: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "newscrawl", Subsystem: "stage", Name: "paused",
 			Help: "1 while the consumer is paused because a dependency (Redis, PostgreSQL, a model server) is away."}, []string{"stage"}),
+		visibility: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "newscrawl", Subsystem: "stage", Name: "visibility_seconds",
+			Help: "The stage's visibility: an entry pending longer is reclaimed (alerts compare the oldest pending age with it)."}, []string{"stage"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "newscrawl", Subsystem: "stage", Name: "handler_seconds",
 			Help:    "Handler latency.",
@@ -44,7 +47,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"stage"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.processed, m.failed, m.retried, m.deferred, m.deadLettered, m.duplicates, m.lost, m.paused, m.latency)
+		reg.MustRegister(m.processed, m.failed, m.retried, m.deferred, m.deadLettered, m.duplicates, m.lost, m.paused, m.visibility, m.latency)
 	}
 	return m
 }
@@ -68,7 +71,8 @@ type stageMetrics struct {
 var errorTypes = []string{ErrorTypePoison, ErrorTypeBadMessage, ErrorTypePermanent, ErrorTypeRetries,
 	ErrorTypeTimeout, ErrorTypeDeferred, "transient", "ledger", "panic", "rate_limited", "unavailable"}
 
-func (m *Metrics) forStage(stage string, own ...string) *stageMetrics {
+func (m *Metrics) forStage(stage string, visibility time.Duration, own ...string) *stageMetrics {
+	m.visibility.WithLabelValues(stage).Set(visibility.Seconds())
 	for _, t := range append(own, errorTypes...) {
 		m.failed.WithLabelValues(stage, t)
 		m.deadLettered.WithLabelValues(stage, t)
