@@ -56,7 +56,7 @@ func printDocuments(ctx context.Context, c config.Common) {
 	var pages, articles, dups, aside, model, partial, heuristic, fallbacks, embedded int64
 	err = pool.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM documents),
-		(SELECT count(*) FROM cleaned WHERE is_article AND duplicate_of IS NULL),
+		(SELECT count(*) FROM cleaned WHERE searchable),
 		(SELECT count(*) FROM cleaned WHERE duplicate_of IS NOT NULL),
 		(SELECT count(*) FROM cleaned WHERE NOT is_article),
 		(SELECT count(*) FROM latest_extractions WHERE fallback_for IS NULL AND provider <> 'heuristic'),

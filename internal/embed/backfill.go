@@ -50,7 +50,7 @@ func Enqueue(ctx context.Context, pool *pgxpool.Pool, p pipeline.Publisher, b Ba
 		add("published_at < $%d", *b.Until)
 	}
 	if !b.IncludeSkipped {
-		conds = append(conds, "is_article AND coalesce(duplicate_of, '') = ''")
+		conds = append(conds, "searchable")
 	}
 	sql := `SELECT doc_id, content_hash, url FROM cleaned WHERE ` + strings.Join(conds, " AND ") +
 		fmt.Sprintf(` ORDER BY doc_id LIMIT %d`, pipeline.EnqueuePage)

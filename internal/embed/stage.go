@@ -70,8 +70,7 @@ type article struct {
 	title, text    string
 	host, language string
 	publishedAt    *time.Time
-	isArticle      bool
-	duplicateOf    *string
+	searchable     bool    // cleaned.searchable: an article, not a copy
 	stored         *string // content_hash of the stored chunks of the stage's model; nil: none
 }
 
@@ -101,7 +100,7 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	}
 
 	var chunks []chunk.Chunk
-	if s.cfg.IncludeSkipped || a.isArticle && (a.duplicateOf == nil || *a.duplicateOf == "") {
+	if s.cfg.IncludeSkipped || a.searchable {
 		chunks = chunk.Split(s.cfg.Chunk, a.title, a.text)
 	} else {
 		s.cfg.Log.Debug("not embedding a duplicate or non-article", "doc_id", docID)
@@ -126,11 +125,11 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 // then finds it stored.
 func (s *Stage) load(ctx context.Context, docID string) (article, error) {
 	var a article
-	err := s.pool.QueryRow(ctx, `SELECT content_hash, title, text, host, language, published_at, is_article, duplicate_of,
+	err := s.pool.QueryRow(ctx, `SELECT content_hash, title, text, host, language, published_at, searchable,
 		(SELECT ch.content_hash FROM chunks ch WHERE ch.doc_id = $1 AND ch.model = $2 AND ch.dims = $3 LIMIT 1)
 		FROM cleaned WHERE doc_id = $1`, docID, s.id.Model, s.id.Dims).
 		Scan(&a.contentHash, &a.title, &a.text, &a.host, &a.language, &a.publishedAt,
-			&a.isArticle, &a.duplicateOf, &a.stored)
+			&a.searchable, &a.stored)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return a, streamkit.Permanent(ErrTypeMissingInput, fmt.Errorf("no cleaned article for doc %s", docID))
 	}

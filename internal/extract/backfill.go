@@ -37,7 +37,7 @@ func Enqueue(ctx context.Context, pool *pgxpool.Pool, pub pipeline.Publisher, b 
 		WHERE c.doc_id > $1
 		  AND (cardinality($2::text[]) = 0 OR c.doc_id = ANY($2))
 		  AND ($3::timestamptz IS NULL OR c.cleaned_at >= $3)
-		  AND ($4 OR (c.is_article AND coalesce(c.duplicate_of, '') = ''))
+		  AND ($4 OR c.searchable)
 		  AND ($5 = '' OR NOT EXISTS (SELECT 1 FROM extractions x WHERE x.doc_id = c.doc_id
 		        AND x.content_hash = c.text_hash AND x.provider = $5 AND ($6 = '' OR x.model = $6)))
 		  AND ($8 = '' OR (EXISTS (SELECT 1 FROM extractions x WHERE x.doc_id = c.doc_id

@@ -153,7 +153,7 @@ func (h *Handler) fallsBack(ctx context.Context, m *streamkit.Message, err error
 
 // wanted reports whether a cleaned row should be extracted.
 func (h *Handler) wanted(c cleanedRow) bool {
-	return h.cfg.ExtractSkipped || (c.DuplicateOf == nil || *c.DuplicateOf == "") && c.IsArticle
+	return h.cfg.ExtractSkipped || c.Searchable
 }
 
 func joinAuthors(a []string) string {

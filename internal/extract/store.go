@@ -23,6 +23,7 @@ type cleanedRow struct {
 	PublishedAt                   *time.Time
 	IsArticle                     bool
 	DuplicateOf                   *string
+	Searchable                    bool // an article, not a copy (cleaned.searchable)
 }
 
 var errNoRow = errors.New("no cleaned row")
@@ -32,10 +33,10 @@ func loadCleaned(ctx context.Context, pool *pgxpool.Pool, docID string) (cleaned
 	var r cleanedRow
 	err := pool.QueryRow(ctx, `
 		SELECT content_hash, text_hash, url, title, text, description, site_name, language,
-		       authors, tags, published_at, is_article, duplicate_of
+		       authors, tags, published_at, is_article, duplicate_of, searchable
 		FROM cleaned WHERE doc_id = $1`, docID).Scan(
 		&r.ContentHash, &r.TextHash, &r.URL, &r.Title, &r.Text, &r.Description, &r.SiteName, &r.Language,
-		&r.Authors, &r.Tags, &r.PublishedAt, &r.IsArticle, &r.DuplicateOf)
+		&r.Authors, &r.Tags, &r.PublishedAt, &r.IsArticle, &r.DuplicateOf, &r.Searchable)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, errNoRow
 	}

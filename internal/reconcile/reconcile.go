@@ -141,7 +141,7 @@ func (r *Reconciler) uncleaned(ctx context.Context) ([]owed, error) {
 // owed to the cleaner reaches the extractor through the cleaner.
 func (r *Reconciler) unextracted(ctx context.Context) ([]owed, error) {
 	return r.docs(ctx, `SELECT c.doc_id, c.text_hash, c.url FROM cleaned c
-		WHERE c.is_article AND c.duplicate_of IS NULL
+		WHERE c.searchable
 		  AND EXISTS (SELECT 1 FROM stage_results s WHERE s.key = 'clean:' || c.doc_id || ':' || c.content_hash || ':' || $2)
 		  AND NOT EXISTS (SELECT 1 FROM stage_results s WHERE s.key = 'extract:' || c.doc_id || ':' || c.text_hash || ':' || $1)`,
 		r.Versions.Extract, r.Versions.Clean)
@@ -151,7 +151,7 @@ func (r *Reconciler) unextracted(ctx context.Context) ([]owed, error) {
 // not embedded with the configured model.
 func (r *Reconciler) unembedded(ctx context.Context) ([]owed, error) {
 	return r.docs(ctx, `SELECT c.doc_id, c.text_hash, c.url FROM cleaned c
-		WHERE c.is_article AND c.duplicate_of IS NULL
+		WHERE c.searchable
 		  AND EXISTS (SELECT 1 FROM stage_results s WHERE s.key = 'extract:' || c.doc_id || ':' || c.text_hash || ':' || $2)
 		  AND NOT EXISTS (SELECT 1 FROM stage_results s WHERE s.key = 'embed:' || c.doc_id || ':' || c.text_hash || ':' || $1)`,
 		r.Versions.Embed, r.Versions.Extract)
