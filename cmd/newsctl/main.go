@@ -35,6 +35,7 @@ var commands = []command{
 	{"serve", "the web page (search, documents, pipeline) and the JSON API on 127.0.0.1:8080 (/api/openapi.json)", runServe},
 	{"dlq", "dead letters: list, counts, replay, purge", runDLQ},
 	{"reconcile", "rebuild the work still owed from PostgreSQL and publish it (after Redis lost state)", runReconcile},
+	{"export", "stream documents with their metadata and extraction: --format jsonl|csv [--host --lang --since --until]", runExport},
 	{"forget", "remove documents everywhere (URL..., --host, --before, --older-than; --dry-run): takedowns and retention", runForget},
 	{"reextract", "enqueue cleaned documents for extraction again (a model change; --fallbacks)", runReextract},
 	{"reembed", "enqueue cleaned articles for embedding again (after an embedding model change)", runReembed},

@@ -2,9 +2,13 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
+	"unicode"
 
+	"github.com/newscrawl/newscrawl/internal/search"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -103,4 +107,61 @@ func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	_, _ = w.Write(b)
+}
+
+// DocumentsResponse is GET /api/documents: a page of searchable documents,
+// newest first, and the cursor of the next page ("" at the end).
+type DocumentsResponse struct {
+	Documents []search.Listed `json:"documents"`
+	Next      string          `json:"next"`
+}
+
+// GET /api/documents?host=&lang=&since=&until=&after=&limit=
+func (s *Server) apiDocuments(w http.ResponseWriter, r *http.Request) {
+	bad := func(msg string) { writeJSON(w, http.StatusBadRequest, map[string]string{"error": msg}) }
+	v := r.URL.Query()
+	for name, vals := range v {
+		if len(vals) > 1 || len(vals[0]) > 512 || strings.ContainsFunc(vals[0], unicode.IsControl) {
+			bad(fmt.Sprintf("parameter %q must be given once, up to 512 bytes, without control characters", name))
+			return
+		}
+	}
+	q := search.ListQuery{Host: v.Get("host"), Lang: v.Get("lang"), After: v.Get("after"), Limit: 50}
+	if raw := v.Get("limit"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 || n > search.MaxListLimit {
+			bad(fmt.Sprintf("limit must be 1 to %d", search.MaxListLimit))
+			return
+		}
+		q.Limit = n
+	}
+	var err error
+	if q.Since, err = search.ParseDate(v.Get("since"), false); err != nil {
+		bad(err.Error())
+		return
+	}
+	if q.Until, err = search.ParseDate(v.Get("until"), true); err != nil {
+		bad(err.Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
+	defer cancel()
+	out := DocumentsResponse{Documents: []search.Listed{}}
+	err = s.cfg.Searcher.List(ctx, q, func(d search.Listed) error {
+		out.Documents = append(out.Documents, d)
+		return nil
+	})
+	switch {
+	case search.IsInvalid(err):
+		bad(err.Error())
+		return
+	case err != nil:
+		s.log.Error("list documents", "err", err)
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
+		return
+	}
+	if len(out.Documents) == q.Limit {
+		out.Next = out.Documents[len(out.Documents)-1].Cursor
+	}
+	writeJSON(w, http.StatusOK, out)
 }

@@ -168,6 +168,7 @@ func (s *Server) Handler() http.Handler {
 	route("GET /static/", s.static)
 
 	route("GET /api/search", s.guard(public, s.admit(s.api.ServeHTTP)))
+	route("GET /api/documents", s.guard(public, s.apiDocuments))
 	route("GET /api/documents/{doc_id}", s.guard(public, s.api.ServeHTTP))
 	route("GET /api/stats", s.guard(operator, s.apiStats))
 	route("GET /api/dlq", s.guard(operator, s.apiDLQ))

@@ -341,3 +341,36 @@ func TestRateLimitPerClient(t *testing.T) {
 		t.Fatalf("codes %v, want 200 200 429 429", codes)
 	}
 }
+
+func TestDocumentsAPIPages(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, web.Config{Loopback: true})
+	page := func(q string) web.DocumentsResponse {
+		t.Helper()
+		a := get(t, e.srv.URL+"/api/documents?"+q)
+		var r web.DocumentsResponse
+		if err := json.Unmarshal([]byte(a.body), &r); err != nil || a.code != 200 {
+			t.Fatalf("GET /api/documents?%s: %d %s", q, a.code, a.body)
+		}
+		return r
+	}
+	first := page("limit=2")
+	if len(first.Documents) != 2 || first.Documents[0].DocID != "comet" || first.Documents[1].DocID != "bridge" || first.Next == "" {
+		t.Fatalf("first page %+v, want comet then bridge (newest first) and a next cursor", first)
+	}
+	if first.Documents[1].Summary != "Summary of bridge." || first.Documents[1].ExtractedBy != "openai/qwen2.5:7b" {
+		t.Errorf("bridge's extraction is missing from the listing: %+v", first.Documents[1])
+	}
+	second := page("limit=2&after=" + first.Next)
+	if len(second.Documents) != 1 || second.Documents[0].DocID != "strike" || second.Next != "" {
+		t.Fatalf("second page %+v, want strike alone and no next", second)
+	}
+	if r := page("host=gazette.example"); len(r.Documents) != 1 || r.Documents[0].DocID != "strike" {
+		t.Errorf("host filter: %+v", r.Documents)
+	}
+	for _, bad := range []string{"after=nonsense", "limit=0", "limit=9999", "since=yesterday", "host=a%00b"} {
+		if a := get(t, e.srv.URL+"/api/documents?"+bad); a.code != 400 {
+			t.Errorf("GET /api/documents?%s: %d, want 400", bad, a.code)
+		}
+	}
+}
