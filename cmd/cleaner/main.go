@@ -33,6 +33,7 @@ func runWorker(args []string) error {
 	maxHamming := s.Int("CLEAN_MAX_HAMMING", clean.DefaultMaxHamming, "SimHash bits within which two texts are near duplicates")
 	pageTimeout := s.Duration("CLEAN_PAGE_TIMEOUT", article.DefaultTimeout, "processing budget per page")
 	maxBytes := s.Int("CLEAN_MAX_BYTES", article.DefaultMaxBytes, "largest page cleaned")
+	maxText := s.Int("CLEAN_MAX_TEXT_CHARS", clean.DefaultMaxTextChars, "longest article text kept; a longer one is cut at a paragraph break (cleaned.text_cut_from records it)")
 	if err := s.Parse(args); err != nil {
 		return err
 	}
@@ -43,6 +44,7 @@ func runWorker(args []string) error {
 		return clean.NewStage(d.DB, clean.Config{
 			Extract:           article.Options{Timeout: *pageTimeout, MaxBytes: *maxBytes},
 			MaxHamming:        *maxHamming,
+			MaxTextChars:      *maxText,
 			ForwardDuplicates: *forwardDups,
 			Registry:          d.Registry,
 		}, d.Log), nil

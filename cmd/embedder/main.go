@@ -35,6 +35,7 @@ func run(args []string) error {
 	batch := s.Int("EMBED_BATCH", embed.DefaultBatch, "inputs per embeddings request")
 	chunkTokens := s.Int("EMBED_CHUNK_TOKENS", chunk.DefaultTargetTokens, "estimated tokens per chunk (the title is added on top)")
 	overlap := s.Int("EMBED_CHUNK_OVERLAP", chunk.DefaultOverlapTokens, "estimated tokens repeated between neighbouring chunks (0 = none)")
+	maxChunks := s.Int("EMBED_MAX_CHUNKS", embed.DefaultMaxChunks, "chunks embedded per document at most (the rest of a longer text is not)")
 	skipped := s.Bool("EMBED_INCLUDE_DUPLICATES", false, "also embed duplicates and non-articles")
 	createIndex := s.Bool("EMBED_CREATE_INDEX", true, "create the model's HNSW index at start if missing (false for a large backfill: newsctl index build afterwards)")
 	if err := s.Parse(args); err != nil {
@@ -65,7 +66,7 @@ func run(args []string) error {
 		if st, err := embed.Index(ctx, d.DB, id); err == nil && !st.Valid {
 			d.Log.Warn("the model's HNSW index is not usable: vector searches scan every chunk", "index", st.Name, "state", st)
 		}
-		return embed.NewStage(d.DB, embed.Config{Embedder: emb, Batch: *batch, IncludeSkipped: *skipped, Log: d.Log,
+		return embed.NewStage(d.DB, embed.Config{Embedder: emb, Batch: *batch, IncludeSkipped: *skipped, Log: d.Log, MaxChunks: *maxChunks,
 			Chunk: chunk.Config{TargetTokens: *chunkTokens, OverlapTokens: *overlap}})
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -31,6 +32,7 @@ const (
 // Config tunes the cleaner stage.
 type Config struct {
 	Extract           article.Options // limits per page
+	MaxTextChars      int             // longer texts are cut at a paragraph break (DefaultMaxTextChars)
 	MaxHamming        int             // near-duplicate threshold (SimHash bits)
 	ForwardDuplicates bool            // send duplicates to extraction and embedding anyway
 	// Registry, when set, gets newscrawl_clean_pages_total{outcome}: every
@@ -54,6 +56,9 @@ var outcomes = []string{"forwarded", "duplicate", article.KindListing, article.K
 func NewStage(db *pgxpool.Pool, cfg Config, log *slog.Logger) *Stage {
 	if cfg.MaxHamming <= 0 {
 		cfg.MaxHamming = DefaultMaxHamming
+	}
+	if cfg.MaxTextChars <= 0 {
+		cfg.MaxTextChars = DefaultMaxTextChars
 	}
 	pages := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "newscrawl", Subsystem: "clean", Name: "pages_total",
 		Help: "Cleaned pages: forwarded to extraction, or set aside as a duplicate or by page kind."}, []string{"outcome"})
@@ -105,8 +110,14 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	if err != nil {
 		return streamkit.Result{}, classify(err)
 	}
+	var textCutFrom int
+	if cut, from := cutText(a.Text, s.cfg.MaxTextChars); from > 0 {
+		s.log.Warn("article text cut to the limit", "doc_id", docID, "chars", from, "kept", utf8.RuneCountInString(cut))
+		a.Text, textCutFrom = cut, from
+	}
 	c := cleanedRow(docID, hash, pageURL, a)
 	c.FirstSeenAt = firstSeen
+	c.TextCutFrom = textCutFrom
 	return streamkit.Result{DocID: docID, Commit: func(ctx context.Context, tx pgx.Tx) error {
 		return s.save(ctx, tx, c)
 	}, EmitFunc: func() []streamkit.Emit {
@@ -251,6 +262,7 @@ type Cleaned struct {
 	DocID, ContentHash, TextHash, URL, Host, DuplicateOf string
 	SimHash                                              uint64
 	FirstSeenAt                                          time.Time
+	TextCutFrom                                          int // characters before the cut, 0 when whole
 }
 
 func cleanedRow(docID, contentHash, pageURL string, a *article.Article) *Cleaned {
@@ -273,18 +285,19 @@ func (c *Cleaned) save(ctx context.Context, tx pgx.Tx) error {
 	_, err := tx.Exec(ctx, `
 		INSERT INTO cleaned (doc_id, content_hash, text_hash, simhash, url, canonical_url, host, title, text,
 			description, site_name, language, authors, published_at, modified_at, top_image, section, tags,
-			is_article, page_kind, word_count, duplicate_of, first_seen_at, cleaned_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23, now())
+			is_article, page_kind, word_count, duplicate_of, first_seen_at, text_cut_from, cleaned_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24, now())
 		ON CONFLICT (doc_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, text_hash = EXCLUDED.text_hash,
 			simhash = EXCLUDED.simhash, url = EXCLUDED.url, canonical_url = EXCLUDED.canonical_url, host = EXCLUDED.host,
 			title = EXCLUDED.title, text = EXCLUDED.text, description = EXCLUDED.description, site_name = EXCLUDED.site_name,
 			language = EXCLUDED.language, authors = EXCLUDED.authors, published_at = EXCLUDED.published_at,
 			modified_at = EXCLUDED.modified_at, top_image = EXCLUDED.top_image, section = EXCLUDED.section,
 			tags = EXCLUDED.tags, is_article = EXCLUDED.is_article, page_kind = EXCLUDED.page_kind,
-			word_count = EXCLUDED.word_count, duplicate_of = EXCLUDED.duplicate_of, cleaned_at = now()`,
+			word_count = EXCLUDED.word_count, duplicate_of = EXCLUDED.duplicate_of, text_cut_from = EXCLUDED.text_cut_from,
+			cleaned_at = now()`,
 		c.DocID, c.ContentHash, c.TextHash, int64(c.SimHash), c.URL, c.CanonicalURL, c.Host, c.Title, c.Text,
 		c.Description, c.SiteName, c.Language, nonNil(c.Authors), c.PublishedAt, c.ModifiedAt, c.TopImage, c.Section,
-		nonNil(c.Tags), c.IsArticle, c.PageKind, c.WordCount, dup, c.FirstSeenAt)
+		nonNil(c.Tags), c.IsArticle, c.PageKind, c.WordCount, dup, c.FirstSeenAt, c.TextCutFrom)
 	if err != nil {
 		return fmt.Errorf("save cleaned %s: %w", c.DocID, err)
 	}
@@ -308,4 +321,35 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// DefaultMaxTextChars bounds one article's text: about 30,000 words, past
+// the longest news features, so one huge page cannot become thousands of
+// chunks and a commit that overruns its deadline.
+const DefaultMaxTextChars = 200_000
+
+// cutText returns text cut to at most max characters at the last paragraph
+// break (or, failing one in the second half, the last space), and the
+// original length in characters; that is 0 when text is within max.
+func cutText(text string, max int) (string, int) {
+	n := utf8.RuneCountInString(text)
+	if n <= max {
+		return text, 0
+	}
+	end := 0
+	for i := range text { // byte offset of rune number max
+		if max == 0 {
+			end = i
+			break
+		}
+		max--
+	}
+	head := text[:end]
+	if i := strings.LastIndex(head, "\n"); i > len(head)/2 {
+		return strings.TrimRight(head[:i], " \n"), n
+	}
+	if i := strings.LastIndex(head, " "); i > len(head)/2 {
+		return head[:i], n
+	}
+	return head, n
 }

@@ -37,8 +37,15 @@ type Config struct {
 	// IncludeSkipped embeds duplicates and non-articles too; by default they
 	// get no chunks (and lose any they had), so search shows each story once.
 	IncludeSkipped bool
-	Log            *slog.Logger
+	// MaxChunks bounds one document's chunks (DefaultMaxChunks); the rest
+	// of a longer text is not embedded, and a warning says so.
+	MaxChunks int
+	Log       *slog.Logger
 }
+
+// DefaultMaxChunks is the chunk limit per document: the cleaner's text cap
+// already keeps an article under it at the default chunk size.
+const DefaultMaxChunks = 1000
 
 // A Stage is the embedder's streamkit handler: for each message it loads
 // the cleaned article, chunks and embeds it, and returns a Commit that
@@ -57,6 +64,9 @@ func NewStage(pool *pgxpool.Pool, cfg Config) (*Stage, error) {
 	}
 	if cfg.Batch <= 0 {
 		cfg.Batch = DefaultBatch
+	}
+	if cfg.MaxChunks <= 0 {
+		cfg.MaxChunks = DefaultMaxChunks
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -102,6 +112,11 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	var chunks []chunk.Chunk
 	if s.cfg.IncludeSkipped || a.searchable {
 		chunks = chunk.Split(s.cfg.Chunk, a.title, a.text)
+		if len(chunks) > s.cfg.MaxChunks {
+			s.cfg.Log.Warn("document has more chunks than the limit; embedding the first", "doc_id", docID,
+				"chunks", len(chunks), "limit", s.cfg.MaxChunks)
+			chunks = chunks[:s.cfg.MaxChunks]
+		}
 	} else {
 		s.cfg.Log.Debug("not embedding a duplicate or non-article", "doc_id", docID)
 	}

@@ -413,3 +413,21 @@ func TestStage_RacingNewDocumentFailsThenReplaces(t *testing.T) {
 		t.Fatalf("after the retry: rows by hash %v", got)
 	}
 }
+
+// A document longer than MaxChunks gets its first MaxChunks chunks, not a
+// commit of thousands.
+func TestStage_ChunksPerDocumentAreBounded(t *testing.T) {
+	t.Parallel()
+	pool := testenv.Postgres(t)
+	e := local.New(local.Config{})
+	st, err := embed.NewStage(pool, embed.Config{Embedder: e, Chunk: chunkCfg, MaxChunks: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := embedtest.Article{DocID: "huge", Host: "news.example", Title: "A very long report", Text: longText("the harbour", 400)}
+	embedtest.Insert(t, pool, a)
+	embedtest.Embed(t, pool, st, a)
+	if got := chunkRows(t, pool, "huge", e.Identity()); got[a.ContentHash()] != 5 {
+		t.Fatalf("chunks stored: %v, want 5 (the limit)", got)
+	}
+}
