@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/internal/store"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -89,7 +90,7 @@ func runDLQ(ctx context.Context, args []string) error {
 			out = append(out, l...)
 		}
 		if *asJSON {
-			return json.NewEncoder(os.Stdout).Encode(nonNil(out))
+			return json.NewEncoder(os.Stdout).Encode(store.NonNil(out))
 		}
 		w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(w, "ID\tSTAGE\tTYPE\tATTEMPTS\tFAILED AT\tURL/DOC\tERROR")
@@ -123,7 +124,7 @@ func runDLQ(ctx context.Context, args []string) error {
 			}
 		}
 		if *asJSON {
-			return json.NewEncoder(os.Stdout).Encode(nonNil(rows))
+			return json.NewEncoder(os.Stdout).Encode(store.NonNil(rows))
 		}
 		w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(w, "STAGE\tERROR TYPE\tCOUNT")
@@ -166,13 +167,6 @@ func selectStages(stage string) ([]string, error) {
 		return nil, fmt.Errorf("unknown stage %q (want one of %v)", stage, names)
 	}
 	return []string{stage}, nil
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 func oneLine(s string, n int) string {

@@ -59,13 +59,9 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	defer closeAll()
 	searcher := search.New(pool, emb, search.Config{}, log)
-	rps := float64(*rateLimit)
-	if rps == 0 {
-		rps = -1 // web: <0 disables
-	}
 	w, err := web.New(web.Config{Searcher: searcher, Admin: &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}, Stages: pipeline.Stages(),
 		Health: pool.Ping, Timeout: *timeout, Token: *token, Loopback: isLoopback(ln.Addr()), ReadOnly: *readOnly,
-		InFlight: *inFlight, RatePerSec: rps, RateLoopback: *rateLoopback, Log: log})
+		InFlight: *inFlight, RatePerSec: float64(*rateLimit), RateLoopback: *rateLoopback, Log: log})
 	if err != nil {
 		return err
 	}

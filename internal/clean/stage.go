@@ -21,6 +21,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/article"
 	"github.com/newscrawl/newscrawl/internal/forget"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/internal/store"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -296,8 +297,8 @@ func (c *Cleaned) save(ctx context.Context, tx pgx.Tx) error {
 			word_count = EXCLUDED.word_count, duplicate_of = EXCLUDED.duplicate_of, text_cut_from = EXCLUDED.text_cut_from,
 			cleaned_at = now()`,
 		c.DocID, c.ContentHash, c.TextHash, int64(c.SimHash), c.URL, c.CanonicalURL, c.Host, c.Title, c.Text,
-		c.Description, c.SiteName, c.Language, nonNil(c.Authors), c.PublishedAt, c.ModifiedAt, c.TopImage, c.Section,
-		nonNil(c.Tags), c.IsArticle, c.PageKind, c.WordCount, dup, c.FirstSeenAt, c.TextCutFrom)
+		c.Description, c.SiteName, c.Language, store.NonNil(c.Authors), c.PublishedAt, c.ModifiedAt, c.TopImage, c.Section,
+		store.NonNil(c.Tags), c.IsArticle, c.PageKind, c.WordCount, dup, c.FirstSeenAt, c.TextCutFrom)
 	if err != nil {
 		return fmt.Errorf("save cleaned %s: %w", c.DocID, err)
 	}
@@ -314,13 +315,6 @@ func (c *Cleaned) save(ctx context.Context, tx pgx.Tx) error {
 		return fmt.Errorf("index simhash bands of %s: %w", c.DocID, err)
 	}
 	return nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 // DefaultMaxTextChars bounds one article's text: about 30,000 words, past

@@ -20,24 +20,39 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		discovered: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "newscrawl", Subsystem: "crawl",
 			Name: "links_considered_total", Help: "Discovered URLs within depth and hosts, before the seen-set."}),
 	}
+	if reg != nil {
+		// A second crawler in the process (tests) shares the registered
+		// collectors: counting into new, unregistered ones would lose counts.
+		var err error
+		if m.outcomes, err = register(reg, m.outcomes); err != nil {
+			return nil, err
+		}
+		if m.discovered, err = register(reg, m.discovered); err != nil {
+			return nil, err
+		}
+	}
 	// Every outcome at zero from the start, so a rate can be written before
 	// the first one happens.
 	for _, o := range append([]string{StateFetched, StateUnchanged, StateNotModified, StateGone, StateDisallowed, StateTooLarge,
 		StateSkipped, StateNoIndex, StateRedirectError, StateClientError, StateParseError, StateAlias}, ErrorTypes...) {
 		m.outcomes.WithLabelValues(o)
 	}
-	if reg == nil {
-		return m, nil
-	}
-	for _, c := range []prometheus.Collector{m.outcomes, m.discovered} {
-		if err := reg.Register(c); err != nil {
-			var are prometheus.AlreadyRegisteredError
-			if !errors.As(err, &are) {
-				return nil, fmt.Errorf("register crawl metrics: %w", err)
-			}
+	return m, nil
+}
+
+// register registers c, or returns the collector already registered as c.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	err := reg.Register(c)
+	var are prometheus.AlreadyRegisteredError
+	switch {
+	case err == nil:
+		return c, nil
+	case errors.As(err, &are):
+		if existing, ok := are.ExistingCollector.(C); ok {
+			return existing, nil
 		}
 	}
-	return m, nil
+	return c, fmt.Errorf("register crawl metrics: %w", err)
 }
 
 func (m *metrics) outcome(o string) { m.outcomes.WithLabelValues(o).Inc() }

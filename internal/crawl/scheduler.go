@@ -13,11 +13,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 )
 
-// A Publisher appends a message to a stage's stream (streamkit.Producer).
-type Publisher interface {
-	Publish(ctx context.Context, stage string, fields map[string]string) (string, error)
-}
-
 // A Scheduler re-enqueues hubs (feeds, sitemaps, seed pages) whose recrawl
 // time has come. Several crawler processes may run one each: rows are
 // claimed with SKIP LOCKED, and the request nonce is the due time, so a
@@ -25,7 +20,7 @@ type Publisher interface {
 // the ledger absorbs.
 type Scheduler struct {
 	pool   *pgxpool.Pool
-	pub    Publisher
+	pub    pipeline.Publisher
 	log    *slog.Logger
 	period time.Duration
 	batch  int
@@ -33,7 +28,7 @@ type Scheduler struct {
 
 // NewScheduler returns a scheduler using the crawler's Config (SchedulePeriod,
 // ScheduleBatch, Logger).
-func NewScheduler(pool *pgxpool.Pool, pub Publisher, cfg Config) *Scheduler {
+func NewScheduler(pool *pgxpool.Pool, pub pipeline.Publisher, cfg Config) *Scheduler {
 	cfg.setDefaults()
 	return &Scheduler{pool: pool, pub: pub, log: cfg.Logger.With("component", "crawl-scheduler"),
 		period: cfg.SchedulePeriod, batch: cfg.ScheduleBatch}

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/internal/store"
 )
 
 // A Backfill selects cleaned documents to enqueue for extraction again.
@@ -45,7 +46,7 @@ func Enqueue(ctx context.Context, pool *pgxpool.Pool, pub pipeline.Publisher, b 
 		    AND NOT EXISTS (SELECT 1 FROM extractions x WHERE x.doc_id = c.doc_id
 		        AND x.content_hash = c.text_hash AND x.provider || '/' || x.model = $8)))
 		ORDER BY c.doc_id LIMIT $7`,
-		[]any{"", nonNil(b.DocIDs), nullTime(b.Since), b.IncludeSkipped, b.MissingProvider, b.MissingModel, pipeline.EnqueuePage, b.Fallbacks},
+		[]any{"", store.NonNil(b.DocIDs), nullTime(b.Since), b.IncludeSkipped, b.MissingProvider, b.MissingModel, pipeline.EnqueuePage, b.Fallbacks},
 		b.Limit, rerunField(b.Rerun))
 }
 

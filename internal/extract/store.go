@@ -12,6 +12,7 @@ import (
 
 	"github.com/newscrawl/newscrawl/internal/extract/provider"
 	"github.com/newscrawl/newscrawl/internal/extract/schema"
+	"github.com/newscrawl/newscrawl/internal/store"
 )
 
 // cleanedRow is the part of the cleaner's row the extractor reads.
@@ -91,21 +92,14 @@ func (r row) insert(ctx context.Context, tx pgx.Tx) error {
 			output_tokens = EXCLUDED.output_tokens, invalid_fields = EXCLUDED.invalid_fields,
 			fallback_for = EXCLUDED.fallback_for, fallback_reason = EXCLUDED.fallback_reason, created_at = now()`,
 		r.DocID, r.ContentHash, r.Provider, r.Model, r.PromptVersion, schema.Version, r.Mode, data,
-		r.Data.Title, r.Data.Language, published, r.Data.Sentiment, nonNil(r.Data.Topics), nonNil(r.Data.People),
-		nonNil(r.Data.Organizations), nonNil(r.Data.Locations), r.InputChars, r.InputTruncated, r.Repaired,
+		r.Data.Title, r.Data.Language, published, r.Data.Sentiment, store.NonNil(r.Data.Topics), store.NonNil(r.Data.People),
+		store.NonNil(r.Data.Organizations), store.NonNil(r.Data.Locations), r.InputChars, r.InputTruncated, r.Repaired,
 		r.Dropped, r.Requests, latencyMS(r.Latency), r.InputTokens, r.OutputTokens,
-		nonNil(r.Invalid), nullString(r.FallbackFor), nullString(r.FallbackReason))
+		store.NonNil(r.Invalid), nullString(r.FallbackFor), nullString(r.FallbackReason))
 	if err != nil {
 		return fmt.Errorf("store extraction of %s: %w", r.DocID, err)
 	}
 	return nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 func nullString(s string) *string {

@@ -53,7 +53,7 @@ type Config struct {
 
 	InFlight, Queue int           // searches running, searches waiting
 	QueueWait       time.Duration // longest wait in the queue before a 503
-	RatePerSec      float64       // searches per second per client; <0 disables
+	RatePerSec      float64       // searches per second per client; 0: no limit (cmd binds DefaultRatePerSec)
 	RateBurst       int
 	RateLoopback    bool // apply the rate limit to loopback clients too
 	SampleEvery     time.Duration
@@ -99,9 +99,6 @@ func New(cfg Config) (*Server, error) {
 	if cfg.QueueWait <= 0 {
 		cfg.QueueWait = DefaultQueueWait
 	}
-	if cfg.RatePerSec == 0 {
-		cfg.RatePerSec = DefaultRatePerSec
-	}
 	if cfg.SampleEvery <= 0 {
 		cfg.SampleEvery = DefaultSampleEvery
 	}
@@ -119,7 +116,7 @@ func New(cfg Config) (*Server, error) {
 		cfg:       cfg,
 		access:    access{token: cfg.Token, loopback: cfg.Loopback, readOnly: cfg.ReadOnly},
 		admission: newAdmission(cfg.InFlight, cfg.Queue, cfg.QueueWait),
-		limits:    &clientLimits{perSecond: rate.Limit(max(cfg.RatePerSec, 0)), burst: cfg.RateBurst, loopback: cfg.RateLoopback},
+		limits:    &clientLimits{perSecond: rate.Limit(cfg.RatePerSec), burst: cfg.RateBurst, loopback: cfg.RateLoopback},
 		pages:     pages,
 		api:       search.NewHandler(cfg.Searcher, search.APIConfig{Timeout: cfg.Timeout, Log: cfg.Log, Health: cfg.Health}),
 		reg:       prometheus.NewRegistry(),
