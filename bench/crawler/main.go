@@ -52,6 +52,7 @@ type options struct {
 	collyDir    string
 	collyBin    string
 	colly       bool
+	padKB       int
 }
 
 func main() {
@@ -72,12 +73,13 @@ func run() error {
 	crawlerBin := flag.String("crawler", "", "crawler binary to run (default: go build ./cmd/crawler into a temp dir)")
 	collyDir := flag.String("colly-dir", "bench/colly", "directory of the colly peer's module")
 	withColly := flag.Bool("colly", true, "run the colly peer too")
+	padKB := flag.Int("pad-kb", 0, "pad every article page to about this many KiB more (the memory case: -n 24 -pad-kb 9728)")
 	if err := s.Parse(os.Args[1:]); err != nil {
 		return err
 	}
 	o := &options{delay: *delay, hosts: *hosts, concurrency: *concurrency, timeout: *timeout,
 		redisURL: *common.RedisURL, databaseURL: *common.DatabaseURL, crawlerBin: *crawlerBin,
-		collyDir: *collyDir, colly: *withColly}
+		collyDir: *collyDir, colly: *withColly, padKB: *padKB}
 	for _, f := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < o.hosts {
@@ -125,7 +127,7 @@ func run() error {
 		"cpu = user+system CPU of the crawler process alone during the crawl, per page; RSS = its peak resident set\n")
 	var results []result
 	for _, n := range o.sizes {
-		st, err := newSite(n, o.hosts)
+		st, err := newSite(n, o.hosts, o.padKB)
 		if err != nil {
 			return err
 		}

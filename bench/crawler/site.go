@@ -53,6 +53,7 @@ type host struct {
 type site struct {
 	n     int
 	hosts []*host
+	padKB int // bytes of padding per article page, in KiB (a bloated page)
 
 	mu         sync.Mutex
 	counts     map[string]int         // host + path + non-tracking query → requests
@@ -64,8 +65,8 @@ type site struct {
 }
 
 // newSite renders the site and starts its listeners.
-func newSite(n, nhosts int) (*site, error) {
-	s := &site{n: n}
+func newSite(n, nhosts, padKB int) (*site, error) {
+	s := &site{n: n, padKB: padKB}
 	for i := range nhosts {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -250,7 +251,11 @@ func (s *site) render() {
 			h.pages[fmt.Sprintf("/s/%d", j)] = page{"text/html; charset=utf-8", s.section(h, j, nsec, arts[lo:hi])}
 		}
 		for _, i := range arts {
-			h.pages[fmt.Sprintf("/a/%d", i)] = page{"text/html; charset=utf-8", s.article(h, i, nsec)}
+			body := s.article(h, i, nsec)
+			if s.padKB > 0 {
+				body = append(append(append(body, "<!-- "...), bytes.Repeat([]byte("padding "), s.padKB*128)...), " -->"...)
+			}
+			h.pages[fmt.Sprintf("/a/%d", i)] = page{"text/html; charset=utf-8", body}
 		}
 		latest := arts[:min(feedItems, len(arts))]
 		h.pages["/feed.xml"] = page{"application/rss+xml", s.rss(h, latest)}

@@ -39,6 +39,7 @@ func run(args []string) error {
 	maxDepth := s.Int("CRAWL_MAX_DEPTH", crawl.DefaultMaxDepth, "link depth followed from a seed that names none")
 	userAgent := s.String("CRAWL_USER_AGENT", fetch.DefaultUserAgent, "User-Agent sent; its first word is our name in robots.txt")
 	maxBody := s.Int64("CRAWL_MAX_BODY", fetch.DefaultMaxBody, "largest body in bytes after decoding; larger pages are recorded too_large")
+	maxInflight := s.Int64("CRAWL_MAX_INFLIGHT_BYTES", fetch.DefaultMaxInflightBytes, "body bytes the process holds at once; requests wait for room (a body of unknown size reserves CRAWL_MAX_BODY)")
 	allowPrivate := s.Bool("CRAWL_ALLOW_PRIVATE", false, "fetch loopback/private/link-local addresses (local demo and tests only)")
 	allowCIDRs := s.String("CRAWL_ALLOW_CIDRS", "", "comma-separated non-public ranges allowed even without CRAWL_ALLOW_PRIVATE")
 	recrawl := s.Duration("CRAWL_RECRAWL_INTERVAL", crawl.DefaultRecrawlInterval, "hubs (feeds, sitemaps, seed pages) are fetched again after this; 0 disables")
@@ -65,7 +66,7 @@ func run(args []string) error {
 		return err
 	}
 	cfg := crawl.Config{Prefix: *common.StreamPrefix, UserAgent: *userAgent, HostDelay: *hostDelay,
-		MaxWait: *maxWait, DeferAfter: *deferAfter, MaxAhead: *maxAhead, PromoteInterval: *promote, MaxDepth: *maxDepth, RecrawlInterval: *recrawl, MaxBody: *maxBody,
+		MaxWait: *maxWait, DeferAfter: *deferAfter, MaxAhead: *maxAhead, PromoteInterval: *promote, MaxDepth: *maxDepth, RecrawlInterval: *recrawl, MaxBody: *maxBody, MaxInflightBytes: *maxInflight,
 		ConnectTimeout: *connectTimeout, ResponseHeaderTimeout: *headerTimeout, FetchTimeout: *fetchTimeout,
 		MaxRedirects: *maxRedirects, AllowPrivate: *allowPrivate, AllowCIDRs: cidrs, SchedulePeriod: *schedule}
 

@@ -56,6 +56,7 @@ type Config struct {
 	MaxRetryAfter   time.Duration // cap on a server's Retry-After
 
 	MaxBody               int64
+	MaxInflightBytes      int64 // body bytes held at once by the process (fetch.DefaultMaxInflightBytes)
 	ConnectTimeout        time.Duration
 	ResponseHeaderTimeout time.Duration
 	FetchTimeout          time.Duration
@@ -85,6 +86,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.DeferAfter <= 0 {
 		c.DeferAfter = DefaultDeferAfter
+	}
+	if c.MaxInflightBytes <= 0 {
+		c.MaxInflightBytes = fetch.DefaultMaxInflightBytes
 	}
 	if c.MaxAhead <= 0 {
 		c.MaxAhead = DefaultMaxAhead

@@ -44,7 +44,7 @@ func New(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, reg promethe
 	cfg.setDefaults()
 	f := fetch.New(fetch.Config{UserAgent: cfg.UserAgent, MaxBody: cfg.MaxBody, ConnectTimeout: cfg.ConnectTimeout,
 		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout, Timeout: cfg.FetchTimeout, MaxRedirects: cfg.MaxRedirects,
-		AllowPrivate: cfg.AllowPrivate, AllowCIDRs: cfg.AllowCIDRs})
+		AllowPrivate: cfg.AllowPrivate, AllowCIDRs: cfg.AllowCIDRs, Budget: fetch.NewBudget(cfg.MaxInflightBytes)})
 	c := &Crawler{cfg: cfg, pool: pool, fetcher: f, limiter: politeness.New(rdb, cfg.Prefix, cfg.MaxWait),
 		log: cfg.Logger.With("component", "crawl")}
 	c.robots = robots.New(rdb, f, robots.Config{Prefix: cfg.Prefix, UserAgent: cfg.UserAgent, TTL: cfg.RobotsTTL,
@@ -105,8 +105,14 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 		Follow: func(target string) bool { return !c.known(ctx, target) }})
 	o, err := c.outcomeOf(r, prev, resp, err)
 	if err != nil {
+		resp.Release()
 		c.metrics.outcome(streamkit.ErrorType(err))
 		return streamkit.Result{}, err
+	}
+	if o.Doc == nil {
+		resp.Release()
+	} else {
+		o.release = resp.Release // once the body is stored
 	}
 	o.Links = uniqueLinks(append(links, o.Links...))
 	c.metrics.outcome(o.State)
@@ -358,6 +364,9 @@ func (c *Crawler) result(r *request, o *outcome) streamkit.Result {
 		Commit: func(ctx context.Context, tx pgx.Tx) error {
 			var err error
 			w, err = commit(ctx, tx, r, o)
+			if err == nil && o.release != nil {
+				o.release()
+			}
 			return err
 		},
 		EmitFunc: func() []streamkit.Emit {

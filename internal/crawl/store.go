@@ -69,6 +69,7 @@ type outcome struct {
 	Doc                                                               *document
 	Aliases                                                           []link // canonical / final URLs recorded as seen
 	Links                                                             []link
+	release                                                           func() // returns Doc's body to the memory budget
 }
 
 // written is what commit found new: whether the document row was inserted

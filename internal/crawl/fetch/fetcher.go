@@ -41,6 +41,7 @@ type Config struct {
 	MaxRedirects          int
 	AllowPrivate          bool           // permit loopback/private/link-local targets (tests, local demo)
 	AllowCIDRs            []netip.Prefix // non-public ranges permitted even when AllowPrivate is off
+	Budget                *Budget        // bytes of bodies held at once, shared by the process (nil: unbounded)
 }
 
 func (c *Config) setDefaults() {
@@ -95,6 +96,16 @@ type Response struct {
 	MediaType   string // its lower-cased media type, "" when absent
 	Accepted    bool
 	Body        []byte
+	hold        *hold // the body's share of the memory budget
+}
+
+// Release returns the body's share of the memory budget; call it once the
+// body has been stored or dropped (it is returned anyway when the body is
+// garbage collected). Safe to call more than once, and on any response.
+func (r *Response) Release() {
+	if r != nil {
+		r.hold.release()
+	}
 }
 
 // NotModified reports a 304 answer to a conditional GET.
@@ -205,7 +216,20 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	if r.Prefix {
 		decode = decodePrefix
 	}
+	var reserved int64
+	if f.cfg.Budget != nil {
+		if reserved, err = f.cfg.Budget.acquire(ctx, reservation(resp, limit)); err != nil {
+			return out, err
+		}
+	}
 	body, err := decode(resp.Body, resp.Header.Get("Content-Encoding"), limit)
+	if f.cfg.Budget != nil {
+		if err != nil {
+			f.cfg.Budget.release(reserved)
+		} else {
+			out.hold = f.cfg.Budget.keep(reserved, body)
+		}
+	}
 	if err != nil {
 		if errors.Is(err, ErrTooLarge) {
 			return out, fmt.Errorf("get %s: %w", r.URL, err)
@@ -227,4 +251,15 @@ func Acceptable(mediaType string) bool {
 		return true
 	}
 	return false
+}
+
+// reservation is what reading a body may take: its length when it comes
+// uncompressed with one, else the limit (a compressed body decodes to an
+// unknown size, a chunked one has none).
+func reservation(resp *http.Response, limit int64) int64 {
+	enc := strings.TrimSpace(resp.Header.Get("Content-Encoding"))
+	if resp.ContentLength >= 0 && (enc == "" || strings.EqualFold(enc, "identity")) {
+		return min(resp.ContentLength+1, limit+1)
+	}
+	return limit + 1
 }
