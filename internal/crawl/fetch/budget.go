@@ -11,7 +11,7 @@ import (
 )
 
 // DefaultMaxInflightBytes is the crawler's default memory budget for bodies.
-const DefaultMaxInflightBytes = 96 << 20
+const DefaultMaxInflightBytes = 64 << 20
 
 // A Budget bounds the body bytes a process holds at once, across every
 // request: a body is reserved before it is read (its Content-Length, or
