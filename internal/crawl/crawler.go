@@ -92,16 +92,18 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 		c.metrics.outcome(StateDisallowed)
 		return c.result(r, &outcome{State: StateDisallowed, Links: uniqueLinks(links)}), nil
 	}
-	if err := c.claim(ctx, r, holdID(r, m), max(c.cfg.HostDelay, rules.CrawlDelay)); err != nil {
-		return streamkit.Result{}, err
-	}
-	// Looked up only now: a disallowed request needs none, and one that
-	// stepped aside for its slot would look up again when it comes back.
+	// Looked up before the slot, not after: the slot stamps the send, and a
+	// database round trip between the stamp and the request would let two
+	// requests reach the host closer than the delay.
 	prev, err := lookupPrior(ctx, c.pool, r.URL)
 	if err != nil {
 		return streamkit.Result{}, streamkit.Retryable(ErrTypeStore, err)
 	}
-	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: r.URL, ETag: prev.ETag, LastModified: prev.LastModified,
+	send, err := c.claim(ctx, r, holdID(r, m), max(c.cfg.HostDelay, rules.CrawlDelay))
+	if err != nil {
+		return streamkit.Result{}, err
+	}
+	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: r.URL, ETag: prev.ETag, LastModified: prev.LastModified, BeforeSend: send,
 		Follow: func(target string) bool { return !c.known(ctx, target) }})
 	o, err := c.outcomeOf(r, prev, resp, err)
 	if err != nil {

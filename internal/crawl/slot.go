@@ -10,19 +10,20 @@ import (
 )
 
 // claim takes the host slot of a page request, or steps the request aside
-// until shortly before it: a slot within DeferAfter is awaited here; a
+// until shortly before it: a slot within DeferAfter is awaited by the
+// returned function, which the fetch calls once its connection is ready; a
 // further one is held for the request (under id) and the request is
 // re-queued with streamkit.RetryAfter to come back just before it — one
 // deferral per request, however long the host's queue; a slot beyond
 // MaxAhead is not reserved and the request comes back later to try again.
 // delay < 0 disables politeness. The returned error is in streamkit's terms.
-func (c *Crawler) claim(ctx context.Context, r *request, id string, delay time.Duration) error {
+func (c *Crawler) claim(ctx context.Context, r *request, id string, delay time.Duration) (func(context.Context) error, error) {
 	if delay < 0 {
-		return nil
+		return nil, nil
 	}
 	res, err := c.limiter.Claim(ctx, r.Host, id, delay, c.cfg.DeferAfter, c.cfg.MaxAhead)
 	if err != nil {
-		return c.classifyErr(r, err)
+		return nil, c.classifyErr(r, err)
 	}
 	switch {
 	case res.Held:
@@ -30,21 +31,26 @@ func (c *Crawler) claim(ctx context.Context, r *request, id string, delay time.D
 		// threshold, so it is not deferred again): the promoter brings it
 		// back at most that much later, so it arrives just before its slot.
 		d := max(res.Wait-min(c.cfg.PromoteInterval, c.cfg.DeferAfter/2), time.Millisecond)
-		return streamkit.Later(d, fmt.Sprintf("slot on %s held for %s ahead: stepping aside", r.Host, res.Wait))
+		return nil, streamkit.Later(d, fmt.Sprintf("slot on %s held for %s ahead: stepping aside", r.Host, res.Wait))
 	case !res.Reserved:
 		// Come back when the host's queue has room again, spread over half
 		// the horizon so the refused requests do not return together.
 		d := res.Wait - c.cfg.MaxAhead/2 + rand.N(c.cfg.MaxAhead/2)
-		return streamkit.Later(d, fmt.Sprintf("next slot on %s is %s ahead, beyond %s: re-queued", r.Host, res.Wait, c.cfg.MaxAhead))
+		return nil, streamkit.Later(d, fmt.Sprintf("next slot on %s is %s ahead, beyond %s: re-queued", r.Host, res.Wait, c.cfg.MaxAhead))
 	}
-	res, err = c.limiter.Await(ctx, res, delay)
-	if err != nil {
-		return c.classifyErr(r, err)
-	}
-	if c.cfg.OnReserve != nil {
-		c.cfg.OnReserve(res)
-	}
-	return nil
+	// The wait for the slot and the send's stamp happen in the fetch, once
+	// its connection is ready: nothing is left between the stamp and the
+	// request reaching the host but the write.
+	return func(ctx context.Context) error {
+		res, err := c.limiter.Await(ctx, res, delay)
+		if err != nil {
+			return err // the fetch's error: outcomeOf classifies it
+		}
+		if c.cfg.OnReserve != nil {
+			c.cfg.OnReserve(res)
+		}
+		return nil
+	}, nil
 }
 
 // holdID names a request's held slot: the same for every delivery of the

@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
 	"strings"
 	"time"
@@ -78,6 +79,11 @@ type Request struct {
 	// stops there and the 3xx is returned, with RedirectTo set (a target
 	// the caller already knows need not be fetched again).
 	Follow func(target string) bool
+	// BeforeSend, when set, is called once the first request's connection
+	// is ready, just before the request is written (politeness stamps its
+	// send here: nothing between the stamp and the host but the write). Its
+	// error aborts the fetch and is returned.
+	BeforeSend func(ctx context.Context) error
 }
 
 type followKey struct{}
@@ -167,6 +173,22 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	if r.Follow != nil {
 		ctx = context.WithValue(ctx, followKey{}, r.Follow)
 	}
+	var gateErr error
+	if r.BeforeSend != nil {
+		gctx, abort := context.WithCancel(ctx)
+		defer abort()
+		gated := false
+		// GotConn runs on this goroutine, before the request is written.
+		ctx = httptrace.WithClientTrace(gctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) {
+			if gated {
+				return // a redirect's request
+			}
+			gated = true
+			if gateErr = r.BeforeSend(gctx); gateErr != nil {
+				abort()
+			}
+		}})
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.URL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("build request for %s: %w", r.URL, err)
@@ -181,6 +203,12 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 		req.Header.Set("If-Modified-Since", r.LastModified)
 	}
 	resp, err := f.client.Do(req)
+	if gateErr != nil {
+		if err == nil {
+			resp.Body.Close()
+		}
+		return nil, gateErr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("get %s: %w", r.URL, err)
 	}
