@@ -17,6 +17,7 @@ import (
 const (
 	DefaultHostDelay       = time.Second
 	DefaultMaxDepth        = 2
+	DefaultMaxHubDepth     = 4 // robots.txt → sitemap index → sitemap → a nested one
 	DefaultRecrawlInterval = time.Hour
 	DefaultMaxWait         = politeness.DefaultMaxWait
 	DefaultDeferAfter      = 50 * time.Millisecond
@@ -52,6 +53,7 @@ type Config struct {
 	PromoteInterval time.Duration
 
 	MaxDepth        int           // link depth from the seed, for seeds that name none
+	MaxHubDepth     int           // feeds and sitemaps followed in a row (hub links keep the page depth)
 	RecrawlInterval time.Duration // hubs (feeds, sitemaps, seed pages) are fetched again after this; negative disables
 	MaxRetryAfter   time.Duration // cap on a server's Retry-After
 
@@ -98,6 +100,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxDepth <= 0 {
 		c.MaxDepth = DefaultMaxDepth
+	}
+	if c.MaxHubDepth <= 0 {
+		c.MaxHubDepth = DefaultMaxHubDepth
 	}
 	if c.RecrawlInterval == 0 {
 		c.RecrawlInterval = DefaultRecrawlInterval

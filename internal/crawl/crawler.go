@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -269,11 +270,21 @@ func (c *Crawler) htmlOutcome(r *request, prev prior, resp *fetch.Response, o *o
 	if prev.ContentHash == o.Hash {
 		return o, nil // same page as last time: its links are known already
 	}
+	// A link that said "feed" or "sitemap" but answered HTML is a page: it
+	// counts one level of depth (else pages posing as feeds would chain at
+	// a constant depth), and what it links to is not a hub's.
+	depth, pr := r.Depth, *r
+	if r.Hint != "" {
+		depth, pr.Hubs = r.Depth+1, 0
+		if depth > r.MaxDepth {
+			return o, nil
+		}
+	}
 	for _, f := range page.Feeds {
-		o.Links = c.addLink(o.Links, r, f, r.Depth, discover.KindFeed)
+		o.Links = c.addLink(o.Links, &pr, f, depth, discover.KindFeed)
 	}
 	for _, l := range page.Links {
-		o.Links = c.addLink(o.Links, r, l, r.Depth+1, "")
+		o.Links = c.addLink(o.Links, &pr, l, depth+1, "")
 	}
 	return o, nil
 }
@@ -320,14 +331,18 @@ func (c *Crawler) hubOutcome(r *request, prev prior, resp *fetch.Response, o *ou
 // within the request's limit; hub hints (feeds, sitemaps) keep the depth.
 // Repeats are removed once, by uniqueLinks.
 func (c *Crawler) addLink(links []link, r *request, u string, depth int, hint string) []link {
-	if depth > r.MaxDepth || !c.allowed(r, u) {
+	hubs := 0
+	if hint != "" { // a hub keeps the page depth, so its nesting has a limit of its own
+		hubs = r.Hubs + 1
+	}
+	if depth > r.MaxDepth || hubs > c.cfg.MaxHubDepth || !c.allowed(r, u) {
 		return links
 	}
 	pu, err := url.Parse(u)
 	if err != nil {
 		return links
 	}
-	return append(links, link{URL: u, DocID: pipeline.DocID(u), Host: pu.Host, Hint: hint, Depth: depth, Hub: hint != ""})
+	return append(links, link{URL: u, DocID: pipeline.DocID(u), Host: pu.Host, Hint: hint, Depth: depth, Hubs: hubs, Hub: hint != ""})
 }
 
 // uniqueLinks keeps the first link to each URL: a page, its feeds and
@@ -379,8 +394,11 @@ func (c *Crawler) result(r *request, o *outcome) streamkit.Result {
 			}
 			for _, l := range o.Links {
 				if w.fresh[l.URL] {
-					emits = append(emits, streamkit.Emit{Stage: pipeline.Crawl, Fields: RequestFields(l.URL, l.Depth,
-						r.MaxDepth, r.Hosts, recrawl, false, l.Hint, LinkNonce(r.URL, l.URL), r.URL)})
+					f := RequestFields(l.URL, l.Depth, r.MaxDepth, r.Hosts, recrawl, false, l.Hint, LinkNonce(r.URL, l.URL), r.URL)
+					if l.Hubs > 0 {
+						f[FieldHubs] = strconv.Itoa(l.Hubs)
+					}
+					emits = append(emits, streamkit.Emit{Stage: pipeline.Crawl, Fields: f})
 				}
 			}
 			return emits

@@ -29,6 +29,7 @@ const (
 	FieldHint     = "hint"      // "feed" or "sitemap" when the link said so (the response decides)
 	FieldNonce    = "nonce"     // makes the idempotency key: a new nonce is a new fetch
 	FieldFrom     = "from"      // the URL the link was found on
+	FieldHubs     = "hubs"      // feeds and sitemaps followed in a row to reach this request
 )
 
 // Error types of dead-lettered crawl requests.
@@ -61,6 +62,7 @@ type request struct {
 	Recrawl  time.Duration // <= 0: never
 	Seed     bool
 	Hint     string
+	Hubs     int // hubs in a row that led here
 	Nonce    string
 	From     string
 }
@@ -123,6 +125,11 @@ func parseRequest(m *streamkit.Message, cfg *Config) (*request, error) {
 	if v := m.Get(FieldDepth); v != "" {
 		if r.Depth, err = strconv.Atoi(v); err != nil || r.Depth < 0 {
 			return nil, bad(FieldDepth, fmt.Errorf("not a depth: %q", v))
+		}
+	}
+	if v := m.Get(FieldHubs); v != "" {
+		if r.Hubs, err = strconv.Atoi(v); err != nil || r.Hubs < 0 {
+			return nil, bad(FieldHubs, fmt.Errorf("not a count: %q", v))
 		}
 	}
 	if v := m.Get(FieldMaxDepth); v != "" {

@@ -57,6 +57,7 @@ type document struct {
 type link struct {
 	URL, DocID, Host, Hint string
 	Depth                  int
+	Hubs                   int // hubs in a row that led here (sitemap index → sitemap → …), 0 for a page
 	Hub                    bool
 }
 

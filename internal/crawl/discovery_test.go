@@ -1,0 +1,56 @@
+package crawl_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// Hubs keep the page depth, so their nesting has a limit of its own: a
+// chain of sitemap indexes ten deep is followed MaxHubDepth levels, and a
+// chain of HTML pages posing as feeds counts depth like any page.
+func TestCrawler_DiscoveryIsBounded(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := newSite(t)
+	s.page("/robots.txt", "text/plain", "User-agent: *\nSitemap: {base}/sm/1.xml\n")
+	s.page("/", "text/html", `<html><head><link rel="alternate" type="application/rss+xml" href="/fake/1"></head>
+		<body><p>Home of a site whose hubs go on and on.</p></body></html>`)
+	for i := 1; i <= 10; i++ { // /sm/1.xml → /sm/2.xml → … each an index of the next
+		s.page(fmt.Sprintf("/sm/%d.xml", i), "application/xml", fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>{base}/sm/%d.xml</loc></sitemap></sitemapindex>`, i+1))
+		// a "feed" that answers HTML and names the next "feed"
+		s.handle(fmt.Sprintf("/fake/%d", i), func(i int) func(http.ResponseWriter, *http.Request) {
+			return func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprintf(w, `<html><head><link rel="alternate" type="application/rss+xml" href="/fake/%d"></head><body><p>Not a feed.</p></body></html>`, i+1)
+			}
+		}(i))
+	}
+	cfg := e.crawlConfig()
+	cfg.MaxDepth, cfg.MaxHubDepth = 1, 3
+	e.start(e.consumerConfig(), e.crawler(cfg))
+	e.seed(s.URL+"/", nil)
+	e.waitIdle(30 * time.Second)
+
+	// robots.txt's sitemap is hub 1, its child 2, the next 3: no further
+	for i := 1; i <= 10; i++ {
+		want := 0
+		if i <= 3 {
+			want = 1
+		}
+		if n := s.hit(fmt.Sprintf("/sm/%d.xml", i)); n != want {
+			t.Errorf("/sm/%d.xml fetched %d times, want %d", i, n, want)
+		}
+	}
+	// max depth 1: the home page's "feed" /fake/1 answers HTML, so it is a
+	// page at depth 1; the "feed" it names keeps depth 1 and is fetched (only
+	// its answer says it is HTML), but as a page it is at depth 2: nothing
+	// it names is followed
+	for i, want := range map[int]int{1: 1, 2: 1, 3: 0, 4: 0} {
+		if n := s.hit(fmt.Sprintf("/fake/%d", i)); n != want {
+			t.Errorf("/fake/%d fetched %d times, want %d", i, n, want)
+		}
+	}
+}
