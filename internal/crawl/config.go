@@ -18,6 +18,7 @@ const (
 	DefaultHostDelay       = time.Second
 	DefaultMaxDepth        = 2
 	DefaultMaxHubDepth     = 4 // robots.txt → sitemap index → sitemap → a nested one
+	DefaultMaxURLsPerHost  = 1_000_000
 	DefaultRecrawlInterval = time.Hour
 	DefaultMaxWait         = politeness.DefaultMaxWait
 	DefaultDeferAfter      = 50 * time.Millisecond
@@ -54,6 +55,7 @@ type Config struct {
 
 	MaxDepth        int           // link depth from the seed, for seeds that name none
 	MaxHubDepth     int           // feeds and sitemaps followed in a row (hub links keep the page depth)
+	MaxURLsPerHost  int64         // discovered URLs the frontier takes per host; more are dropped
 	RecrawlInterval time.Duration // hubs (feeds, sitemaps, seed pages) are fetched again after this; negative disables
 	MaxRetryAfter   time.Duration // cap on a server's Retry-After
 
@@ -100,6 +102,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxDepth <= 0 {
 		c.MaxDepth = DefaultMaxDepth
+	}
+	if c.MaxURLsPerHost <= 0 {
+		c.MaxURLsPerHost = DefaultMaxURLsPerHost
 	}
 	if c.MaxHubDepth <= 0 {
 		c.MaxHubDepth = DefaultMaxHubDepth

@@ -117,6 +117,10 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	} else {
 		o.release = resp.Release // once the body is stored
 	}
+	if o.Links, err = c.capLinks(ctx, o.Links); err != nil {
+		resp.Release()
+		return streamkit.Result{}, streamkit.Retryable(ErrTypeStore, err)
+	}
 	o.Links = uniqueLinks(append(links, o.Links...))
 	c.metrics.outcome(o.State)
 	return c.result(r, o), nil

@@ -54,3 +54,35 @@ func TestCrawler_DiscoveryIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// A host that links more new URLs than CRAWL_MAX_URLS_PER_HOST allows gets
+// that many into the frontier, and no more are fetched.
+func TestCrawler_FrontierCapPerHost(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := newSite(t)
+	s.page("/robots.txt", "text/plain", "User-agent: *\n")
+	home := `<html><body><p>An endless calendar.</p>`
+	for i := range 20 {
+		home += fmt.Sprintf(`<a href="/day/%d">day %d</a> `, i, i)
+		s.page(fmt.Sprintf("/day/%d", i), "text/html", fmt.Sprintf(`<html><body><p>Day %d.</p><a href="/day/%d/next">next</a></body></html>`, i, i))
+	}
+	s.page("/", "text/html", home+`</body></html>`)
+	cfg := e.crawlConfig()
+	cfg.MaxURLsPerHost = 5
+	e.start(e.consumerConfig(), e.crawler(cfg))
+	e.seed(s.URL+"/", nil)
+	e.waitIdle(30 * time.Second)
+	days := 0
+	for i := range 20 {
+		days += s.hit(fmt.Sprintf("/day/%d", i))
+		days += s.hit(fmt.Sprintf("/day/%d/next", i))
+	}
+	if days != 5 {
+		t.Errorf("%d calendar pages fetched, want 5 (the host's cap)", days)
+	}
+	var n int
+	if err := e.Pool.QueryRow(t.Context(), `SELECT count(*) FROM urls WHERE url LIKE '%/day/%'`).Scan(&n); err != nil || n != 5 {
+		t.Errorf("%d calendar URLs in the frontier (%v), want 5", n, err)
+	}
+}
