@@ -28,15 +28,14 @@ func connect(ctx context.Context, c config.Common) (rdb redis.UniversalClient, p
 }
 
 // redisOnly opens Redis alone, for subcommands that never touch Postgres.
-func redisOnly(ctx context.Context, c config.Common) (*redis.Client, error) {
-	opt, err := redis.ParseURL(*c.RedisURL)
+func redisOnly(ctx context.Context, c config.Common) (redis.UniversalClient, error) {
+	rdb, addr, err := app.NewRedis(c)
 	if err != nil {
-		return nil, fmt.Errorf("parse REDIS_URL: %w", err)
+		return nil, err
 	}
-	rdb := redis.NewClient(opt)
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		rdb.Close()
-		return nil, fmt.Errorf("connect redis %s: %w", opt.Addr, err)
+		return nil, fmt.Errorf("connect redis %s: %w", addr, err)
 	}
 	return rdb, nil
 }

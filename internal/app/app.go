@@ -84,16 +84,15 @@ func durationsAsText(_ []string, a slog.Attr) slog.Attr {
 // Connect opens Redis (REDIS_URL: user/password, rediss:// TLS and the db
 // number honoured) and Postgres, and checks both answer.
 func Connect(ctx context.Context, c config.Common) (redis.UniversalClient, *pgxpool.Pool, error) {
-	opt, err := redis.ParseURL(*c.RedisURL)
+	rdb, addr, err := NewRedis(c)
 	if err != nil {
-		return nil, nil, fmt.Errorf("parse REDIS_URL: %w", err)
+		return nil, nil, err
 	}
-	rdb := redis.NewClient(opt)
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := rdb.Ping(pctx).Err(); err != nil {
 		rdb.Close()
-		return nil, nil, fmt.Errorf("connect redis %s: %w", opt.Addr, err)
+		return nil, nil, fmt.Errorf("connect redis %s: %w", addr, err)
 	}
 	pool, err := store.Open(pctx, *c.DatabaseURL)
 	if err != nil {
@@ -213,9 +212,9 @@ func (w Worker) RunContext(ctx context.Context, build func(Deps) (streamkit.Hand
 // connecting: both connect on first use, so a worker can start before its
 // services do.
 func clients(c config.Common) (redis.UniversalClient, *pgxpool.Pool, error) {
-	opt, err := redis.ParseURL(*c.RedisURL)
+	rdb, _, err := NewRedis(c)
 	if err != nil {
-		return nil, nil, fmt.Errorf("parse REDIS_URL: %w", err)
+		return nil, nil, err
 	}
 	cfg, err := pgxpool.ParseConfig(*c.DatabaseURL)
 	if err != nil {
@@ -225,7 +224,26 @@ func clients(c config.Common) (redis.UniversalClient, *pgxpool.Pool, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("set up postgres pool: %w", err)
 	}
-	return redis.NewClient(opt), pool, nil
+	return rdb, pool, nil
+}
+
+// NewRedis builds the Redis client REDIS_URL names, without connecting: a
+// Redis Cluster client with REDIS_CLUSTER (the URL is then a seed list,
+// redis://host:port?addr=host:port&addr=host:port), else a single node.
+// addr says which server(s), for messages.
+func NewRedis(c config.Common) (rdb redis.UniversalClient, addr string, err error) {
+	if c.RedisCluster != nil && *c.RedisCluster {
+		opt, err := redis.ParseClusterURL(*c.RedisURL)
+		if err != nil {
+			return nil, "", fmt.Errorf("parse REDIS_URL as a cluster seed list: %w", err)
+		}
+		return redis.NewClusterClient(opt), "cluster " + strings.Join(opt.Addrs, ","), nil
+	}
+	opt, err := redis.ParseURL(*c.RedisURL)
+	if err != nil {
+		return nil, "", fmt.Errorf("parse REDIS_URL: %w", err)
+	}
+	return redis.NewClient(opt), opt.Addr, nil
 }
 
 // retain maps the user's count of finished entries to keep onto

@@ -176,18 +176,20 @@ func (s *Set) Parse(args []string) error {
 // Common holds the settings every binary shares.
 type Common struct {
 	RedisURL     *string
+	RedisCluster *bool
 	DatabaseURL  *string
 	StreamPrefix *string
 	MetricsAddr  *string
 	LogLevel     *string
 }
 
-// BindCommon binds REDIS_URL, DATABASE_URL, STREAM_PREFIX, METRICS_ADDR and
+// BindCommon binds REDIS_URL, REDIS_CLUSTER, DATABASE_URL, STREAM_PREFIX, METRICS_ADDR and
 // LOG_LEVEL; metricsDefault is the binary's own listener address, and ""
 // leaves METRICS_ADDR out (newsctl's commands serve no metrics).
 func BindCommon(s *Set, metricsDefault string) Common {
 	c := Common{
-		RedisURL:     s.URL("REDIS_URL", DefaultRedisURL, "Redis URL (redis:// or rediss://, user:password@, /db)"),
+		RedisURL:     s.URL("REDIS_URL", DefaultRedisURL, "Redis URL (redis:// or rediss://, user:password@, /db); with REDIS_CLUSTER a seed list: redis://host:port?addr=host:port&addr=host:port"),
+		RedisCluster: s.Bool("REDIS_CLUSTER", false, "REDIS_URL names a Redis Cluster (go-redis' cluster URL form)"),
 		DatabaseURL:  s.URL("DATABASE_URL", DefaultDatabaseURL, "PostgreSQL URL"),
 		StreamPrefix: s.String("STREAM_PREFIX", DefaultStreamPrefix, "prefix of every Redis key"),
 		LogLevel:     s.String("LOG_LEVEL", "info", "debug, info, warn or error"),

@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/newscrawl/newscrawl/internal/demosite"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // The demo site through the built binaries, with the SSRF guard opened for
@@ -23,9 +25,47 @@ func TestPipeline_DemoSite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binaries")
 	}
+	_, prefix := testenv.Redis(t)
+	demoSite(t, prefix)
+}
+
+// The same on a Redis Cluster of three masters (REDIS_CLUSTER=1): every
+// binary and newsctl on a cluster client, each stage's keys in its own slot.
+func TestPipeline_DemoSiteOnRedisCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries")
+	}
+	c := testenv.StartRedisCluster(t, 3)
+	prefix := testenv.Name("t")
+	demoSite(t, prefix, "REDIS_URL="+c.URL(), "REDIS_CLUSTER=1")
+	// the streams were the cluster's, one stage per slot, on more than one master
+	rdb := c.Client(t)
+	masters := map[string]bool{}
+	for _, stage := range []string{pipeline.Crawl, pipeline.Clean, pipeline.Extract, pipeline.Embed} {
+		key := streamkit.KeysFor(prefix, stage).Stream()
+		if n, err := rdb.XLen(context.Background(), key).Result(); err != nil || n == 0 {
+			t.Errorf("%s on the cluster: %d entries, %v", key, n, err)
+		}
+		slot, err := rdb.ClusterKeySlot(context.Background(), key).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range rdb.ClusterSlots(context.Background()).Val() {
+			if int64(s.Start) <= slot && slot <= int64(s.End) {
+				masters[s.Nodes[0].Addr] = true
+			}
+		}
+	}
+	if len(masters) < 2 {
+		t.Errorf("the four stages' streams all sit on %v: the hash tags should spread them", masters)
+	}
+}
+
+// demoSite crawls the demo site through the binaries with extra settings
+// (which override env's) and checks what TestPipeline_DemoSite says.
+func demoSite(t *testing.T, prefix string, extra ...string) {
 	bin := build(t)
 	pool := testenv.Postgres(t)
-	_, prefix := testenv.Redis(t)
 	var mu sync.Mutex
 	hits := map[string]int{}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -48,6 +88,7 @@ func TestPipeline_DemoSite(t *testing.T) {
 		}
 	}
 	environ = append(environ, "CRAWL_ALLOW_CIDRS=127.0.0.1/32", "CRAWL_MAX_DEPTH=3")
+	environ = append(environ, extra...) // the last of a name wins
 	ws := startWorkers(t, bin, environ)
 	newsctl(t, bin, environ, "seed", srv.URL+"/")
 	newsctl(t, bin, environ, "wait", "--timeout", "3m")

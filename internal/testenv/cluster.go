@@ -1,0 +1,120 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// A RedisCluster is a Redis Cluster of the test's own: masters on free
+// loopback ports, data in a temp folder, no replicas.
+type RedisCluster struct {
+	Ports []int
+	cmds  []*exec.Cmd
+}
+
+// StartRedisCluster starts n masters (3 at least, as redis-cli requires),
+// joins them into a cluster that covers every slot, and waits until it says
+// ok; every server is killed when the test ends.
+func StartRedisCluster(t testing.TB, n int) *RedisCluster {
+	t.Helper()
+	for _, bin := range []string{"redis-server", "redis-cli"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("no %s: %v", bin, err)
+		}
+	}
+	c := &RedisCluster{}
+	t.Cleanup(c.kill)
+	var addrs []string
+	for i := range n {
+		port := FreePort(t)
+		dir := t.TempDir() // one per server
+		cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+			"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"),
+			"--save", "", "--appendonly", "no", "--logfile", filepath.Join(dir, "log"))
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start redis-server: %v", err)
+		}
+		c.cmds, c.Ports = append(c.cmds, cmd), append(c.Ports, port)
+		addrs = append(addrs, fmt.Sprintf("127.0.0.1:%d", port))
+		waitPing(t, addrs[i])
+	}
+	args := append([]string{"--cluster", "create"}, addrs...)
+	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
+	}
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+	defer rdb.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ok := true
+		for _, a := range addrs {
+			one := redis.NewClient(&redis.Options{Addr: a})
+			info, err := one.ClusterInfo(context.Background()).Result()
+			one.Close()
+			ok = ok && err == nil && strings.Contains(info, "cluster_state:ok")
+		}
+		if ok && rdb.Ping(context.Background()).Err() == nil {
+			return c
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cluster on %v did not reach cluster_state:ok", addrs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// URL is the cluster's seed list in go-redis' cluster URL form.
+func (c *RedisCluster) URL() string {
+	u := fmt.Sprintf("redis://127.0.0.1:%d", c.Ports[0])
+	for i, p := range c.Ports[1:] {
+		sep := "&"
+		if i == 0 {
+			sep = "?"
+		}
+		u += fmt.Sprintf("%saddr=127.0.0.1:%d", sep, p)
+	}
+	return u
+}
+
+// Client is a cluster client; it is closed when the test ends.
+func (c *RedisCluster) Client(t testing.TB) *redis.ClusterClient {
+	opt, err := redis.ParseClusterURL(c.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClusterClient(opt)
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+func (c *RedisCluster) kill() {
+	for _, cmd := range c.cmds {
+		if cmd.Process != nil {
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			_ = cmd.Wait()
+		}
+	}
+}
+
+func waitPing(t testing.TB, addr string) {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for rdb.Ping(context.Background()).Err() != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server on %s did not answer", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
