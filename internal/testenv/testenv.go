@@ -130,7 +130,7 @@ func SchemaOf(pool *pgxpool.Pool) string {
 // unique key prefix and a pool on a fresh, migrated schema.
 type Env struct {
 	T      testing.TB
-	RDB    *redis.Client
+	RDB    redis.UniversalClient
 	Pool   *pgxpool.Pool
 	Prefix string
 }
@@ -140,6 +140,13 @@ func New(t testing.TB) *Env {
 	t.Helper()
 	rdb, prefix := Redis(t)
 	return &Env{T: t, RDB: rdb, Pool: Postgres(t), Prefix: prefix}
+}
+
+// NewWith is New on a Redis client of the caller's (a cluster's): a fresh
+// prefix on it and a fresh schema; the caller owns the client.
+func NewWith(t testing.TB, rdb redis.UniversalClient) *Env {
+	t.Helper()
+	return &Env{T: t, RDB: rdb, Pool: Postgres(t), Prefix: Name("t")}
 }
 
 // Keys names a stage's keys under the test's prefix.

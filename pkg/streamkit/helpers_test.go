@@ -17,7 +17,14 @@ import (
 // env is one test's Redis prefix and Postgres schema.
 type env struct{ *testenv.Env }
 
-func newEnv(t *testing.T) *env { return &env{testenv.New(t)} }
+// newEnv is the test's slice of the real services: the machine's Redis, or
+// the cluster of TestFailureMatrixOnRedisCluster for its subtests.
+func newEnv(t *testing.T) *env {
+	if c := onCluster(t); c != nil {
+		return &env{testenv.NewWith(t, c)}
+	}
+	return &env{testenv.New(t)}
+}
 
 func (e *env) keys(stage string) streamkit.Keys { return e.Keys(stage) }
 
