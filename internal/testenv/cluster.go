@@ -14,8 +14,8 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// A RedisCluster is a Redis Cluster of the test's own: masters on free
-// loopback ports, data in a temp folder, no replicas.
+// A RedisCluster is a Redis Cluster of the test's own: masters (and
+// replicas) on free loopback ports, data in a temp folder.
 type RedisCluster struct {
 	Ports []int
 	cmds  []*exec.Cmd
@@ -26,6 +26,19 @@ type RedisCluster struct {
 // ok; every server is killed when the test ends.
 func StartRedisCluster(t testing.TB, n int) *RedisCluster {
 	t.Helper()
+	return startCluster(t, n, 0)
+}
+
+// StartRedisClusterWithReplicas is StartRedisCluster with one replica per
+// master and a 1 s node timeout, so a killed master's replica takes over
+// within seconds.
+func StartRedisClusterWithReplicas(t testing.TB, masters int) *RedisCluster {
+	t.Helper()
+	return startCluster(t, masters, 1)
+}
+
+func startCluster(t testing.TB, masters, replicas int) *RedisCluster {
+	t.Helper()
 	for _, bin := range []string{"redis-server", "redis-cli"} {
 		if _, err := exec.LookPath(bin); err != nil {
 			t.Skipf("no %s: %v", bin, err)
@@ -34,11 +47,12 @@ func StartRedisCluster(t testing.TB, n int) *RedisCluster {
 	c := &RedisCluster{}
 	t.Cleanup(c.kill)
 	var addrs []string
+	n := masters * (1 + replicas)
 	for i := range n {
 		port := FreePort(t)
 		dir := t.TempDir() // one per server
 		cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
-			"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"),
+			"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"), "--cluster-node-timeout", "1000",
 			"--save", "", "--appendonly", "no", "--logfile", filepath.Join(dir, "log"))
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("start redis-server: %v", err)
@@ -48,29 +62,66 @@ func StartRedisCluster(t testing.TB, n int) *RedisCluster {
 		waitPing(t, addrs[i])
 	}
 	args := append([]string{"--cluster", "create"}, addrs...)
-	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
 	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
 		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
 	}
-	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
-	defer rdb.Close()
+	c.WaitOK(t)
+	return c
+}
+
+// WaitOK waits until every live node says cluster_state:ok and, with
+// replicas, every replica is in sync.
+func (c *RedisCluster) WaitOK(t testing.TB) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ok := true
-		for _, a := range addrs {
-			one := redis.NewClient(&redis.Options{Addr: a})
+		for i, port := range c.Ports {
+			if c.cmds[i] == nil {
+				continue // killed
+			}
+			one := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
 			info, err := one.ClusterInfo(context.Background()).Result()
+			repl, rerr := one.Info(context.Background(), "replication").Result()
 			one.Close()
-			ok = ok && err == nil && strings.Contains(info, "cluster_state:ok")
+			ok = ok && err == nil && strings.Contains(info, "cluster_state:ok") &&
+				rerr == nil && (strings.Contains(repl, "role:master") || strings.Contains(repl, "master_link_status:up"))
 		}
-		if ok && rdb.Ping(context.Background()).Err() == nil {
-			return c
+		if ok {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the cluster on %v did not reach cluster_state:ok", addrs)
+			t.Fatalf("the cluster on %v did not reach cluster_state:ok", c.Ports)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// KillMasterOf SIGKILLs the master that serves key, and returns its port.
+func (c *RedisCluster) KillMasterOf(t testing.TB, key string) int {
+	t.Helper()
+	rdb := c.Client(t)
+	slot, err := rdb.ClusterKeySlot(context.Background(), key).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var addr string
+	for _, s := range rdb.ClusterSlots(context.Background()).Val() {
+		if int64(s.Start) <= slot && slot <= int64(s.End) {
+			addr = s.Nodes[0].Addr
+		}
+	}
+	for i, port := range c.Ports {
+		if fmt.Sprintf("127.0.0.1:%d", port) == addr && c.cmds[i] != nil {
+			_ = c.cmds[i].Process.Signal(syscall.SIGKILL)
+			_ = c.cmds[i].Wait()
+			c.cmds[i] = nil
+			return port
+		}
+	}
+	t.Fatalf("no live node serves %s (slot %d, %s)", key, slot, addr)
+	return 0
 }
 
 // URL is the cluster's seed list in go-redis' cluster URL form.
@@ -99,7 +150,7 @@ func (c *RedisCluster) Client(t testing.TB) *redis.ClusterClient {
 
 func (c *RedisCluster) kill() {
 	for _, cmd := range c.cmds {
-		if cmd.Process != nil {
+		if cmd != nil && cmd.Process != nil {
 			_ = cmd.Process.Signal(syscall.SIGKILL)
 			_ = cmd.Wait()
 		}

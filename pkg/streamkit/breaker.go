@@ -183,7 +183,7 @@ func NewDependencies(log *slog.Logger) *Dependencies {
 // StandardDependencies returns a set with Redis and PostgreSQL.
 func StandardDependencies(rdb redis.UniversalClient, pool *pgxpool.Pool, log *slog.Logger) *Dependencies {
 	d := NewDependencies(log)
-	d.Add(DependencyRedis, func(ctx context.Context) error { return rdb.Ping(ctx).Err() }, nil)
+	d.Add(DependencyRedis, redisProbe(rdb), nil)
 	// Reset drops the pool's connections, all dead after a restart, so the
 	// work resumes on fresh ones instead of finding them one failure at a time.
 	d.Add(DependencyPostgres, pool.Ping, pool.Reset)
@@ -312,4 +312,24 @@ func (d *Dependencies) Down(err error) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
 	return d.Check(ctx) != nil
+}
+
+// redisProbe pings Redis. On a cluster a PING goes to any one node, which
+// answers while the master of this stage's slots is dead: there every
+// master must answer, so a failover pauses the stage (no attempt spent)
+// until a replica has taken over and the client has learnt it.
+func redisProbe(rdb redis.UniversalClient) func(context.Context) error {
+	cc, ok := rdb.(*redis.ClusterClient)
+	if !ok {
+		return func(ctx context.Context) error { return rdb.Ping(ctx).Err() }
+	}
+	return func(ctx context.Context) error {
+		err := cc.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
+			return node.Ping(ctx).Err()
+		})
+		if err != nil {
+			cc.ReloadState(ctx) // the next command reads the cluster's slots again
+		}
+		return err
+	}
 }
