@@ -29,22 +29,7 @@ const (
 )
 
 var funcs = template.FuncMap{
-	"date": func(t any) string {
-		switch v := t.(type) {
-		case *time.Time:
-			if v != nil {
-				return v.UTC().Format("2 Jan 2006")
-			}
-		case time.Time:
-			return v.UTC().Format("2 Jan 2006 15:04 UTC")
-		case string:
-			if ts, err := time.Parse(time.RFC3339Nano, v); err == nil {
-				return ts.UTC().Format("2 Jan 2006 15:04 UTC")
-			}
-			return v
-		}
-		return ""
-	},
+	"date": dateText,
 	"age": func(s float64) string {
 		if s <= 0 {
 			return "-"
@@ -52,6 +37,25 @@ var funcs = template.FuncMap{
 		return (time.Duration(s*float64(time.Second)) / time.Second * time.Second).String()
 	},
 	"perMin": func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
+}
+
+// dateText shows a date (a day) or a time stamp (to the minute, UTC); ""
+// for none.
+func dateText(t any) string {
+	switch v := t.(type) {
+	case *time.Time:
+		if v != nil {
+			return v.UTC().Format("2 Jan 2006")
+		}
+	case time.Time:
+		return v.UTC().Format("2 Jan 2006 15:04 UTC")
+	case string:
+		if ts, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			return ts.UTC().Format("2 Jan 2006 15:04 UTC")
+		}
+		return v
+	}
+	return ""
 }
 
 func parsePages() (map[string]*template.Template, error) {
@@ -395,7 +399,7 @@ func (s *Server) documentPage(w http.ResponseWriter, r *http.Request) {
 	doc := d.Document
 	p := documentPage{ID: id, Title: str(doc, "title"), URL: str(doc, "url"), Canonical: str(doc, "canonical_url"),
 		Host: str(doc, "host"), Site: str(doc, "site_name"), Language: str(doc, "language"), Section: str(doc, "section"),
-		Published: funcs["date"].(func(any) string)(str(doc, "published_at")), Modified: funcs["date"].(func(any) string)(str(doc, "modified_at")),
+		Published: dateText(str(doc, "published_at")), Modified: dateText(str(doc, "modified_at")),
 		Kind: str(doc, "page_kind"), DuplicateOf: str(doc, "duplicate_of"),
 		Authors: list(doc, "authors"), Tags: list(doc, "tags"), Chunks: d.Chunks, Copies: d.Copies}
 	if p.Title == "" {
@@ -411,7 +415,7 @@ func (s *Server) documentPage(w http.ResponseWriter, r *http.Request) {
 	}
 	if e := d.Extraction; e != nil {
 		ev := &extractionView{Provider: str(e, "provider"), Model: str(e, "model"), FallbackFor: str(e, "fallback_for"),
-			FallbackReason: str(e, "fallback_reason"), Created: funcs["date"].(func(any) string)(str(e, "created_at")), Partial: list(e, "invalid_fields")}
+			FallbackReason: str(e, "fallback_reason"), Created: dateText(str(e, "created_at")), Partial: list(e, "invalid_fields")}
 		if raw, err := json.Marshal(e["data"]); err == nil {
 			_ = json.Unmarshal(raw, &ev.Extraction)
 		}
