@@ -39,3 +39,17 @@ func redisOnly(ctx context.Context, c config.Common) (redis.UniversalClient, err
 	}
 	return rdb, nil
 }
+
+// positional returns the arguments left after flags, parsing flags that
+// follow them too (`newsctl forget URL --dry-run`): the flag package stops
+// at the first argument, and a flag taken for an argument would be ignored.
+func positional(fs *flag.FlagSet) ([]string, error) {
+	var args []string
+	for rest := fs.Args(); len(rest) > 0; rest = fs.Args() {
+		args = append(args, rest[0])
+		if err := fs.Parse(rest[1:]); err != nil {
+			return nil, err
+		}
+	}
+	return args, nil
+}

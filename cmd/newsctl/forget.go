@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/newscrawl/newscrawl/internal/crawl"
+	"github.com/newscrawl/newscrawl/internal/crawl/urlnorm"
 	"github.com/newscrawl/newscrawl/internal/forget"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/search"
@@ -35,11 +35,15 @@ func runForget(ctx context.Context, args []string) error {
 	if err := s.Parse(args); err != nil {
 		return err
 	}
+	urls, err := positional(fs)
+	if err != nil {
+		return err
+	}
 	var sel forget.Selector
-	for _, u := range fs.Args() {
-		n := crawl.NormalizedURL(u)
-		if n == "" {
-			return fmt.Errorf("%q is not a URL the crawler would have fetched", u)
+	for _, u := range urls {
+		n, err := urlnorm.Normalize(u)
+		if err != nil {
+			return fmt.Errorf("%q is not a URL the crawler would have fetched: %w", u, err)
 		}
 		sel.DocIDs = append(sel.DocIDs, pipeline.DocID(n))
 	}
@@ -53,7 +57,6 @@ func runForget(ctx context.Context, args []string) error {
 	}
 	var age time.Duration
 	if *olderThan != "" {
-		var err error
 		if age, err = parseAge(*olderThan); err != nil {
 			return err
 		}

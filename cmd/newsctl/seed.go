@@ -50,13 +50,9 @@ func runSeed(ctx context.Context, args []string) error {
 	if err := s.Parse(args); err != nil {
 		return err
 	}
-	// Flags may follow URLs: parse again after each positional argument.
-	var seeds []string
-	for rest := fs.Args(); len(rest) > 0; rest = fs.Args() {
-		seeds = append(seeds, rest[0])
-		if err := fs.Parse(rest[1:]); err != nil {
-			return err
-		}
+	seeds, err := positional(fs)
+	if err != nil {
+		return err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
