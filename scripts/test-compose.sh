@@ -55,7 +55,7 @@ cleanup() {
 COMPOSE=()
 trap cleanup EXIT
 
-# image_hash NAME FILE...: a short hash of a stand-in's recipe (its files plus FILEs).
+# recipe_hash FILE...: a short hash of a stand-in's recipe (its files and any extra inputs).
 recipe_hash() { cat "$@" | sha256sum | cut -c1-16; }
 
 # stand_in NAME HASH [podman build flags]: build $IMAGES/NAME:HASH unless it exists,

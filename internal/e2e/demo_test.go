@@ -3,12 +3,15 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newscrawl/newscrawl/internal/demosite"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
@@ -66,35 +69,12 @@ func TestPipeline_DemoSiteOnRedisCluster(t *testing.T) {
 func demoSite(t *testing.T, prefix string, extra ...string) {
 	bin := build(t)
 	pool := testenv.Postgres(t)
-	var mu sync.Mutex
-	hits := map[string]int{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	site := demosite.Handler("http://" + ln.Addr().String())
-	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		hits[r.URL.Path]++
-		mu.Unlock()
-		site.ServeHTTP(w, r)
-	})}}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	var environ []string
-	for _, kv := range env(t, testenv.SchemaOf(pool), prefix) {
-		if !strings.HasPrefix(kv, "CRAWL_ALLOW_PRIVATE=") {
-			environ = append(environ, kv)
-		}
-	}
-	environ = append(environ, "CRAWL_ALLOW_CIDRS=127.0.0.1/32", "CRAWL_MAX_DEPTH=3")
-	environ = append(environ, extra...) // the last of a name wins
+	srv, hits, environ := serveDemo(t, pool, prefix, extra...)
 	ws := startWorkers(t, bin, environ)
 	newsctl(t, bin, environ, "seed", srv.URL+"/")
 	newsctl(t, bin, environ, "wait", "--timeout", "3m")
 
-	mu.Lock()
-	for path, n := range hits {
+	for path, n := range hits.counts() {
 		if strings.HasPrefix(path, "/drafts/") {
 			t.Errorf("%s fetched although robots.txt disallows it", path)
 		}
@@ -102,7 +82,6 @@ func demoSite(t *testing.T, prefix string, extra ...string) {
 			t.Errorf("%s fetched %d times", path, n)
 		}
 	}
-	mu.Unlock()
 	var embedded int
 	pool.QueryRow(context.Background(), `SELECT count(DISTINCT doc_id) FROM chunks`).Scan(&embedded)
 	if embedded != demosite.Articles() { // the one-sentence news brief included
@@ -118,4 +97,45 @@ func demoSite(t *testing.T, prefix string, extra ...string) {
 		}
 	}
 	ws.stop(t)
+}
+
+// pathHits counts the requests a site saw, by path.
+type pathHits struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (h *pathHits) counts() map[string]int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return maps.Clone(h.n)
+}
+
+// serveDemo serves the demo site on loopback, counting requests, and
+// returns it with the environment of a run against it: env's, the SSRF
+// guard opened for 127.0.0.1 alone (not CRAWL_ALLOW_PRIVATE), depth 3,
+// then extra (the last of a name wins).
+func serveDemo(t *testing.T, pool *pgxpool.Pool, prefix string, extra ...string) (*httptest.Server, *pathHits, []string) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := &pathHits{n: map[string]int{}}
+	site := demosite.Handler("http://" + ln.Addr().String())
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.mu.Lock()
+		hits.n[r.URL.Path]++
+		hits.mu.Unlock()
+		site.ServeHTTP(w, r)
+	})}}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	var environ []string
+	for _, kv := range env(t, testenv.SchemaOf(pool), prefix) {
+		if !strings.HasPrefix(kv, "CRAWL_ALLOW_PRIVATE=") {
+			environ = append(environ, kv)
+		}
+	}
+	environ = append(environ, "CRAWL_ALLOW_CIDRS=127.0.0.1/32", "CRAWL_MAX_DEPTH=3")
+	return srv, hits, append(environ, extra...)
 }

@@ -2,10 +2,6 @@ package e2e
 
 import (
 	"context"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -28,21 +24,7 @@ func TestPipeline_SurvivesARedisClusterFailover(t *testing.T) {
 	pool := testenv.Postgres(t)
 	c := testenv.StartRedisClusterWithReplicas(t, 3)
 	prefix := testenv.Name("t")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: demosite.Handler("http://" + ln.Addr().String())}}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	var environ []string
-	for _, kv := range env(t, testenv.SchemaOf(pool), prefix) {
-		if !strings.HasPrefix(kv, "CRAWL_ALLOW_PRIVATE=") {
-			environ = append(environ, kv)
-		}
-	}
-	environ = append(environ, "CRAWL_ALLOW_CIDRS=127.0.0.1/32", "CRAWL_MAX_DEPTH=3", "CRAWL_HOST_DELAY=200ms",
-		"REDIS_URL="+c.URL(), "REDIS_CLUSTER=1",
+	srv, _, environ := serveDemo(t, pool, prefix, "CRAWL_HOST_DELAY=200ms", "REDIS_URL="+c.URL(), "REDIS_CLUSTER=1",
 		// entries in flight on the dead master are reclaimed after a visibility
 		"CRAWL_VISIBILITY=5s", "CLEAN_VISIBILITY=5s", "EXTRACT_VISIBILITY=5s", "EMBED_VISIBILITY=5s")
 	ws := startWorkers(t, bin, environ)

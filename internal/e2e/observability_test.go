@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -86,22 +87,12 @@ func TestObservability_EveryNamedMetricIsExported(t *testing.T) {
 	var missing []string
 	for m, files := range named {
 		if !exported[m] {
-			missing = append(missing, fmt.Sprintf("%s (in %s)", m, strings.Join(unique(files), ", ")))
+			slices.Sort(files)
+			missing = append(missing, fmt.Sprintf("%s (in %s)", m, strings.Join(slices.Compact(files), ", ")))
 		}
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
 		t.Errorf("named but not exported by any binary:\n  %s", strings.Join(missing, "\n  "))
 	}
-}
-
-func unique(s []string) []string {
-	sort.Strings(s)
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
 }

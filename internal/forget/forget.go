@@ -85,16 +85,18 @@ func (s Selector) where() (string, []any, error) {
 	return strings.Join(conds, " AND "), args, nil
 }
 
-// candidates is every document the pipeline holds, with the host and the
-// date a selector matches against.
-const candidates = `(
+// Documents the pipeline holds, each with the host and the date a selector
+// matches against: stored ones, and (for Drop) URLs the frontier alone has.
+const (
+	storedDocs = `
 	SELECT doc_id, split_part(host, ':', 1) AS host, coalesce(published_at, first_seen_at) AS at FROM cleaned
 	UNION ALL
-	SELECT doc_id, split_part(host, ':', 1), first_seen_at FROM documents WHERE doc_id NOT IN (SELECT doc_id FROM cleaned)
+	SELECT doc_id, split_part(host, ':', 1), first_seen_at FROM documents WHERE doc_id NOT IN (SELECT doc_id FROM cleaned)`
+	frontierOnly = `
 	UNION ALL
 	SELECT doc_id, split_part(host, ':', 1), first_seen_at FROM urls
-		WHERE doc_id NOT IN (SELECT doc_id FROM cleaned) AND doc_id NOT IN (SELECT doc_id FROM documents)
-) d`
+		WHERE doc_id NOT IN (SELECT doc_id FROM cleaned) AND doc_id NOT IN (SELECT doc_id FROM documents)`
+)
 
 // selectBatch returns up to batchSize selected doc_ids after the given one.
 func selectBatch(ctx context.Context, q pgxQuerier, s Selector, after string, withURLs bool) ([]string, error) {
@@ -102,15 +104,12 @@ func selectBatch(ctx context.Context, q pgxQuerier, s Selector, after string, wi
 	if err != nil {
 		return nil, err
 	}
-	src := candidates
-	if !withURLs { // Keep: a frontier row alone is nothing to remove
-		src = strings.Replace(candidates, `
-	UNION ALL
-	SELECT doc_id, split_part(host, ':', 1), first_seen_at FROM urls
-		WHERE doc_id NOT IN (SELECT doc_id FROM cleaned) AND doc_id NOT IN (SELECT doc_id FROM documents)`, "", 1)
+	src := storedDocs
+	if withURLs { // Drop: a frontier row alone is something to remove too
+		src += frontierOnly
 	}
 	args = append(args, after, batchSize)
-	rows, err := q.Query(ctx, fmt.Sprintf(`SELECT DISTINCT d.doc_id FROM %s WHERE %s AND d.doc_id > $%d ORDER BY d.doc_id LIMIT $%d`,
+	rows, err := q.Query(ctx, fmt.Sprintf(`SELECT DISTINCT d.doc_id FROM (%s) d WHERE %s AND d.doc_id > $%d ORDER BY d.doc_id LIMIT $%d`,
 		src, where, len(args)-1, len(args)), args...)
 	if err != nil {
 		return nil, fmt.Errorf("select documents to forget: %w", err)
@@ -188,10 +187,11 @@ func removeBatch(ctx context.Context, tx pgx.Tx, ids []string, o Options) (Count
 			return c, err
 		}
 	}
-	steps := []struct {
-		n   *int64
+	type step struct {
+		n   *int64 // where the row count goes, nil: not counted
 		sql string
-	}{
+	}
+	steps := []step{
 		{&c.Chunks, `DELETE FROM chunks WHERE doc_id = ANY($1)`},
 		{&c.Bands, `DELETE FROM simhash_bands WHERE doc_id = ANY($1)`},
 		{&c.Extractions, `DELETE FROM extractions WHERE doc_id = ANY($1)`},
@@ -201,13 +201,8 @@ func removeBatch(ctx context.Context, tx pgx.Tx, ids []string, o Options) (Count
 		{&c.Ledger, `DELETE FROM stage_results WHERE doc_id = ANY($1)`},
 	}
 	if o.Frontier == Drop {
-		steps = append(steps, struct {
-			n   *int64
-			sql string
-		}{&c.URLs, `DELETE FROM urls WHERE doc_id = ANY($1)`}, struct {
-			n   *int64
-			sql string
-		}{nil, `DELETE FROM forgotten WHERE doc_id = ANY($1)`})
+		steps = append(steps, step{&c.URLs, `DELETE FROM urls WHERE doc_id = ANY($1)`},
+			step{nil, `DELETE FROM forgotten WHERE doc_id = ANY($1)`})
 	}
 	for _, st := range steps {
 		if err := exec(st.n, st.sql, ids); err != nil {

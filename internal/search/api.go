@@ -78,7 +78,7 @@ func (a *api) search(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, ctx, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, SearchResponse{Query: q.Text, Mode: ans.Mode, K: q.K, Model: a.s.Identity().Version(),
+	WriteJSON(w, http.StatusOK, SearchResponse{Query: q.Text, Mode: ans.Mode, K: q.K, Model: a.s.Identity().Version(),
 		Count: len(ans.Results), Results: ans.Results, Note: ans.Note})
 }
 
@@ -97,7 +97,7 @@ func (a *api) document(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, ctx, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, d)
+	WriteJSON(w, http.StatusOK, d)
 }
 
 func (a *api) health(w http.ResponseWriter, r *http.Request) {
@@ -109,7 +109,7 @@ func (a *api) health(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // fail maps an error to a status; unexpected errors are logged, not shown.
@@ -140,7 +140,9 @@ func (a *api) fail(w http.ResponseWriter, r *http.Request, ctx context.Context, 
 	}
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// WriteJSON answers v as JSON with status (HTML left unescaped); the web
+// package answers its own API routes with it too.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
@@ -149,5 +151,5 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
+	WriteJSON(w, status, map[string]string{"error": msg})
 }

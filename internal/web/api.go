@@ -31,7 +31,7 @@ func (s *Server) apiStats(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	stats, err := s.stats(ctx)
 	if err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "read the stages from Redis: " + err.Error()})
+		search.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "read the stages from Redis: " + err.Error()})
 		return
 	}
 	rs := s.sampler.rates(rateWindow)
@@ -41,7 +41,7 @@ func (s *Server) apiStats(w http.ResponseWriter, r *http.Request) {
 		out.Stages = append(out.Stages, stageJSON{StageStats: st, State: st.State(), ReadPerMinute: rt.Read,
 			DLQPerMinute: rt.DLQ, RateWindowS: rt.Window.Seconds()})
 	}
-	writeJSON(w, http.StatusOK, out)
+	search.WriteJSON(w, http.StatusOK, out)
 }
 
 // GET /api/dlq?stage=&error_type=&limit= : the newest dead letters first.
@@ -51,7 +51,7 @@ func (s *Server) apiDLQ(w http.ResponseWriter, r *http.Request) {
 	if raw := q.Get("limit"); raw != "" {
 		n, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil || n < 1 || n > 1000 {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "limit must be 1 to 1000"})
+			search.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": "limit must be 1 to 1000"})
 			return
 		}
 		limit = n
@@ -64,7 +64,7 @@ func (s *Server) apiDLQ(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(stages) == 0 {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unknown stage " + strconv.Quote(stage)})
+		search.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": "unknown stage " + strconv.Quote(stage)})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
@@ -73,12 +73,12 @@ func (s *Server) apiDLQ(w http.ResponseWriter, r *http.Request) {
 	for _, st := range stages {
 		counts, err := s.cfg.Admin.DLQCounts(ctx, st)
 		if err != nil {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+			search.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
 			return
 		}
 		newest, err := s.cfg.Admin.DLQNewest(ctx, st, limit)
 		if err != nil {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+			search.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
 			return
 		}
 		if et := q.Get("error_type"); et != "" {
@@ -95,7 +95,7 @@ func (s *Server) apiDLQ(w http.ResponseWriter, r *http.Request) {
 		}
 		out[st] = map[string]any{"counts": counts, "newest": newest}
 	}
-	writeJSON(w, http.StatusOK, out)
+	search.WriteJSON(w, http.StatusOK, out)
 }
 
 // openAPI serves a short description of the JSON API.
@@ -118,7 +118,7 @@ type DocumentsResponse struct {
 
 // GET /api/documents?host=&lang=&since=&until=&after=&limit=
 func (s *Server) apiDocuments(w http.ResponseWriter, r *http.Request) {
-	bad := func(msg string) { writeJSON(w, http.StatusBadRequest, map[string]string{"error": msg}) }
+	bad := func(msg string) { search.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": msg}) }
 	v := r.URL.Query()
 	for name, vals := range v {
 		if len(vals) > 1 || len(vals[0]) > 512 || strings.ContainsFunc(vals[0], unicode.IsControl) {
@@ -157,11 +157,11 @@ func (s *Server) apiDocuments(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		s.log.Error("list documents", "err", err)
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
+		search.WriteJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
 		return
 	}
 	if len(out.Documents) == q.Limit {
 		out.Next = out.Documents[len(out.Documents)-1].Cursor
 	}
-	writeJSON(w, http.StatusOK, out)
+	search.WriteJSON(w, http.StatusOK, out)
 }

@@ -47,12 +47,17 @@ func (a access) authenticated(r *http.Request) bool {
 		return false
 	}
 	if h, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		return subtle.ConstantTimeCompare([]byte(h), []byte(a.token)) == 1
+		return a.tokenIs(h)
 	}
 	if c, err := r.Cookie(sessionCookie); err == nil {
 		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(a.session())) == 1
 	}
 	return false
+}
+
+// tokenIs reports whether s is the configured token (never when none is).
+func (a access) tokenIs(s string) bool {
+	return a.token != "" && subtle.ConstantTimeCompare([]byte(s), []byte(a.token)) == 1
 }
 
 // allowed reports whether r may reach a route of level l.

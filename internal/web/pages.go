@@ -456,11 +456,11 @@ type typeCount struct {
 	Count int64
 }
 
-func (s *Server) pipelineView(ctx context.Context) (pipelinePage, []streamkit.StageStats, error) {
+func (s *Server) pipelineView(ctx context.Context) (pipelinePage, error) {
 	p := pipelinePage{Refresh: 5}
 	stats, err := s.stats(ctx)
 	if err != nil {
-		return p, nil, err
+		return p, err
 	}
 	s.sampler.add(time.Now(), stats)
 	rs := s.sampler.rates(rateWindow)
@@ -473,25 +473,25 @@ func (s *Server) pipelineView(ctx context.Context) (pipelinePage, []streamkit.St
 		if st.DLQ > 0 {
 			counts, err := s.cfg.Admin.DLQCounts(ctx, st.Stage)
 			if err != nil {
-				return p, nil, err
+				return p, err
 			}
 			for t, n := range counts {
 				v.DLQTypes = append(v.DLQTypes, typeCount{t, n})
 			}
 			sort.Slice(v.DLQTypes, func(i, j int) bool { return v.DLQTypes[i].Count > v.DLQTypes[j].Count })
 			if v.Newest, err = s.cfg.Admin.DLQNewest(ctx, st.Stage, newestDLQ); err != nil {
-				return p, nil, err
+				return p, err
 			}
 		}
 		p.Stages = append(p.Stages, v)
 	}
-	return p, stats, nil
+	return p, nil
 }
 
 func (s *Server) pipelinePage(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.Timeout)
 	defer cancel()
-	p, _, err := s.pipelineView(ctx)
+	p, err := s.pipelineView(ctx)
 	p.Authed = s.access.authenticated(r)
 	p.Message = r.URL.Query().Get("done")
 	if err != nil {
@@ -566,8 +566,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	next := safeNext(r.PostForm.Get("next"))
-	probe := &http.Request{Header: http.Header{"Authorization": {"Bearer " + r.PostForm.Get("token")}}}
-	if !s.access.authenticated(probe) {
+	if !s.access.tokenIs(r.PostForm.Get("token")) {
 		s.render(w, r, http.StatusUnauthorized, "login", loginPage{Next: next, Error: "That is not the token serve was started with."})
 		return
 	}

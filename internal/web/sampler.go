@@ -28,10 +28,9 @@ type sampler struct {
 }
 
 type sample struct {
-	at     time.Time
-	read   map[string]int64
-	dlq    map[string]int64
-	stages []streamkit.StageStats
+	at   time.Time
+	read map[string]int64
+	dlq  map[string]int64
 }
 
 func (s *sampler) run(ctx context.Context) {
@@ -59,7 +58,7 @@ func (s *sampler) take(ctx context.Context) {
 }
 
 func (s *sampler) add(at time.Time, stats []streamkit.StageStats) {
-	sm := sample{at: at, read: map[string]int64{}, dlq: map[string]int64{}, stages: stats}
+	sm := sample{at: at, read: map[string]int64{}, dlq: map[string]int64{}}
 	for _, st := range stats {
 		sm.read[st.Stage] = st.Read
 		sm.dlq[st.Stage] = st.DLQ
@@ -109,14 +108,4 @@ func (s *sampler) rates(window time.Duration) map[string]rates {
 		}
 	}
 	return out
-}
-
-// latest returns the newest sample's stats, or nil.
-func (s *sampler) latest() []streamkit.StageStats {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.samples) == 0 {
-		return nil
-	}
-	return s.samples[len(s.samples)-1].stages
 }

@@ -8,12 +8,12 @@ package web
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -212,20 +212,10 @@ func (s *Server) static(w http.ResponseWriter, r *http.Request) {
 // deny answers an error as JSON for the API and as a page for a browser.
 func (s *Server) deny(w http.ResponseWriter, r *http.Request, code int, msg string) {
 	if isAPI(r) {
-		writeJSON(w, code, map[string]string{"error": msg})
+		search.WriteJSON(w, code, map[string]string{"error": msg})
 		return
 	}
 	s.render(w, r, code, "error", errorPage{Code: code, Status: http.StatusText(code), Message: msg})
 }
 
-func isAPI(r *http.Request) bool {
-	return len(r.URL.Path) >= 5 && r.URL.Path[:5] == "/api/"
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-}
+func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
