@@ -24,7 +24,8 @@ IMAGES=localhost/newscrawl-ci
 
 T0=$SECONDS
 step() { printf '==> [%3ds] %s\n' "$((SECONDS - T0))" "$*"; }
-die() { printf 'test-compose: FAIL: %s\n' "$*" >&2; exit 1; }
+FAILED=""
+die() { FAILED=$*; printf 'test-compose: FAIL: %s\n' "$*" >&2; exit 1; }
 have() { command -v "$1" >/dev/null 2>&1; }
 
 if ! have go && [[ -x /usr/local/go/bin/go ]]; then export PATH=/usr/local/go/bin:$PATH; fi
@@ -43,6 +44,13 @@ cleanup() {
     echo "---- logs (last 40 lines per service) ----" >&2
     "${COMPOSE[@]}" logs --no-color --tail 40 >&2 2>&1 || true
     "${COMPOSE[@]}" ps >&2 2>&1 || true
+    # Last, where a CI log's tail shows it: why each unhealthy container is so.
+    local id
+    for id in $("${COMPOSE[@]}" ps -q 2>/dev/null); do
+      ${ENGINE} inspect -f '{{.Name}} {{if .State.Health}}{{.State.Health.Status}}{{range .State.Health.Log}}
+    {{.Output}}{{end}}{{end}}' "$id" 2>/dev/null | grep -A20 ' unhealthy' >&2 || true
+    done
+    [[ -z $FAILED ]] || printf 'test-compose: FAIL: %s\n' "$FAILED" >&2
   fi
   if [[ ${COMPOSE_TEST_KEEP:-0} != 1 && ${#COMPOSE[@]} -gt 0 ]]; then
     timeout 180 "${COMPOSE[@]}" down -v --remove-orphans >/dev/null 2>&1 || true
