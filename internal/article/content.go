@@ -17,7 +17,7 @@ type contentResult struct {
 // chrome-looking elements; if that leaves too little, it retries without
 // the class/id based stripping (which sometimes hits a page wrapper).
 func extractContent(body *html.Node, pm *pageMeta, hc hintCache, bud *budget) contentResult {
-	titles := []string{pm.htmlTitle, pm.get("og:title"), pm.get("twitter:title"), cleanInline(pm.ld.headline)}
+	titles := []string{pm.htmlTitle, pm.get("og:title"), pm.get("twitter:title"), pm.ldTitle()}
 	best := attempt(body, true, titles, hc, bud)
 	if best.runes >= 500 || bud.over() {
 		return best

@@ -21,6 +21,7 @@ var articleTypes = map[string]bool{
 // ldData is what the page's JSON-LD says about the article and the page.
 type ldData struct {
 	headline      string
+	name          string // an article's name: its headline on most sites, not on all
 	description   string
 	body          string
 	authors       []string
@@ -48,10 +49,7 @@ func collectJSONLD(elems *goquery.Selection) *ldData {
 func parseJSONLD(scripts []string) *ldData {
 	ld := &ldData{types: map[string]bool{}}
 	for _, s := range scripts {
-		s = strings.TrimSpace(s)
-		s = strings.TrimPrefix(s, "<!--")
-		s = strings.TrimSuffix(s, "-->")
-		s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";"))
+		s = unwrapScript(s)
 		var v any
 		if err := json.Unmarshal([]byte(s), &v); err != nil {
 			repaired := strings.Map(func(r rune) rune {
@@ -67,6 +65,18 @@ func parseJSONLD(scripts []string) *ldData {
 		ld.walk(v, 0)
 	}
 	return ld
+}
+
+// unwrapScript removes what pages wrap a script body in for old parsers:
+// an HTML comment, a CDATA section (also behind "//"), a trailing ";".
+func unwrapScript(s string) string {
+	s = strings.TrimSpace(s)
+	for _, w := range [...][2]string{{"<!--", "-->"}, {"//<![CDATA[", "//]]>"}, {"<![CDATA[", "]]>"}} {
+		if strings.HasPrefix(s, w[0]) {
+			s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(s, w[0])), w[1]))
+		}
+	}
+	return strings.TrimSpace(strings.TrimSuffix(s, ";"))
 }
 
 // walk visits objects, arrays and @graph lists looking for article objects.
@@ -112,7 +122,7 @@ func (ld *ldData) takeArticle(m map[string]any) {
 		}
 	}
 	setIf(&ld.headline, str(m["headline"]))
-	setIf(&ld.headline, str(m["name"]))
+	setIf(&ld.name, str(m["name"]))
 	setIf(&ld.description, str(m["description"]))
 	if b := str(m["articleBody"]); len(b) > len(ld.body) {
 		ld.body = b

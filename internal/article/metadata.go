@@ -82,7 +82,12 @@ func (pm *pageMeta) addMeta(_ int, s *goquery.Selection) {
 		return
 	}
 	for _, k := range [...]string{"property", "name", "itemprop", "http-equiv"} {
-		if v := strings.ToLower(strings.TrimSpace(s.AttrOr(k, ""))); v != "" {
+		v := strings.ToLower(strings.TrimSpace(s.AttrOr(k, "")))
+		if k == "property" { // RDFa: a space-separated list of properties
+			for _, p := range strings.Fields(v) {
+				pm.meta[p] = append(pm.meta[p], content)
+			}
+		} else if v != "" {
 			pm.meta[v] = append(pm.meta[v], content)
 		}
 	}
@@ -241,10 +246,11 @@ func (pm *pageMeta) siteName() string {
 // reTitleSep splits "Headline | Site" style titles.
 var reTitleSep = regexp.MustCompile(`\s+(?:[|\-–—·•:»/]|::)\s+`)
 
-// title picks the headline: JSON-LD, Open Graph, Twitter, then <title>,
-// with a trailing or leading site name removed.
+// title picks the headline: JSON-LD, Dublin Core, Open Graph, Twitter,
+// then <title>, with a trailing or leading site name removed.
 func (pm *pageMeta) title(site string) string {
-	cands := []string{cleanInline(pm.ld.headline), pm.get("og:title"), pm.get("twitter:title"), pm.get("itemprop:headline", "headline", "title", "dc.title")}
+	cands := []string{pm.ldTitle(), pm.get("dc:title", "dcterms:title", "dc.title"), pm.get("og:title"), pm.get("twitter:title"),
+		pm.get("itemprop:headline", "headline", "title")}
 	for _, c := range cands {
 		if c != "" {
 			return stripSiteName(c, site, pm.h1s)
@@ -257,6 +263,21 @@ func (pm *pageMeta) title(site string) string {
 		return pm.h1s[0]
 	}
 	return ""
+}
+
+// ldTitle is JSON-LD's headline, or its name where the two differ and only
+// the name is in the page's <title> (Wikipedia's headline is a description).
+func (pm *pageMeta) ldTitle() string {
+	h, n := cleanInline(pm.ld.headline), cleanInline(pm.ld.name)
+	if h == "" || (n != "" && n != h && !containsFold(pm.htmlTitle, h) && containsFold(pm.htmlTitle, n)) {
+		return n
+	}
+	return h
+}
+
+// containsFold reports whether sub is in s, ignoring case.
+func containsFold(s, sub string) bool {
+	return sub != "" && strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }
 
 // stripSiteName removes a site-name part from a title. Without a known site
@@ -381,29 +402,31 @@ func (pm *pageMeta) modifiedAt() *time.Time {
 	return nil
 }
 
-// authors merges JSON-LD, meta and byline sources into clean person names.
+// authors takes clean person names from the first source that has any:
+// JSON-LD, meta tags, then the page's bylines. A source whose values are
+// no names (article:author is often a profile URL) does not count.
 func (pm *pageMeta) authors() []string {
-	var raw []string
-	raw = append(raw, pm.ld.authors...)
-	if len(raw) == 0 {
-		raw = append(raw, pm.all("author", "article:author", "parsely-author", "sailthru.author",
-			"dc.creator", "dcterms.creator", "byl", "twitter:creator:name", "itemprop:author", "itemprop:creator")...)
-	}
-	if len(raw) == 0 {
-		raw = append(raw, pm.bylines...)
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, r := range raw {
-		for _, name := range splitAuthors(r) {
-			k := strings.ToLower(name)
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, name)
+	sources := [][]string{pm.ld.authors,
+		pm.all("dc:creator", "dcterms:creator", "dc.creator", "author", "article:author", "og:article:author",
+			"parsely-author", "sailthru.author", "dcterms.creator", "byl", "twitter:creator:name",
+			"itemprop:author", "itemprop:creator"),
+		pm.bylines}
+	for _, raw := range sources {
+		var out []string
+		seen := map[string]bool{}
+		for _, r := range raw {
+			for _, name := range splitAuthors(r) {
+				if k := strings.ToLower(name); !seen[k] {
+					seen[k] = true
+					out = append(out, name)
+				}
 			}
 		}
+		if len(out) > 0 {
+			return out
+		}
 	}
-	return out
+	return nil
 }
 
 var (

@@ -110,6 +110,31 @@ func TestExtractMetadataSources(t *testing.T) {
 					t.Errorf("published = %v, want none (the only date is in a template)", a.PublishedAt)
 				}
 			}},
+		{"json-ld in a CDATA section", `<script type="application/ld+json">//<![CDATA[
+			{"@type":"NewsArticle","headline":"Wrapped Headline","datePublished":"2016-02-03T04:05:06Z",
+			"author":{"@type":"Person","name":"Ivo Marek"},"publisher":{"@type":"Organization","name":"Wrapped News"}}
+			//]]></script>`, "", func(t *testing.T, a *Article) {
+			eq(t, "title", a.Title, "Wrapped Headline")
+			eq(t, "authors", strings.Join(a.Authors, "|"), "Ivo Marek")
+			eq(t, "site", a.SiteName, "Wrapped News")
+			eqTime(t, "published", a.PublishedAt, "2016-02-03T04:05:06Z")
+		}},
+		{"json-ld name where the headline is a description", `<title>Tidal Power in Norway - Encyclo</title>
+			<script type="application/ld+json">{"@type":"Article","name":"Tidal Power in Norway","headline":"Overview of an energy source"}</script>`,
+			"", func(t *testing.T, a *Article) {
+				eq(t, "title", a.Title, "Tidal Power in Norway")
+			}},
+		{"rdfa property list and dublin core", `<meta property="og:title twitter:title" content="Social Headline">
+			<meta property="x:title dc:title" content="Catalogue Headline"><meta property="dc:creator og:x" content="Nina Holm">
+			<meta name="author" content="Site Staff Account">`, "", func(t *testing.T, a *Article) {
+			eq(t, "title", a.Title, "Catalogue Headline")
+			eq(t, "authors", strings.Join(a.Authors, "|"), "Nina Holm")
+		}},
+		{"a profile URL is no author: the byline is read", `<meta property="article:author" content="https://news.example.com/people/42">
+			</head><body><span class="author">Par <span class="authorname">Élise Marchand</span></span>`,
+			"", func(t *testing.T, a *Article) {
+				eq(t, "authors", strings.Join(a.Authors, "|"), "Élise Marchand")
+			}},
 		{"canonical link rel list", `<link rel="alternate" href="/amp/x"><link rel="Canonical" href=" "><link rel="canonical" href="/news/x">`,
 			"https://example.org/amp/x", func(t *testing.T, a *Article) {
 				eq(t, "canonical", a.CanonicalURL, "https://example.org/news/x")
