@@ -42,6 +42,8 @@ func attempt(body *html.Node, strip bool, titles []string, hc hintCache, bud *bu
 	roots := sc.pick()
 	if len(roots) == 0 {
 		roots = []*html.Node{body}
+	} else if alt := sc.proseRoot(roots); alt != nil {
+		roots = []*html.Node{alt}
 	}
 	cl := &cleaner{st: st, roots: roots}
 	for _, r := range roots {

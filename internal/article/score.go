@@ -57,6 +57,8 @@ type scorer struct {
 	body  *html.Node
 	cands []*html.Node
 	bud   *budget
+	paras []*html.Node // every scored paragraph, document order
+	prose int          // their unlinked runes
 }
 
 // scoreParagraphs walks the tree below body and credits each paragraph's
@@ -75,6 +77,8 @@ func (s *scorer) scoreParagraphs() {
 		if ps <= 0 {
 			return true
 		}
+		s.paras = append(s.paras, n)
+		s.prose += st.flow - st.flowLink
 		a := n
 		if paraTags[n.DataAtom] {
 			a = n.Parent
@@ -125,6 +129,52 @@ func (s *scorer) pick() []*html.Node {
 		top = top.Parent
 	}
 	return s.siblings(top)
+}
+
+// Prose fallback: the chosen roots are judged against the page's prose.
+const (
+	minFallbackProse = 1000 // runes of prose below which a page is not second-guessed
+	maxFallbackRoots = 500  // runes of the roots' own text above which they stand
+	fallbackShare    = 5    // the roots hold under 1/fallbackShare of the prose
+	proseHold        = 0.6  // the replacement holds this share of the prose
+	maxFallbackLinks = 0.35 // and at most this link density
+)
+
+// proseRoot second-guesses roots that hold little of the page's prose (a
+// promo box or an info panel chosen over an article told in many short
+// sections): it returns the deepest element holding most of the prose, or
+// nil when the roots stand.
+func (s *scorer) proseRoot(roots []*html.Node) *html.Node {
+	chosen := 0
+	for _, r := range roots {
+		st := s.st.get(r)
+		chosen += st.text - st.link
+	}
+	if s.prose < minFallbackProse {
+		return nil
+	}
+	if chosen >= maxFallbackRoots || chosen*fallbackShare >= s.prose {
+		return nil
+	}
+	credit := map[*html.Node]int{}
+	for _, p := range s.paras {
+		st := s.st.get(p)
+		for a := p.Parent; a != nil && a != s.body; a = a.Parent {
+			credit[a] += st.flow - st.flowLink
+		}
+	}
+	// The elements over proseHold (> 1/2) form one chain up to body: the
+	// deepest is the one with the least credit.
+	var best *html.Node
+	for a, c := range credit {
+		if float64(c) >= proseHold*float64(s.prose) && (best == nil || c < credit[best] || (c == credit[best] && contains(best, a))) {
+			best = a
+		}
+	}
+	if best == nil || s.st.get(best).linkDensity() > maxFallbackLinks {
+		return nil
+	}
+	return best
 }
 
 // commonAncestor moves up when several strong candidates share an ancestor,
