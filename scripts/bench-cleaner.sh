@@ -1,48 +1,97 @@
 #!/usr/bin/env bash
-# bench-cleaner.sh: article-extraction quality (F1 on the extraction-bench
-# dataset, via the external evaluator) and in-process speed of the cleaner.
-# Run from the repository root. The last line printed is "F1=<value>".
+# bench-cleaner.sh (make bench-cleaner): the cleaner's quality and speed, beside
+# go-trafilatura and go-readability measured in the same run.
+#   1. F1 (../shared/extractbench) on both dev sets: ScrapingHub's and readability's;
+#   2. the same on each set's fixed tuning and held-out halves (a page is held out when
+#      the first byte of the SHA-1 of its name is divisible by 4: tuning looks at the
+#      other three quarters only, the held-out quarter is scored here);
+#   3. metadata on the readability set (../shared/extractbench/metadata_score.py; the
+#      ScrapingHub set has no metadata truths);
+#   4. pages per CPU-second on one core, in-process, against go-trafilatura's.
+# Run from the repository root. The last line printed is "F1=<value>" (ScrapingHub set).
 set -euo pipefail
 
 BENCH_TOOL_DIR=${BENCH_TOOL_DIR:-../shared/extractbench}
-DATASET=${EXTRACTION_BENCH_DIR:-../shared/extraction-bench}
+SCRAPINGHUB=${EXTRACTION_BENCH_DIR:-../shared/extraction-bench}
+READABILITY=${EXTRACTION_BENCH_READABILITY_DIR:-../shared/extraction-bench-readability}
 BENCHTIME=${BENCHTIME:-543x} # three passes over the 181 pages
+PEERS=${PEERS:-trafilatura,trafilatura-fallback,readability}
 
 if [[ ! -f go.mod || ! -d cmd/cleaner ]]; then
 	echo "bench-cleaner: run from the repository root" >&2
 	exit 2
 fi
-if [[ ! -f "$DATASET/ground-truth.json" ]]; then
-	echo "bench-cleaner: dataset not found at $DATASET (set EXTRACTION_BENCH_DIR)" >&2
-	exit 2
-fi
-DATASET=$(cd "$DATASET" && pwd)
+for d in "$SCRAPINGHUB" "$READABILITY"; do
+	if [[ ! -f "$d/ground-truth.json" ]]; then
+		echo "bench-cleaner: dataset not found at $d (set EXTRACTION_BENCH_DIR / EXTRACTION_BENCH_READABILITY_DIR)" >&2
+		exit 2
+	fi
+done
+SCRAPINGHUB=$(cd "$SCRAPINGHUB" && pwd)
+READABILITY=$(cd "$READABILITY" && pwd)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-echo "== building evaluator ($BENCH_TOOL_DIR) and ./bin/cleaner"
+echo "== building the evaluator ($BENCH_TOOL_DIR) and ./bin/cleaner"
 (cd "$BENCH_TOOL_DIR" && go build -o "$tmp/extractbench" .)
 mkdir -p bin
 go build -o bin/cleaner ./cmd/cleaner
+CLEANER="$PWD/bin/cleaner extract {}"
 
-echo "== in-process speed (GOMAXPROCS=1, BenchmarkExtract, $BENCHTIME)"
-bench_out=$(GOMAXPROCS=1 EXTRACTION_BENCH_DIR="$DATASET" \
+# halves DATASET: writes $tmp/<name>-tune and $tmp/<name>-held, the two halves as datasets.
+halves() {
+	python3 - "$1" "$tmp" <<'EOF'
+import hashlib, json, os, sys
+src, out = sys.argv[1], sys.argv[2]
+name = os.path.basename(src.rstrip("/"))
+gt = json.load(open(os.path.join(src, "ground-truth.json")))
+for half in ("tune", "held"):
+    d = os.path.join(out, f"{name}-{half}")
+    os.makedirs(os.path.join(d, "html"))
+    keep = {k: v for k, v in gt.items() if (hashlib.sha1(k.encode()).digest()[0] % 4 == 0) == (half == "held")}
+    json.dump(keep, open(os.path.join(d, "ground-truth.json"), "w"))
+    for k in keep:
+        for ext in (".html.gz", ".html"):
+            f = os.path.join(src, "html", k + ext)
+            if os.path.exists(f):
+                os.symlink(f, os.path.join(d, "html", k + ext))
+EOF
+}
+
+declare -A F1
+for d in "$SCRAPINGHUB" "$READABILITY"; do
+	name=$(basename "$d")
+	echo
+	echo "== quality on $name (one cleaner process per page; peers in-process)"
+	out=$("$tmp/extractbench" run -q -cmd "$CLEANER" -x "$PEERS" -worst 8 "$d")
+	echo "$out"
+	F1[$name]=$(echo "$out" | awk '$2 == "cmd" { print $4; exit }')
+	halves "$d"
+	for half in tune held; do
+		"$tmp/extractbench" run -q -bootstrap 0 -cmd "$CLEANER" -x trafilatura "$tmp/$name-$half" |
+			awk -v h="$half" '$2 == "cmd" || $2 == "trafilatura" { printf "   %s half: %-12s n=%s F1=%s\n", h, $2, $3, $4 }'
+	done
+done
+
+echo
+echo "== metadata on $(basename "$READABILITY") (share of pages with a truth for the field)"
+meta=$(python3 "$BENCH_TOOL_DIR/metadata_score.py" "$READABILITY" "$PWD/bin/cleaner extract --json")
+echo "$meta"
+
+echo
+echo "== speed on one core, in-process (GOMAXPROCS=1)"
+bench_out=$(GOMAXPROCS=1 EXTRACTION_BENCH_DIR="$SCRAPINGHUB" \
 	go test -run '^$' -bench '^BenchmarkExtract$' -benchtime="$BENCHTIME" ./internal/article)
 echo "$bench_out" | grep -E '^(Benchmark|cpu:)' || true
-metric() { echo "$bench_out" | awk -v unit="$1" '/^BenchmarkExtract/ { for (i = 1; i < NF; i++) if ($(i+1) == unit) print $i }'; }
-pages_per_s=$(metric pages/s)          # wall clock, one core
-pages_per_cpu_s=$(metric pages/cpu-s) # CPU time: robust when the machine is busy
+ours=$(echo "$bench_out" | awk '/^BenchmarkExtract/ { for (i = 1; i < NF; i++) if ($(i+1) == "pages/cpu-s") print $i }')
+peer=$(GOMAXPROCS=1 "$tmp/extractbench" run -q -bootstrap 0 -j 1 -repeat 3 -x trafilatura "$SCRAPINGHUB" |
+	awk '$2 == "trafilatura" { print $(NF-3); exit }')
+echo "go-trafilatura in-process, same settings: $peer pages/cpu-s"
 
-echo "== quality (evaluator, one cleaner process per page)"
-eval_out=$("$tmp/extractbench" run -cmd "$PWD/bin/cleaner extract {}" -worst 10 "$DATASET")
-echo "$eval_out"
-row=$(echo "$eval_out" | awk '$2 == "cmd" { print; exit }')
-f1=$(echo "$row" | awk '{ print $4 }')
-precision=$(echo "$row" | awk '{ print $7 }')
-recall=$(echo "$row" | awk '{ print $10 }')
-
+echo
 echo "== summary"
-echo "precision=$precision recall=$recall f1=$f1"
-echo "in-process, GOMAXPROCS=1: pages/s=${pages_per_s:-n/a} (wall) pages/cpu-s=${pages_per_cpu_s:-n/a}"
-echo "$eval_out" | grep -E '^F1=' | tail -n 1
+for name in "${!F1[@]}"; do echo "F1 $name: ${F1[$name]}"; done | sort
+echo "$meta" | tail -n 1
+awk -v a="$ours" -v b="$peer" 'BEGIN { if (b > 0) printf "speed: %s pages/cpu-s, go-trafilatura %s: %.2fx\n", a, b, a / b }'
+echo "F1=${F1[$(basename "$SCRAPINGHUB")]}"
