@@ -47,3 +47,30 @@ func TestExtractArticleBesideLongerTeasersStands(t *testing.T) {
 		t.Errorf("want the whole article:\n%s", a.Text)
 	}
 }
+
+// slideshow renders n numbered captions ("k/n Title" and a caption line).
+func slideshow(n int) string {
+	var sb strings.Builder
+	sb.WriteString(`<div class="gallery"><ul class="legends">`)
+	for k := 1; k <= n; k++ {
+		fmt.Fprintf(&sb, `<li><h2><span class="counter">%d/%d</span> Picture number %d</h2><p>The caption of picture %d says what it shows, and who took it, in one sentence.</p></li>`, k, n, k, k)
+	}
+	return sb.String() + `</ul></div>`
+}
+
+// An article with a slideshow embedded after its text keeps the article and
+// drops the captions; a gallery page (captions and little else) keeps them.
+func TestExtractEmbeddedSlideshow(t *testing.T) {
+	page := `<html><head><title>Harbour reopens</title></head><body><div class="story">` +
+		pTags(articleParas(6)) + slideshow(20) + `</div></body></html>`
+	a := mustExtract(t, page, "https://example.org/harbour")
+	if !strings.Contains(a.Text, "Paragraph 6 opens here") || strings.Contains(a.Text, "Picture number") || strings.Contains(a.Text, "caption of picture") {
+		t.Errorf("want the article without the slideshow:\n%s", a.Text)
+	}
+	gallery := `<html><head><title>Pictures of the week</title></head><body><div class="story"><p>Our pictures of the week.</p>` +
+		slideshow(12) + `</div></body></html>`
+	a = mustExtract(t, gallery, "https://example.org/pictures")
+	if !strings.Contains(a.Text, "12/12 Picture number 12") || !strings.Contains(a.Text, "caption of picture 12") {
+		t.Errorf("a gallery page keeps its captions:\n%s", a.Text)
+	}
+}

@@ -1,6 +1,8 @@
 package article
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/html/atom"
@@ -9,6 +11,7 @@ import (
 // filterBlocks drops UI-text blocks and link lists, and cuts the text at a
 // trailing "Related"/"Comments" style heading.
 func filterBlocks(bs []block, titles []string) []block {
+	bs = dropSlideshow(bs)
 	total := 0
 	for _, b := range bs {
 		total += b.runes
@@ -114,4 +117,48 @@ func linkBlock(b block) bool {
 		return false // a sentence whose subject happens to be linked
 	}
 	return b.runes-b.linkLen < 40 || (b.linkLen*10 > b.runes*8 && b.runes < 300)
+}
+
+// reSlideCounter matches a slideshow caption's counter: "3/50 Title", "3 of 50".
+var reSlideCounter = regexp.MustCompile(`^\s*(\d{1,3})\s*(?:/|of)\s*(\d{1,3})(?:\s|$)`)
+
+// minSlides is how many numbered captions make a slideshow;
+// minArticleBeside the prose (runes) beside it that makes it an article's.
+const (
+	minSlides        = 3
+	minArticleBeside = 800
+)
+
+// dropSlideshow removes an embedded slideshow's captions (short blocks
+// numbered "k/N" with one N, each followed by its caption) from an
+// article's text. A page with little prose beside them is a gallery and
+// keeps them.
+func dropSlideshow(bs []block) []block {
+	var at []int
+	var of string
+	for i, b := range bs {
+		m := reSlideCounter.FindStringSubmatch(b.text)
+		if m == nil || b.runes > 200 {
+			continue
+		}
+		k, _ := strconv.Atoi(m[1])
+		if n, _ := strconv.Atoi(m[2]); k == 0 || k > n {
+			continue
+		}
+		if of != "" && m[2] != of {
+			return bs // two counters: not one slideshow
+		}
+		of = m[2]
+		at = append(at, i)
+	}
+	if len(at) < minSlides {
+		return bs
+	}
+	// The last caption runs as far as the captions before it did.
+	gap := (at[len(at)-1] - at[0]) / (len(at) - 1)
+	from, to := at[0], min(len(bs), at[len(at)-1]+max(gap, 1))
+	if proseRunes(bs[:from])+proseRunes(bs[to:]) < minArticleBeside {
+		return bs
+	}
+	return append(bs[:from:from], bs[to:]...)
 }
