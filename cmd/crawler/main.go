@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/app"
@@ -66,6 +67,8 @@ func run(args []string) error {
 	maxAhead := s.Duration("CRAWL_MAX_AHEAD", crawl.DefaultMaxAhead, "furthest ahead one request may hold a host slot; beyond, it is re-queued without one")
 	promote := s.Duration("CRAWL_PROMOTE_INTERVAL", crawl.DefaultPromoteInterval, "how often the crawler moves due retries (requests back for their slot) onto the crawl stream")
 	schedule := s.Duration("CRAWL_SCHEDULE_PERIOD", crawl.DefaultSchedulePeriod, "how often due hubs are looked for")
+	window := s.Int64("CRAWL_WINDOW", crawl.DefaultWindow, "crawl requests on the crawl stream at most (waiting and in flight); the rest of the frontier waits in PostgreSQL")
+	feedInterval := s.Duration("CRAWL_FEED_INTERVAL", crawl.DefaultFeedInterval, "how often the frontier is checked for requests to put on the crawl stream")
 	if err := s.Parse(args); err != nil {
 		return err
 	}
@@ -82,7 +85,8 @@ func run(args []string) error {
 	cfg := crawl.Config{Prefix: *common.StreamPrefix, UserAgent: *userAgent, HostDelay: *hostDelay,
 		MaxWait: *maxWait, DeferAfter: *deferAfter, MaxAhead: *maxAhead, PromoteInterval: *promote, MaxDepth: *maxDepth, MaxHubDepth: *maxHubDepth, MaxURLsPerHost: *maxURLsPerHost, RecrawlInterval: *recrawl, MaxBody: *maxBody, MaxInflightBytes: *maxInflight,
 		ConnectTimeout: *connectTimeout, ResponseHeaderTimeout: *headerTimeout, FetchTimeout: *fetchTimeout,
-		MaxRedirects: *maxRedirects, AllowPrivate: *allowPrivate, AllowCIDRs: cidrs, SchedulePeriod: *schedule}
+		MaxRedirects: *maxRedirects, AllowPrivate: *allowPrivate, AllowCIDRs: cidrs, SchedulePeriod: *schedule,
+		Window: *window, FeedInterval: *feedInterval}
 
 	w := app.Worker{
 		Name: "crawler", Stage: pipeline.Crawl, Group: pipeline.CrawlerGroup, Downstream: pipeline.Clean,
@@ -92,12 +96,16 @@ func run(args []string) error {
 		// with the running crawlers' settings rather than its own.
 		Status: map[string]string{"allow_private": strconv.FormatBool(*allowPrivate), "allow_cidrs": *allowCIDRs},
 	}
-	if *recrawl > 0 {
-		w.Background = func(ctx context.Context, d app.Deps) {
+	var crawler *crawl.Crawler // built before Background runs
+	w.Background = func(ctx context.Context, d app.Deps) {
+		var wg sync.WaitGroup
+		if *recrawl > 0 {
 			cfg := cfg
 			cfg.Logger = d.Log
-			crawl.NewScheduler(d.DB, d.Producer, cfg).Run(ctx)
+			wg.Go(func() { crawl.NewScheduler(d.DB, d.Producer, cfg).Run(ctx) })
 		}
+		crawl.NewFeeder(d.DB, d.Redis, crawler).Run(ctx)
+		wg.Wait()
 	}
 	return w.Run(func(d app.Deps) (streamkit.Handler, error) {
 		cfg.Logger = d.Log
@@ -105,6 +113,7 @@ func run(args []string) error {
 		if err != nil {
 			return nil, err
 		}
+		crawler = c
 		d.Log.Info("crawler configured", "host_delay", *hostDelay, "max_depth", *maxDepth,
 			"allow_private", *allowPrivate, "recrawl", *recrawl, "user_agent", *userAgent)
 		return c, nil

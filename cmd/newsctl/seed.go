@@ -12,14 +12,15 @@ import (
 	"net/url"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/crawl"
 	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
 	"github.com/newscrawl/newscrawl/internal/crawl/urlnorm"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/internal/store"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -32,10 +33,12 @@ func (h *hostList) Set(v string) error {
 	return nil
 }
 
-// runSeed publishes one crawl request per seed URL. Each seed gets a fresh
-// nonce, so seeding a URL again fetches it again (conditionally). A URL the
-// crawler would not fetch — one that does not normalize, a host that does
-// not resolve, an address its SSRF guard refuses — is refused with the
+// runSeed records the seed URLs in the frontier, where the crawlers' feeder
+// takes them onto the crawl stream as it has room: seed returns at once,
+// whatever the number. A URL already waiting for a fetch is left as it is;
+// one fetched before is owed a new fetch (conditional). A URL the crawler
+// would not fetch — one that does not normalize, a host that does not
+// resolve, an address its SSRF guard refuses — is refused with the
 // reason, and seed then exits 1 after queueing the others.
 func runSeed(ctx context.Context, args []string) error {
 	s, c := settings("seed")
@@ -75,33 +78,49 @@ func runSeed(ctx context.Context, args []string) error {
 	if set["recrawl"] { // --recrawl 0: never recrawl these hubs
 		rc = recrawl
 	}
+	depth := -1           // the crawler's default
+	if set["max-depth"] { // --max-depth 0: the seed alone
+		depth = *maxDepth
+	}
 	guard, err := crawlerGuard(ctx, &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}, *allowPrivate, *allowCIDRs)
 	if err != nil {
 		return err
 	}
-	p := streamkit.NewProducer(rdb, *c.StreamPrefix, 0)
-	queued := 0
+	var ok []crawl.Seed
 	var refused []string
 	for _, u := range seeds {
 		if why := guard.check(ctx, u); why != "" {
 			refused = append(refused, fmt.Sprintf("  %s: %s", u, why))
 			continue
 		}
-		f := crawl.RequestFields(u, 0, *maxDepth, hosts, rc, true, "", crawl.NewNonce(), "")
-		if set["max-depth"] { // --max-depth 0: the seed alone
-			f[crawl.FieldMaxDepth] = strconv.Itoa(*maxDepth)
-		}
-		if _, err := p.Publish(ctx, pipeline.Crawl, f); err != nil {
-			return fmt.Errorf("seed %s: %w", u, err)
-		}
-		queued++
+		ok = append(ok, crawl.Seed{URL: u, MaxDepth: depth, Hosts: hosts, Recrawl: rc})
 	}
-	fmt.Printf("queued %d of %d URL(s)\n", queued, len(seeds))
+	var rep crawl.SeedReport
+	if len(ok) > 0 {
+		if rep, err = recordSeeds(ctx, c, ok); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("queued %d of %d URL(s): %d new to the frontier, %d fetched before and owed a new fetch, %d already waiting\n",
+		len(ok), len(seeds), rep.New, rep.Again, rep.Owed)
 	if len(refused) > 0 {
 		fmt.Fprintf(os.Stderr, "refused %d (the crawler would not fetch them; judged with %s):\n%s\n", len(refused), guard.source, strings.Join(refused, "\n"))
 		return exitCode(1)
 	}
 	return nil
+}
+
+// recordSeeds puts the seeds in the frontier, in PostgreSQL.
+func recordSeeds(ctx context.Context, c config.Common, seeds []crawl.Seed) (crawl.SeedReport, error) {
+	pool, err := store.Open(ctx, *c.DatabaseURL)
+	if err != nil {
+		return crawl.SeedReport{}, err
+	}
+	defer pool.Close()
+	if _, err := store.Migrate(ctx, pool); err != nil { // the frontier may be older than this newsctl
+		return crawl.SeedReport{}, err
+	}
+	return crawl.SeedFrontier(ctx, pool, seeds)
 }
 
 // A seedGuard judges a seed as the running crawlers would: its host must

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newscrawl/newscrawl/internal/config"
+	"github.com/newscrawl/newscrawl/internal/crawl"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/store"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
@@ -43,6 +45,8 @@ func runWait(ctx context.Context, args []string) error {
 	live := isTerminal(os.Stdout)
 	searchable := searchableCounter(ctx, c, live)
 	defer searchable.close()
+	frontier := frontierCounter(ctx, c)
+	defer frontier.close()
 	start, lastProgress := time.Now(), time.Now()
 	var idleSince time.Time
 	var last string
@@ -51,14 +55,15 @@ func runWait(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		if sig := signature(stats); sig != last {
+		owed := frontier.owed(ctx)
+		if sig := signature(stats) + strconv.FormatInt(owed, 10); sig != last {
 			last, lastProgress = sig, time.Now()
 		}
 		if live {
-			fmt.Printf("\r\033[K%s%s", progressLine(stats, time.Since(start)), searchable.text(ctx))
+			fmt.Printf("\r\033[K%s%s%s", progressLine(stats, time.Since(start)), frontier.text(owed), searchable.text(ctx))
 		}
 		done := false
-		if idle(stats) {
+		if idle(stats) && owed == 0 {
 			if idleSince.IsZero() {
 				idleSince = time.Now()
 			}
@@ -190,6 +195,48 @@ func summarise(ctx context.Context, admin *streamkit.Admin, c config.Common, sta
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// frontierWait counts the crawl requests waiting in the frontier for room
+// on the crawl stream: the pipeline is not idle while there are any.
+// Without a database it counts none (wait then judges by Redis alone).
+type frontierWait struct{ pool *pgxpool.Pool }
+
+func frontierCounter(ctx context.Context, c config.Common) *frontierWait {
+	octx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	pool, err := store.Open(octx, *c.DatabaseURL)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "wait: the frontier is not counted (%v)\n", err)
+		return &frontierWait{}
+	}
+	return &frontierWait{pool: pool}
+}
+
+func (f *frontierWait) owed(ctx context.Context) int64 {
+	if f.pool == nil {
+		return 0
+	}
+	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	n, err := crawl.FrontierOwed(qctx, f.pool)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func (f *frontierWait) text(owed int64) string {
+	if owed == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" | %d waiting in the frontier", owed)
+}
+
+func (f *frontierWait) close() {
+	if f.pool != nil {
+		f.pool.Close()
+	}
 }
 
 // searchable counts the documents embedded, for the live line: at most

@@ -27,6 +27,8 @@ const (
 	DefaultMaxRetryAfter   = time.Hour
 	DefaultSchedulePeriod  = 30 * time.Second
 	DefaultScheduleBatch   = 500
+	DefaultWindow          = 1000
+	DefaultFeedInterval    = 200 * time.Millisecond
 )
 
 // Config describes the crawler stage. Zero fields take the defaults above
@@ -71,6 +73,11 @@ type Config struct {
 
 	SchedulePeriod time.Duration // how often the scheduler looks for due hubs
 	ScheduleBatch  int           // due hubs re-enqueued per pass
+
+	// Window is how many requests the crawl stream holds at most (waiting
+	// and in flight); the rest of the frontier waits in the urls table.
+	Window       int64
+	FeedInterval time.Duration // how often the feeder looks for room on the stream
 
 	// OnReserve, when set, is called with every politeness slot granted
 	// before a fetch (observability and tests).
@@ -123,6 +130,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.ScheduleBatch <= 0 {
 		c.ScheduleBatch = DefaultScheduleBatch
+	}
+	if c.Window <= 0 {
+		c.Window = DefaultWindow
+	}
+	if c.FeedInterval <= 0 {
+		c.FeedInterval = DefaultFeedInterval
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

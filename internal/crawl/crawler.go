@@ -37,6 +37,8 @@ type Crawler struct {
 	limiter *politeness.Limiter
 	log     *slog.Logger
 	metrics *metrics
+	win     *window       // room on the crawl stream, shared with the feeder
+	feed    chan struct{} // wakes the feeder: links were left in the frontier
 }
 
 // New builds a Crawler over Redis (politeness, robots cache) and Postgres
@@ -47,7 +49,7 @@ func New(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, reg promethe
 		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout, Timeout: cfg.FetchTimeout, MaxRedirects: cfg.MaxRedirects,
 		AllowPrivate: cfg.AllowPrivate, AllowCIDRs: cfg.AllowCIDRs, Budget: fetch.NewBudget(cfg.MaxInflightBytes)})
 	c := &Crawler{cfg: cfg, pool: pool, fetcher: f, limiter: politeness.New(rdb, cfg.Prefix, cfg.MaxWait),
-		log: cfg.Logger.With("component", "crawl")}
+		log: cfg.Logger.With("component", "crawl"), win: newWindow(rdb, cfg.Prefix, cfg.Window), feed: make(chan struct{}, 1)}
 	c.robots = robots.New(rdb, f, robots.Config{Prefix: cfg.Prefix, UserAgent: cfg.UserAgent, TTL: cfg.RobotsTTL,
 		Logger: c.log, BeforeFetch: func(ctx context.Context, host string) error {
 			return c.wait(ctx, host, c.cfg.HostDelay)
@@ -91,7 +93,7 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	}
 	if !rules.Allowed(pathQuery(r.u)) {
 		c.metrics.outcome(StateDisallowed)
-		return c.result(r, &outcome{State: StateDisallowed, Links: uniqueLinks(links)}), nil
+		return c.result(ctx, r, &outcome{State: StateDisallowed, Links: uniqueLinks(links)}), nil
 	}
 	// Looked up before the slot, not after: the slot stamps the send, and a
 	// database round trip between the stamp and the request would let two
@@ -123,7 +125,7 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	}
 	o.Links = uniqueLinks(append(links, o.Links...))
 	c.metrics.outcome(o.State)
-	return c.result(r, o), nil
+	return c.result(ctx, r, o), nil
 }
 
 // known reports whether the frontier has target (normalised) already,
@@ -372,19 +374,22 @@ func (c *Crawler) allowed(r *request, u string) bool {
 // result packages an outcome: Commit records it, then EmitFunc sends the
 // cleaner's message if the document is new or changed and a crawl request
 // for each discovered URL the seen-set did not hold (decided inside the
-// same transaction, so concurrent workers never both enqueue a URL).
-func (c *Crawler) result(r *request, o *outcome) streamkit.Result {
+// same transaction, so concurrent workers never both enqueue a URL) and the
+// crawl stream had room for; the others wait in the frontier, for the
+// feeder.
+func (c *Crawler) result(ctx context.Context, r *request, o *outcome) streamkit.Result {
 	var recrawl *time.Duration
 	if r.Recrawl != c.cfg.RecrawlInterval {
 		recrawl = &r.Recrawl
 	}
 	c.metrics.discovered.Add(float64(len(o.Links)))
+	room := c.win.grant(ctx, len(o.Links)) // outside the transaction: it may ask Redis
 	var w written
 	return streamkit.Result{
 		DocID: r.DocID,
 		Commit: func(ctx context.Context, tx pgx.Tx) error {
 			var err error
-			w, err = commit(ctx, tx, r, o)
+			w, err = commit(ctx, tx, r, o, recrawl, room)
 			if err == nil && o.release != nil {
 				o.release()
 			}
@@ -397,17 +402,28 @@ func (c *Crawler) result(r *request, o *outcome) streamkit.Result {
 					pipeline.FieldDocID: o.Doc.DocID, pipeline.FieldContentHash: o.Doc.Hash, pipeline.FieldURL: o.Doc.URL}})
 			}
 			for _, l := range o.Links {
-				if w.fresh[l.URL] {
-					f := RequestFields(l.URL, l.Depth, r.MaxDepth, r.Hosts, recrawl, false, l.Hint, LinkNonce(r.URL, l.URL), r.URL)
-					if l.Hubs > 0 {
-						f[FieldHubs] = strconv.Itoa(l.Hubs)
-					}
-					emits = append(emits, streamkit.Emit{Stage: pipeline.Crawl, Fields: f})
+				if w.published[l.URL] {
+					emits = append(emits, streamkit.Emit{Stage: pipeline.Crawl, Fields: linkRequest(r, l, recrawl)})
+				}
+			}
+			if w.left > 0 {
+				select { // the feeder publishes them when there is room
+				case c.feed <- struct{}{}:
+				default:
 				}
 			}
 			return emits
 		},
 	}
+}
+
+// linkRequest is the crawl request for a link found by r.
+func linkRequest(r *request, l link, recrawl *time.Duration) map[string]string {
+	f := RequestFields(l.URL, l.Depth, r.MaxDepth, r.Hosts, recrawl, false, l.Hint, LinkNonce(r.URL, l.URL), r.URL)
+	if l.Hubs > 0 {
+		f[FieldHubs] = strconv.Itoa(l.Hubs)
+	}
+	return f
 }
 
 func pathQuery(u *url.URL) string {

@@ -37,10 +37,31 @@ func (e *env) consumerConfig() streamkit.Config {
 		Downstream: pipeline.Clean}
 }
 
-// start runs a consumer with h until the test ends or stop is called.
+// start runs a consumer with h until the test ends or stop is called, and
+// a crawler's feeder beside it, as the crawler binary does.
 func (e *env) start(cfg streamkit.Config, h streamkit.Handler) (stop func()) {
 	e.T.Helper()
-	return e.Run(cfg, h)
+	stopConsumer := e.Run(cfg, h)
+	c, ok := h.(*crawl.Crawler)
+	if !ok {
+		return stopConsumer
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		crawl.NewFeeder(e.Pool, e.RDB, c).Run(ctx)
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			stopConsumer()
+			cancel()
+			<-done
+		})
+	}
+	e.T.Cleanup(stop)
+	return stop
 }
 
 func (e *env) crawler(cfg crawl.Config) *crawl.Crawler {
@@ -77,7 +98,11 @@ func (e *env) waitIdle(timeout time.Duration) {
 			e.T.Fatal(err)
 		}
 		s := st[0]
-		if s.Length > 0 && s.Lag == 0 && s.Pending == 0 && s.Retry == 0 && s.Deferred == 0 {
+		owed, err := crawl.FrontierOwed(context.Background(), e.Pool)
+		if err != nil {
+			e.T.Fatal(err)
+		}
+		if s.Length > 0 && s.Lag == 0 && s.Pending == 0 && s.Retry == 0 && s.Deferred == 0 && owed == 0 {
 			if quiet++; quiet >= 3 {
 				return
 			}

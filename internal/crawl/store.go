@@ -74,10 +74,13 @@ type outcome struct {
 }
 
 // written is what commit found new: whether the document row was inserted
-// or its content changed, and which discovered URLs the seen-set lacked.
+// or its content changed, which discovered URLs the seen-set lacked and
+// were marked published (the crawl stream had room), and how many new ones
+// were left in the frontier.
 type written struct {
-	changed bool
-	fresh   map[string]bool
+	changed   bool
+	published map[string]bool
+	left      int
 }
 
 // commit writes an outcome inside the ledger transaction and reports what
@@ -94,7 +97,11 @@ type written struct {
 // without spending an attempt; the server ends a stalled transaction after
 // a few seconds (streamkit's transaction limits), releasing its rows
 // (TestCrawler_ConcurrentCommitsDoNotRefetch).
-func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome) (written, error) {
+//
+// room is how many new links may go onto the crawl stream with this
+// commit (marked published here, sent by the emit); the rest stay owed in
+// the frontier for the feeder.
+func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome, recrawl *time.Duration, room int) (written, error) {
 	var w written
 	state := o.State // decided here, not written back: streamkit may run a Commit twice
 	if o.Doc != nil {
@@ -111,16 +118,31 @@ func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome) (written, er
 		return w, err
 	}
 	if len(o.Aliases) > 0 {
-		if _, err := insertLinks(ctx, tx, r, o.Aliases, StateAlias); err != nil {
+		if _, err := insertLinks(ctx, tx, r, o.Aliases, StateAlias, nil); err != nil {
 			return w, err
 		}
 	}
 	if len(o.Links) > 0 {
-		fresh, err := insertLinks(ctx, tx, r, o.Links, StateQueued)
+		fresh, err := insertLinks(ctx, tx, r, o.Links, StateQueued, recrawl)
 		if err != nil {
 			return w, err
 		}
-		w.fresh = fresh
+		var pub []string
+		for _, l := range o.Links { // in page order, as they were found
+			if fresh[l.URL] && len(pub) < room {
+				pub = append(pub, l.URL)
+			}
+		}
+		if len(pub) > 0 {
+			if _, err := tx.Exec(ctx, `UPDATE urls SET published_at = now() WHERE url = ANY($1)`, pub); err != nil {
+				return w, fmt.Errorf("mark %d discovered urls published: %w", len(pub), err)
+			}
+		}
+		w.published = make(map[string]bool, len(pub))
+		for _, u := range pub {
+			w.published[u] = true
+		}
+		w.left = len(fresh) - len(pub)
 	}
 	return w, nil
 }
@@ -179,9 +201,12 @@ func upsertURL(ctx context.Context, tx pgx.Tx, r *request, o *outcome, state str
 			recrawl_interval = COALESCE(EXCLUDED.recrawl_interval, urls.recrawl_interval),
 			next_crawl_at = COALESCE(EXCLUDED.next_crawl_at, urls.next_crawl_at),
 			fetch_count = urls.fetch_count + EXCLUDED.fetch_count,
-			fetched_at = COALESCE(EXCLUDED.fetched_at, urls.fetched_at), updated_at = now()`,
+			fetched_at = COALESCE(EXCLUDED.fetched_at, urls.fetched_at), updated_at = now(),
+			-- the request owed is handled; one owed with another nonce (a new seeding) stays
+			pending_nonce = CASE WHEN urls.pending_nonce = $21 THEN NULL ELSE urls.pending_nonce END,
+			published_at = CASE WHEN urls.pending_nonce = $21 THEN NULL ELSE urls.published_at END`,
 		r.URL, r.DocID, r.Host, state, r.Depth, r.MaxDepth, r.Hosts, r.Seed, o.Hub, o.Kind, o.Status,
-		o.FinalURL, o.ContentType, o.Hash, o.ETag, o.LastModified, o.Err, r.From, recrawlMS, fetched)
+		o.FinalURL, o.ContentType, o.Hash, o.ETag, o.LastModified, o.Err, r.From, recrawlMS, fetched, r.Nonce)
 	if err != nil {
 		return fmt.Errorf("record %s in urls: %w", r.URL, err)
 	}
@@ -189,27 +214,44 @@ func upsertURL(ctx context.Context, tx pgx.Tx, r *request, o *outcome, state str
 }
 
 // insertLinks adds unseen URLs to the seen-set and returns those inserted.
+// Queued ones are owed a fetch (pending, unpublished) with the nonce the
+// crawler's request for them carries; aliases are owed nothing.
 // URLs already stored are filtered out by a plain read first: an insert
 // that met one of them while another transaction updates its row would
 // wait for that transaction, and such waits, crossing, deadlock. What is
 // left (URLs two transactions discover at once) is inserted in URL order.
-func insertLinks(ctx context.Context, tx pgx.Tx, r *request, links []link, state string) (map[string]bool, error) {
+func insertLinks(ctx context.Context, tx pgx.Tx, r *request, links []link, state string, recrawl *time.Duration) (map[string]bool, error) {
 	urls := make([]string, len(links))
 	docs := make([]string, len(links))
 	hosts := make([]string, len(links))
 	depths := make([]int32, len(links))
 	hubs := make([]bool, len(links))
+	hints := make([]string, len(links))
+	inRow := make([]int32, len(links))
+	nonces := make([]*string, len(links))
 	for i, l := range links {
 		urls[i], docs[i], hosts[i], depths[i], hubs[i] = l.URL, l.DocID, l.Host, int32(l.Depth), l.Hub
+		hints[i], inRow[i] = l.Hint, int32(l.Hubs)
+		if state == StateQueued {
+			n := LinkNonce(r.URL, l.URL)
+			nonces[i] = &n
+		}
+	}
+	var recrawlMS *int64
+	if recrawl != nil {
+		ms := recrawl.Milliseconds()
+		recrawlMS = &ms
 	}
 	rows, err := tx.Query(ctx, `
-		INSERT INTO urls (url, doc_id, host, state, depth, max_depth, hosts, is_hub, discovered_from)
-		SELECT u, d, h, $6, dep, $7, $8, hub, $9
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bool[]) AS t(u, d, h, dep, hub)
+		INSERT INTO urls (url, doc_id, host, state, depth, max_depth, hosts, is_hub, discovered_from,
+		                  hint, hubs, pending_nonce, recrawl_interval)
+		SELECT u, d, h, $6, dep, $7, $8, hub, $9, hint, hubs, nonce, $13::bigint * interval '1 millisecond'
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bool[], $10::text[], $11::int[], $12::text[])
+		     AS t(u, d, h, dep, hub, hint, hubs, nonce)
 		WHERE NOT EXISTS (SELECT 1 FROM urls WHERE urls.url = t.u)
 		ORDER BY u
 		ON CONFLICT (url) DO NOTHING
-		RETURNING url`, urls, docs, hosts, depths, hubs, state, r.MaxDepth, r.Hosts, r.URL)
+		RETURNING url`, urls, docs, hosts, depths, hubs, state, r.MaxDepth, r.Hosts, r.URL, hints, inRow, nonces, recrawlMS)
 	if err != nil {
 		return nil, fmt.Errorf("insert %d discovered urls: %w", len(links), err)
 	}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -72,6 +73,7 @@ func TestCLI_SeedRefusesWhatTheCrawlerWouldNot(t *testing.T) {
 	}
 	bin := build(t)
 	_, prefix := testenv.Redis(t)
+	// No DATABASE_URL: refusing needs Redis alone (the running crawlers' settings).
 	environ := []string{"PATH=/usr/bin:/bin", "STREAM_PREFIX=" + prefix, "REDIS_URL=" + redisURL()}
 	cmd := exec.Command(filepath.Join(bin, "newsctl"), "seed", "http://127.0.0.1:18999/", "http://no-such-host.invalid/", "ftp://example.org/x")
 	cmd.Env = environ
@@ -84,10 +86,16 @@ func TestCLI_SeedRefusesWhatTheCrawlerWouldNot(t *testing.T) {
 			t.Errorf("seed output lacks %q:\n%s", want, out)
 		}
 	}
+	// Queueing records the seed in the frontier, in PostgreSQL.
+	pool := testenv.Postgres(t)
 	cmd = exec.Command(filepath.Join(bin, "newsctl"), "seed", "http://127.0.0.1:18999/")
-	cmd.Env = append(environ, "CRAWL_ALLOW_CIDRS=127.0.0.1/32")
+	cmd.Env = append(environ, "CRAWL_ALLOW_CIDRS=127.0.0.1/32", "DATABASE_URL="+schemaURL(testenv.SchemaOf(pool)))
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "queued 1 of 1") {
 		t.Errorf("seed with the guard opened for the address: %v\n%s", err, out)
+	}
+	var owed string
+	if err := pool.QueryRow(context.Background(), `SELECT pending_nonce FROM urls WHERE url = 'http://127.0.0.1:18999/' AND is_seed`).Scan(&owed); err != nil || owed == "" {
+		t.Errorf("the seed is not owed a fetch in the frontier: %q %v", owed, err)
 	}
 }
 

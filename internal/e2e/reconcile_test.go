@@ -50,9 +50,11 @@ func TestPipeline_ReconcileAfterRedisLoss(t *testing.T) {
 	exec(`DELETE FROM stage_results WHERE stage IN ('extract', 'embed') AND doc_id = $1`, orchard)
 	exec(`DELETE FROM chunks WHERE doc_id = $1`, chess)
 	exec(`DELETE FROM stage_results WHERE stage IN ('clean', 'extract', 'embed') AND doc_id = $1`, chess)
-	late := crawl.NormalizedURL(srv.URL + "/news/late.html")
-	exec(`INSERT INTO urls (url, doc_id, host, state, depth, max_depth, discovered_from) VALUES ($1, $2, $3, 'queued', 1, 2, $4)`,
-		late, pipeline.DocID(late), srv.Listener.Addr().String(), crawl.NormalizedURL(srv.URL+"/"))
+	// A link the crawler put on the stream (pending, published), lost with it.
+	late, home := crawl.NormalizedURL(srv.URL+"/news/late.html"), crawl.NormalizedURL(srv.URL+"/")
+	exec(`INSERT INTO urls (url, doc_id, host, state, depth, max_depth, discovered_from, pending_nonce, published_at)
+		VALUES ($1, $2, $3, 'queued', 1, 2, $4, $5, now())`,
+		late, pipeline.DocID(late), srv.Listener.Addr().String(), home, crawl.LinkNonce(home, late))
 	keys, err := rdb.Keys(ctx, prefix+":*").Result()
 	if err != nil {
 		t.Fatal(err)

@@ -98,29 +98,17 @@ type owed struct {
 	fields map[string]string
 }
 
-// frontier is every URL discovered but not fetched yet, with the nonce the
-// crawler's own request for it carries (crawl.LinkNonce), unless the
-// crawler's ledger has that request finished.
+// frontier is every request the frontier says is on the crawl stream and
+// not handled yet, unless the crawler's ledger has it finished. (Requests
+// not published yet are the crawlers' feeder's to send.)
 func (r *Reconciler) frontier(ctx context.Context) ([]owed, error) {
-	rows, err := r.Pool.Query(ctx, `SELECT u.url, u.depth, u.max_depth, u.hosts, u.is_seed, u.discovered_from FROM urls u
-		WHERE u.state = 'queued'`)
+	reqs, err := crawl.PublishedOwed(ctx, r.Pool)
 	if err != nil {
-		return nil, fmt.Errorf("read the frontier: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	var out []owed
-	for rows.Next() {
-		var url, from string
-		var depth, maxDepth int
-		var hosts []string
-		var seed bool
-		if err := rows.Scan(&url, &depth, &maxDepth, &hosts, &seed, &from); err != nil {
-			return nil, fmt.Errorf("read the frontier: %w", err)
-		}
-		out = append(out, owed{ref: url, fields: crawl.RequestFields(url, depth, maxDepth, hosts, nil, seed, "", crawl.LinkNonce(from, url), from)})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the frontier: %w", err)
+	out := make([]owed, len(reqs))
+	for i, f := range reqs {
+		out[i] = owed{ref: f[crawl.FieldURL], fields: f}
 	}
 	return r.notInLedger(ctx, pipeline.Crawl, out, func(o owed) string {
 		return crawl.LedgerKey(o.ref, o.fields[crawl.FieldNonce])

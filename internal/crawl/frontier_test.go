@@ -1,0 +1,166 @@
+package crawl_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/newscrawl/newscrawl/internal/crawl"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+// numbered makes s serve /p/N: an article linking to /p/N+1 and /p/N+7, so
+// most links name a URL that is itself seeded and still waiting. Set before
+// the first request.
+func numbered(s *site) {
+	s.Config.Handler = countHits(s, func(w http.ResponseWriter, r *http.Request) {
+		var n int
+		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &n); err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, article(n, fmt.Sprintf("/p/%d", n+1), fmt.Sprintf("/p/%d", n+7)))
+	})
+}
+
+// countHits wraps h with the site's hit counter.
+func countHits(s *site, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.hits[r.URL.RequestURI()]++
+		s.mu.Unlock()
+		h(w, r)
+	})
+}
+
+// seeds returns n seeds /p/0 … /p/n-1 spread over the sites.
+func seeds(sites []*site, n int) []crawl.Seed {
+	out := make([]crawl.Seed, 0, n)
+	for i := 0; i < n; i++ {
+		out = append(out, crawl.Seed{URL: fmt.Sprintf("%s/p/%d", sites[i%len(sites)].URL, i/len(sites)), MaxDepth: 1})
+	}
+	return out
+}
+
+// A 20,000-URL seed burst is recorded in the frontier, not on the stream:
+// the crawl stream never holds more than the window plus one read batch,
+// and no URL is fetched twice, also where a page links to a seed that is
+// still waiting (issue 13 item 7).
+func TestCrawler_SeedBurstStaysInTheWindow(t *testing.T) {
+	e := newEnv(t)
+	sites := make([]*site, 4)
+	for i := range sites {
+		sites[i] = newSite(t)
+		numbered(sites[i])
+	}
+	ctx := context.Background()
+	t0 := time.Now()
+	rep, err := crawl.SeedFrontier(ctx, e.Pool, seeds(sites, 20000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("seeded 20,000 in %s: %+v", time.Since(t0).Round(time.Millisecond), rep)
+	if rep.New != 20000 {
+		t.Fatalf("seed report %+v, want 20000 new", rep)
+	}
+	if again, err := crawl.SeedFrontier(ctx, e.Pool, seeds(sites, 100)); err != nil || again.Owed != 100 {
+		t.Fatalf("seeding waiting URLs again: %+v %v, want 100 already owed", again, err)
+	}
+	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
+	if n, _ := admin.Pressure(ctx, pipeline.Crawl); n != 0 {
+		t.Fatalf("seeding put %d requests on the stream, want 0 (the feeder publishes)", n)
+	}
+
+	cfg := e.crawlConfig()
+	cfg.HostDelay, cfg.Window, cfg.FeedInterval = -1, 100, 20*time.Millisecond
+	cc := e.consumerConfig()
+	stop := e.start(cc, e.crawler(cfg))
+	worst := int64(0)
+	deadline := time.Now().Add(60 * time.Second)
+	for fetched(sites) < 1500 && time.Now().Before(deadline) {
+		if p, err := admin.Pressure(ctx, pipeline.Crawl); err == nil {
+			worst = max(worst, p)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop()
+	n := fetched(sites)
+	if n < 1500 {
+		t.Fatalf("fetched %d pages in 60 s, want 1500", n)
+	}
+	if limit := cfg.Window + int64(cc.BatchSize); worst > limit {
+		t.Errorf("the crawl stream held %d requests, want at most the window %d plus a read batch", worst, cfg.Window)
+	}
+	length, err := e.RDB.XLen(ctx, streamkit.KeysFor(e.Prefix, pipeline.Crawl).Stream()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if length > int64(n)+cfg.Window+int64(cc.BatchSize) {
+		t.Errorf("%d entries were published for %d fetches: the frontier was not the buffer", length, n)
+	}
+	owed, err := crawl.FrontierOwed(ctx, e.Pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if owed < int64(20000-n)-cfg.Window-int64(cc.BatchSize) {
+		t.Errorf("%d requests left in the frontier after %d fetches of 20,000", owed, n)
+	}
+	for _, s := range sites {
+		s.mu.Lock()
+		for uri, hits := range s.hits {
+			if hits > 1 {
+				t.Errorf("%s%s fetched %d times", s.URL, uri, hits)
+			}
+		}
+		s.mu.Unlock()
+	}
+	t.Logf("%d fetched, the stream held at most %d (window %d), %d still owed", n, worst, cfg.Window, owed)
+}
+
+// A crawl of seeds that link to each other finishes with every seed fetched
+// once and no link queued a second time.
+func TestCrawler_SeedsLinkingToSeedsFetchOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	sites := []*site{newSite(t), newSite(t)}
+	for _, s := range sites {
+		numbered(s)
+	}
+	ctx := context.Background()
+	if _, err := crawl.SeedFrontier(ctx, e.Pool, seeds(sites, 300)); err != nil {
+		t.Fatal(err)
+	}
+	cfg := e.crawlConfig()
+	cfg.Window, cfg.FeedInterval = 20, 20*time.Millisecond
+	e.start(e.consumerConfig(), e.crawler(cfg))
+	e.waitIdle(60 * time.Second)
+	for _, s := range sites {
+		for i := 0; i < 150; i++ {
+			if n := s.hit(fmt.Sprintf("/p/%d", i)); n != 1 {
+				t.Errorf("%s/p/%d fetched %d times, want 1", s.URL, i, n)
+			}
+		}
+		// the links past the last seeds (/p/150 … /p/156) once each too
+		s.mu.Lock()
+		for uri, n := range s.hits {
+			if n > 1 && strings.HasPrefix(uri, "/p/") {
+				t.Errorf("%s%s fetched %d times", s.URL, uri, n)
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// fetched counts the pages the sites served.
+func fetched(sites []*site) int {
+	n := 0
+	for _, s := range sites {
+		n += s.totalHits()
+	}
+	return n
+}
