@@ -51,7 +51,7 @@ func New(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, reg promethe
 	c := &Crawler{cfg: cfg, pool: pool, fetcher: f, limiter: politeness.New(rdb, cfg.Prefix, cfg.MaxWait),
 		log: cfg.Logger.With("component", "crawl"), win: newWindow(rdb, cfg.Prefix, cfg.Window), feed: make(chan struct{}, 1)}
 	c.robots = robots.New(rdb, f, robots.Config{Prefix: cfg.Prefix, UserAgent: cfg.UserAgent, TTL: cfg.RobotsTTL,
-		Logger: c.log, BeforeFetch: func(ctx context.Context, host string) error {
+		Logger: c.log, BeforeSend: func(ctx context.Context, host string) (func(), error) {
 			return c.wait(ctx, host, c.cfg.HostDelay)
 		}})
 	m, err := newMetrics(reg)
@@ -144,15 +144,18 @@ func (c *Crawler) known(ctx context.Context, target string) bool {
 }
 
 // wait takes a politeness slot for host; delay < 0 disables politeness.
-func (c *Crawler) wait(ctx context.Context, host string, delay time.Duration) error {
+func (c *Crawler) wait(ctx context.Context, host string, delay time.Duration) (func(), error) {
 	if delay < 0 {
-		return nil
+		return nil, nil
 	}
 	res, err := c.limiter.Wait(ctx, host, delay)
-	if err == nil && c.cfg.OnReserve != nil {
+	if err != nil {
+		return nil, err
+	}
+	if c.cfg.OnReserve != nil {
 		c.cfg.OnReserve(res)
 	}
-	return err
+	return res.Release, nil
 }
 
 // classifyErr turns a failure before or during the fetch into streamkit's terms.

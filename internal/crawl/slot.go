@@ -17,7 +17,7 @@ import (
 // deferral per request, however long the host's queue; a slot beyond
 // MaxAhead is not reserved and the request comes back later to try again.
 // delay < 0 disables politeness. The returned error is in streamkit's terms.
-func (c *Crawler) claim(ctx context.Context, r *request, id string, delay time.Duration) (func(context.Context) error, error) {
+func (c *Crawler) claim(ctx context.Context, r *request, id string, delay time.Duration) (func(context.Context) (func(), error), error) {
 	if delay < 0 {
 		return nil, nil
 	}
@@ -38,18 +38,18 @@ func (c *Crawler) claim(ctx context.Context, r *request, id string, delay time.D
 		d := res.Wait - c.cfg.MaxAhead/2 + rand.N(c.cfg.MaxAhead/2)
 		return nil, streamkit.Later(d, fmt.Sprintf("next slot on %s is %s ahead, beyond %s: re-queued", r.Host, res.Wait, c.cfg.MaxAhead))
 	}
-	// The wait for the slot and the send's stamp happen in the fetch, once
-	// its connection is ready: nothing is left between the stamp and the
-	// request reaching the host but the write.
-	return func(ctx context.Context) error {
+	// The wait for the slot and the host's turn happen in the fetch, once
+	// its connection is ready; the fetch ends the turn at the answer's
+	// first byte.
+	return func(ctx context.Context) (func(), error) {
 		res, err := c.limiter.Await(ctx, res, delay)
 		if err != nil {
-			return err // the fetch's error: outcomeOf classifies it
+			return nil, err // the fetch's error: outcomeOf classifies it
 		}
 		if c.cfg.OnReserve != nil {
 			c.cfg.OnReserve(res)
 		}
-		return nil
+		return res.Release, nil
 	}, nil
 }
 

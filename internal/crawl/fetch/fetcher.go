@@ -15,6 +15,8 @@ import (
 	"net/http/httptrace"
 	"net/netip"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -80,10 +82,11 @@ type Request struct {
 	// the caller already knows need not be fetched again).
 	Follow func(target string) bool
 	// BeforeSend, when set, is called once the first request's connection
-	// is ready, just before the request is written (politeness stamps its
-	// send here: nothing between the stamp and the host but the write). Its
-	// error aborts the fetch and is returned.
-	BeforeSend func(ctx context.Context) error
+	// is ready, just before the request is written (politeness waits for
+	// the host's turn here). Its error aborts the fetch and is returned; the
+	// done func it returns is called once, when the first byte of the
+	// answer has come or the fetch ends without one.
+	BeforeSend func(ctx context.Context) (done func(), err error)
 }
 
 type followKey struct{}
@@ -178,16 +181,34 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 		gctx, abort := context.WithCancel(ctx)
 		defer abort()
 		gated := false
-		// GotConn runs on this goroutine, before the request is written.
-		ctx = httptrace.WithClientTrace(gctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) {
-			if gated {
-				return // a redirect's request
-			}
-			gated = true
-			if gateErr = r.BeforeSend(gctx); gateErr != nil {
-				abort()
-			}
-		}})
+		var once sync.Once
+		var done atomic.Pointer[func()] // set on this goroutine, called on either
+		answered := func() {
+			once.Do(func() {
+				if d := done.Load(); d != nil {
+					(*d)()
+				}
+			})
+		}
+		defer answered()
+		// GotConn runs on this goroutine, before the request is written;
+		// GotFirstResponseByte on the transport's, after GotConn.
+		ctx = httptrace.WithClientTrace(gctx, &httptrace.ClientTrace{
+			GotConn: func(httptrace.GotConnInfo) {
+				if gated {
+					return // a redirect's request
+				}
+				gated = true
+				d, err := r.BeforeSend(gctx)
+				if d != nil {
+					done.Store(&d)
+				}
+				if gateErr = err; err != nil {
+					abort()
+				}
+			},
+			GotFirstResponseByte: answered,
+		})
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.URL, nil)
 	if err != nil {

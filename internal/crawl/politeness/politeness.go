@@ -6,9 +6,13 @@
 // A slot alone does not make that hold where the requests arrive: a
 // request whose process was descheduled, or whose Redis reply came late,
 // wakes after its slot, possibly together with the next one (after a stall
-// every overdue timer fires at once). So a waiter, once its slot has come,
-// also stamps the host's last send time in Redis (server clock again) and
-// waits more if the previous send was less than the delay ago.
+// every overdue timer fires at once); and a stamp taken at the send cannot
+// see how late that request then reached the host. So the gap is kept from
+// the host's answer, as colly and Heritrix keep it: once its slot has
+// come, a request is sent only when the host's previous request has had
+// its first response byte (or failed) at least the delay ago, on the Redis
+// server's clock. The host saw that previous request before it answered,
+// so it never sees two closer than the delay, whatever the jitter.
 //
 // A request that can step aside (the crawler re-queues it) uses Claim: a
 // slot far away is held for the request under its own key, and handed
@@ -19,6 +23,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -48,21 +55,46 @@ redis.call('SET', KEYS[1], slot + delay, 'PX', slot + delay - now + 60000)
 return {1, slot, now}
 `)
 
-// sendScript stamps a send to a host, in microseconds (a millisecond
-// clock would let two sends be up to 1ms closer than the delay). KEYS[1]
-// holds the host's last send (unix µs). ARGV: delay µs. It returns
-// {0, µs still to wait} when the last send was less than the delay ago,
-// else stamps now and returns {1, now}.
-var sendScript = redis.NewScript(`
+// gateScript lets one request to a host go. KEYS[1]: the host's last
+// answer (unix µs); KEYS[2]: the request in flight (its token); KEYS[3]:
+// the host's next free slot (reserveScript's). ARGV: delay µs, token,
+// in-flight TTL ms. It returns {0, -1} while another request is in flight,
+// {0, µs still to wait} while the last answer is less than the delay ago,
+// else marks this request in flight and returns {1, now µs}.
+var gateScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  return {0, -1}
+end
 local delay = tonumber(ARGV[1])
 local last = tonumber(redis.call('GET', KEYS[1]) or '0')
 if now < last + delay then
   return {0, last + delay - now}
 end
-redis.call('SET', KEYS[1], string.format('%d', now), 'PX', math.floor(delay / 1000) + 60000)
+redis.call('SET', KEYS[2], ARGV[2], 'PX', tonumber(ARGV[3]))
 return {1, now}
+`)
+
+// releaseScript ends a request's turn: the host answered (or the request
+// failed) now. Same KEYS as gateScript; ARGV: delay ms, token. The next
+// free slot moves to at least now + delay, so slots handed out from here
+// on follow the host's real pace (held ones keep their time: the gate
+// still spaces them).
+var releaseScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+if redis.call('GET', KEYS[2]) == ARGV[2] then
+  redis.call('DEL', KEYS[2])
+end
+local delay = tonumber(ARGV[1])
+redis.call('SET', KEYS[1], string.format('%d', now), 'PX', delay + 60000)
+local nowms = math.floor(now / 1000)
+local nxt = tonumber(redis.call('GET', KEYS[3]) or '0')
+if nxt < nowms + delay then
+  redis.call('SET', KEYS[3], nowms + delay, 'PX', delay + 60000)
+end
+return 1
 `)
 
 // claimScript is reserveScript for a request that can step aside and come
@@ -115,7 +147,12 @@ type Reservation struct {
 	Slot     time.Time     // when the request may be sent, on the server's clock
 	Wait     time.Duration // Slot minus the server's now
 	Reserved bool          // false: the slot was further than the max wait (Claim: max ahead) and is not held
-	Sent     time.Time     // set by Wait and Await: the send stamped on the server's clock (>= Slot)
+	Sent     time.Time     // set by Wait and Await: when the request was let go, on the server's clock (>= Slot)
+	// Release (set by Wait and Await) ends the request's turn on the host:
+	// call it once, when the first byte of the answer has come or the
+	// request has failed. Until then no other request goes to the host
+	// (for at most the in-flight TTL, should the caller die).
+	Release func()
 	// Held (Claim only): the slot is reserved for the request but further
 	// than the defer threshold; the caller should step aside until shortly
 	// before Slot and Claim again with the same id, which returns this slot.
@@ -143,7 +180,18 @@ type Limiter struct {
 	rdb     redis.UniversalClient
 	prefix  string
 	maxWait time.Duration
+
+	mu   sync.Mutex
+	wake map[string]chan struct{} // per host: closed when a request of this process releases it
 }
+
+// inFlightTTL bounds how long a request holds its host without releasing
+// it (a process that died mid-request): above the fetch's header timeout.
+const inFlightTTL = 30 * time.Second
+
+// pollBusy is how often a request waiting for another process's request
+// to the same host asks again (this process's own releases wake it).
+const pollBusy = 5 * time.Millisecond
 
 // New returns a Limiter whose keys are <prefix>:crawl:host:{<host>}; maxWait
 // <= 0 means DefaultMaxWait.
@@ -151,14 +199,17 @@ func New(rdb redis.UniversalClient, prefix string, maxWait time.Duration) *Limit
 	if maxWait <= 0 {
 		maxWait = DefaultMaxWait
 	}
-	return &Limiter{rdb: rdb, prefix: prefix, maxWait: maxWait}
+	return &Limiter{rdb: rdb, prefix: prefix, maxWait: maxWait, wake: map[string]chan struct{}{}}
 }
 
 // Key is the Redis key holding host's next free time; the host is its hash tag.
 func (l *Limiter) Key(host string) string { return l.prefix + ":crawl:host:{" + host + "}" }
 
-// SentKey is the Redis key holding host's last send time.
-func (l *Limiter) SentKey(host string) string { return l.prefix + ":crawl:sent:" + host }
+// AnsweredKey is the Redis key holding when host last answered us.
+func (l *Limiter) AnsweredKey(host string) string { return l.prefix + ":crawl:answered:{" + host + "}" }
+
+// BusyKey is the Redis key naming the request in flight to host.
+func (l *Limiter) BusyKey(host string) string { return l.prefix + ":crawl:busy:{" + host + "}" }
 
 // Reserve asks for the next slot of host, with delay the gap to keep after
 // it. A delay <= 0 disables politeness: the slot is now, nothing is stored.
@@ -224,42 +275,78 @@ func (l *Limiter) Wait(ctx context.Context, host string, delay time.Duration) (R
 	return l.Await(ctx, r, delay)
 }
 
-// Await sleeps until r's slot, then stamps the send in Redis, sleeping
-// more while the host's last stamped send is less than delay ago — so
-// waiters that wake together after a stall still go one delay apart. On
-// success r.Sent is the stamp (server clock). It returns ctx's error if
-// ctx ends first.
+// Await sleeps until r's slot, then waits for the host's turn: no request
+// of ours in flight to it, and its last answer at least delay ago (see the
+// package comment), so waiters that wake together after a stall still go
+// one delay apart. On success r.Sent is when it was let go (server clock)
+// and r.Release must be called when the answer starts or the request
+// fails. It returns ctx's error if ctx ends first.
 func (l *Limiter) Await(ctx context.Context, r Reservation, delay time.Duration) (Reservation, error) {
+	r.Release = func() {}
 	if delay <= 0 {
 		r.Sent = r.Slot
 		return r, nil
 	}
-	gap := SendGap(delay)
 	if err := sleep.For(ctx, r.Wait); err != nil {
 		return r, fmt.Errorf("wait for a slot on %s: %w", r.Host, err)
 	}
+	keys := []string{l.AnsweredKey(r.Host), l.BusyKey(r.Host), l.Key(r.Host)}
+	token := strconv.FormatInt(rand.Int64(), 36)
 	for {
-		v, err := sendScript.Run(ctx, l.rdb, []string{l.SentKey(r.Host)}, max(gap.Microseconds(), 1)).Int64Slice()
+		wake := l.waker(r.Host)
+		v, err := gateScript.Run(ctx, l.rdb, keys, max(delay.Microseconds(), 1), token, inFlightTTL.Milliseconds()).Int64Slice()
 		if err != nil {
-			return r, fmt.Errorf("stamp a send to %s: %w", r.Host, err)
+			return r, fmt.Errorf("wait for the turn on %s: %w", r.Host, err)
 		}
 		if len(v) != 2 {
-			return r, fmt.Errorf("stamp a send to %s: unexpected reply %v", r.Host, v)
+			return r, fmt.Errorf("wait for the turn on %s: unexpected reply %v", r.Host, v)
 		}
 		if v[0] == 1 {
 			r.Sent = time.UnixMicro(v[1])
+			var once sync.Once
+			r.Release = func() { once.Do(func() { l.release(r.Host, keys, delay, token) }) }
 			return r, nil
 		}
-		if err := sleep.For(ctx, time.Duration(v[1])*time.Microsecond); err != nil {
-			return r, fmt.Errorf("wait for the last send to %s to be %s ago: %w", r.Host, delay, err)
+		wait := time.Duration(v[1]) * time.Microsecond
+		if v[1] < 0 { // another request in flight: until it releases
+			wait = pollBusy
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return r, fmt.Errorf("wait for the turn on %s: %w", r.Host, ctx.Err())
+		case <-wake:
+			t.Stop()
+		case <-t.C:
 		}
 	}
 }
 
-// SendGap is how far apart stamped sends to one host are: the delay plus a
-// margin (a tenth of it, at most 100 ms) that absorbs the jitter between
-// stamping a send and the request reaching the host, so the host itself
-// never sees two requests closer than the delay.
-func SendGap(delay time.Duration) time.Duration {
-	return delay + min(delay/10, 100*time.Millisecond)
+// waker returns the channel closed at this process's next release of host.
+func (l *Limiter) waker(host string) chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ch, ok := l.wake[host]
+	if !ok {
+		ch = make(chan struct{})
+		l.wake[host] = ch
+	}
+	return ch
+}
+
+// release ends a request's turn on host and wakes this process's waiters.
+// It runs on a context of its own: the request's may be over already.
+func (l *Limiter) release(host string, keys []string, delay time.Duration, token string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// A failed release leaves the host busy until the in-flight TTL: slower,
+	// never closer than the delay.
+	_ = releaseScript.Run(ctx, l.rdb, keys, max(delay.Milliseconds(), 1), token).Err()
+	l.mu.Lock()
+	if ch, ok := l.wake[host]; ok {
+		close(ch)
+		delete(l.wake, host)
+	}
+	l.mu.Unlock()
 }

@@ -33,6 +33,7 @@ func TestLimiter_GapsHoldAcrossProcesses(t *testing.T) {
 				t.Error(err)
 				return
 			}
+			r.Release() // answered at once
 			if time.Now().Before(r.Slot.Add(-5 * time.Millisecond)) {
 				t.Errorf("Wait returned before its slot")
 			}
@@ -71,5 +72,37 @@ func TestLimiter_TooLongIsNotReserved(t *testing.T) {
 	after, _ := rdb.Get(ctx, l.Key("h")).Int64()
 	if before != after {
 		t.Fatalf("a refused reservation moved the host's next slot: %d -> %d", before, after)
+	}
+}
+
+// The gap is kept from the host's answer, not from the send: a request the
+// host takes 150 ms to answer holds the host that long, and the next one
+// goes a delay after the answer, also from another process.
+func TestLimiter_GapCountsFromTheAnswer(t *testing.T) {
+	rdb, prefix := testenv.Redis(t)
+	a, b := politeness.New(rdb, prefix, 5*time.Second), politeness.New(rdb, prefix, 5*time.Second)
+	const delay, answer = 40 * time.Millisecond, 150 * time.Millisecond
+	ctx := context.Background()
+	first, err := a.Wait(ctx, "slow.example", delay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan time.Time, 1)
+	go func() {
+		time.Sleep(answer)
+		released <- time.Now()
+		first.Release()
+	}()
+	second, err := b.Wait(ctx, "slow.example", delay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second.Release()
+	at := <-released
+	if gap := second.Sent.Sub(first.Sent); gap < answer+delay {
+		t.Errorf("second request let go %s after the first, want >= the answer time %s plus the delay %s", gap, answer, delay)
+	}
+	if time.Now().Before(at.Add(delay)) {
+		t.Errorf("second request let go less than the delay after the first answer")
 	}
 }

@@ -42,9 +42,10 @@ type Config struct {
 	TTL        time.Duration // how long a fetched robots.txt is trusted
 	LocalTTL   time.Duration // how long a parsed copy stays in process memory
 	LocalHosts int           // bound on the in-process copies
-	// BeforeFetch, when set, runs before robots.txt is requested from host
-	// (the politeness slot); its error aborts the fetch.
-	BeforeFetch func(ctx context.Context, host string) error
+	// BeforeSend, when set, runs when robots.txt is about to be requested
+	// from host (the politeness turn), as fetch.Request.BeforeSend: its error
+	// aborts the fetch, its done func runs at the answer's first byte.
+	BeforeSend func(ctx context.Context, host string) (done func(), err error)
 	Logger      *slog.Logger
 }
 
@@ -143,14 +144,13 @@ func (c *Cache) load(ctx context.Context, origin string) (*Rules, error) {
 
 func (c *Cache) download(ctx context.Context, origin string) (int, []byte, error) {
 	host := strings.TrimPrefix(strings.TrimPrefix(origin, "https://"), "http://")
-	if c.cfg.BeforeFetch != nil {
-		if err := c.cfg.BeforeFetch(ctx, host); err != nil {
-			return 0, nil, err
-		}
+	req := fetch.Request{URL: origin + "/robots.txt", MaxBody: DefaultMaxBody, Prefix: true}
+	if c.cfg.BeforeSend != nil {
+		req.BeforeSend = func(ctx context.Context) (func(), error) { return c.cfg.BeforeSend(ctx, host) }
 	}
 	// A larger file is read up to the limit and what was read applies
 	// (RFC 9309 §2.5): its rules are not dropped for its size.
-	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: origin + "/robots.txt", MaxBody: DefaultMaxBody, Prefix: true})
+	resp, err := c.fetcher.Fetch(ctx, req)
 	switch {
 	case errors.Is(err, fetch.ErrBlocked):
 		return 0, nil, err
