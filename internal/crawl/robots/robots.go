@@ -46,7 +46,7 @@ type Config struct {
 	// from host (the politeness turn), as fetch.Request.BeforeSend: its error
 	// aborts the fetch, its done func runs at the answer's first byte.
 	BeforeSend func(ctx context.Context, host string) (done func(), err error)
-	Logger      *slog.Logger
+	Logger     *slog.Logger
 }
 
 // Rules are one origin's robots.txt as it applies to our user agent.
