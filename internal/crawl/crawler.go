@@ -160,8 +160,12 @@ func (c *Crawler) wait(ctx context.Context, host string, delay time.Duration) (f
 
 // classifyErr turns a failure before or during the fetch into streamkit's terms.
 func (c *Crawler) classifyErr(r *request, err error) error {
-	if d, ok := politeness.IsTooLong(err); ok {
-		return streamkit.RetryAfter(d, fmt.Errorf("politeness slot for %s: %w", r.Host, err))
+	var tl *politeness.TooLongError
+	switch {
+	case errors.As(err, &tl) && tl.Busy: // the host is busy with another request: a deferral
+		return streamkit.Later(tl.Wait, fmt.Sprintf("%s is busy with another request: stepping aside", r.Host))
+	case errors.As(err, &tl):
+		return streamkit.RetryAfter(tl.Wait, fmt.Errorf("politeness slot for %s: %w", r.Host, err))
 	}
 	switch {
 	case errors.Is(err, fetch.ErrBlocked):

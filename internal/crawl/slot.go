@@ -38,11 +38,12 @@ func (c *Crawler) claim(ctx context.Context, r *request, id string, delay time.D
 		d := res.Wait - c.cfg.MaxAhead/2 + rand.N(c.cfg.MaxAhead/2)
 		return nil, streamkit.Later(d, fmt.Sprintf("next slot on %s is %s ahead, beyond %s: re-queued", r.Host, res.Wait, c.cfg.MaxAhead))
 	}
-	// The wait for the slot and the host's turn happen in the fetch, once
-	// its connection is ready; the fetch ends the turn at the answer's
-	// first byte.
+	// The wait for the slot and the host's turn happen in the fetch, before
+	// its timeout starts; the fetch ends the turn at the answer's first byte.
 	return func(ctx context.Context) (func(), error) {
-		res, err := c.limiter.Await(ctx, res, delay)
+		// A host busy with another request of ours longer than this sends
+		// this one aside (a slow host must not hold every handler).
+		res, err := c.limiter.Await(ctx, res, delay, max(c.cfg.DeferAfter, 2*delay))
 		if err != nil {
 			return nil, err // the fetch's error: outcomeOf classifies it
 		}

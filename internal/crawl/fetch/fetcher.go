@@ -16,7 +16,6 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -81,11 +80,11 @@ type Request struct {
 	// stops there and the 3xx is returned, with RedirectTo set (a target
 	// the caller already knows need not be fetched again).
 	Follow func(target string) bool
-	// BeforeSend, when set, is called once the first request's connection
-	// is ready, just before the request is written (politeness waits for
-	// the host's turn here). Its error aborts the fetch and is returned; the
-	// done func it returns is called once, when the first byte of the
-	// answer has come or the fetch ends without one.
+	// BeforeSend, when set, is called before the request is sent, outside
+	// the fetch's timeout (politeness waits for the host's turn here). Its
+	// error aborts the fetch and is returned; the done func it returns is
+	// called once, when the first byte of the answer has come or the fetch
+	// ends without one.
 	BeforeSend func(ctx context.Context) (done func(), err error)
 }
 
@@ -171,44 +170,24 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 // ErrTooManyRedirects, ErrRedirectLoop (all wrapped; test with errors.Is),
 // timeouts (IsTimeout), DNS failures (IsDNS) and other connection errors.
 func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
+	// The host's turn is awaited before the fetch's own time starts: waiting
+	// for it is not the host being slow.
+	if r.BeforeSend != nil {
+		done, err := r.BeforeSend(ctx)
+		if done != nil {
+			var once sync.Once
+			answered := func() { once.Do(done) }
+			defer answered()
+			ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotFirstResponseByte: answered})
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
 	defer cancel()
 	if r.Follow != nil {
 		ctx = context.WithValue(ctx, followKey{}, r.Follow)
-	}
-	var gateErr error
-	if r.BeforeSend != nil {
-		gctx, abort := context.WithCancel(ctx)
-		defer abort()
-		gated := false
-		var once sync.Once
-		var done atomic.Pointer[func()] // set on this goroutine, called on either
-		answered := func() {
-			once.Do(func() {
-				if d := done.Load(); d != nil {
-					(*d)()
-				}
-			})
-		}
-		defer answered()
-		// GotConn runs on this goroutine, before the request is written;
-		// GotFirstResponseByte on the transport's, after GotConn.
-		ctx = httptrace.WithClientTrace(gctx, &httptrace.ClientTrace{
-			GotConn: func(httptrace.GotConnInfo) {
-				if gated {
-					return // a redirect's request
-				}
-				gated = true
-				d, err := r.BeforeSend(gctx)
-				if d != nil {
-					done.Store(&d)
-				}
-				if gateErr = err; err != nil {
-					abort()
-				}
-			},
-			GotFirstResponseByte: answered,
-		})
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.URL, nil)
 	if err != nil {
@@ -224,12 +203,6 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 		req.Header.Set("If-Modified-Since", r.LastModified)
 	}
 	resp, err := f.client.Do(req)
-	if gateErr != nil {
-		if err == nil {
-			resp.Body.Close()
-		}
-		return nil, gateErr
-	}
 	if err != nil {
 		return nil, fmt.Errorf("get %s: %w", r.URL, err)
 	}

@@ -41,7 +41,7 @@ func TestLimiter_OverdueSlotsDoNotBurst(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got, err := limiters[i%2].Await(ctx, r, delay)
+			got, err := limiters[i%2].Await(ctx, r, delay, 5*time.Second)
 			if err != nil {
 				t.Error(err)
 				return

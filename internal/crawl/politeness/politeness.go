@@ -159,8 +159,13 @@ type Reservation struct {
 	Held bool
 }
 
-// TooLongError is returned by Wait when the next slot is beyond the max wait.
-type TooLongError struct{ Wait time.Duration }
+// TooLongError is returned by Wait when the next slot is beyond the max
+// wait, and by Await when the host stayed busy with another request of
+// ours for longer than the caller would wait (Busy): come back after Wait.
+type TooLongError struct {
+	Wait time.Duration
+	Busy bool
+}
 
 func (e *TooLongError) Error() string {
 	return fmt.Sprintf("politeness: next slot for the host is %s away", e.Wait)
@@ -272,16 +277,18 @@ func (l *Limiter) Wait(ctx context.Context, host string, delay time.Duration) (R
 	if !r.Reserved {
 		return r, &TooLongError{Wait: r.Wait}
 	}
-	return l.Await(ctx, r, delay)
+	return l.Await(ctx, r, delay, l.maxWait)
 }
 
 // Await sleeps until r's slot, then waits for the host's turn: no request
 // of ours in flight to it, and its last answer at least delay ago (see the
 // package comment), so waiters that wake together after a stall still go
-// one delay apart. On success r.Sent is when it was let go (server clock)
-// and r.Release must be called when the answer starts or the request
-// fails. It returns ctx's error if ctx ends first.
-func (l *Limiter) Await(ctx context.Context, r Reservation, delay time.Duration) (Reservation, error) {
+// one delay apart. While another request holds the host it waits at most
+// maxBusy, then returns a *TooLongError (step aside: a slow host must not
+// hold every worker). On success r.Sent is when it was let go (server
+// clock) and r.Release must be called when the answer starts or the
+// request fails. It returns ctx's error if ctx ends first.
+func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.Duration) (Reservation, error) {
 	r.Release = func() {}
 	if delay <= 0 {
 		r.Sent = r.Slot
@@ -292,6 +299,7 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay time.Duration)
 	}
 	keys := []string{l.AnsweredKey(r.Host), l.BusyKey(r.Host), l.Key(r.Host)}
 	token := strconv.FormatInt(rand.Int64(), 36)
+	busySince := time.Time{}
 	for {
 		wake := l.waker(r.Host)
 		v, err := gateScript.Run(ctx, l.rdb, keys, max(delay.Microseconds(), 1), token, inFlightTTL.Milliseconds()).Int64Slice()
@@ -309,6 +317,11 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay time.Duration)
 		}
 		wait := time.Duration(v[1]) * time.Microsecond
 		if v[1] < 0 { // another request in flight: until it releases
+			if busySince.IsZero() {
+				busySince = time.Now()
+			} else if time.Since(busySince) >= maxBusy {
+				return r, &TooLongError{Wait: maxBusy, Busy: true}
+			}
 			wait = pollBusy
 		}
 		t := time.NewTimer(wait)
