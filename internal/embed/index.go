@@ -8,10 +8,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/newscrawl/newscrawl/internal/sleep"
 )
 
 // Each model and dimension has its own HNSW index on chunks. The embedder
@@ -163,23 +165,54 @@ func EnsureModel(ctx context.Context, pool *pgxpool.Pool, id Identity, createInd
 	return nil
 }
 
-// createHNSW runs id's CREATE INDEX CONCURRENTLY IF NOT EXISTS. Embedders
-// starting together race for it: the loser fails on the name (duplicate)
-// or, with both builds waiting for each other's snapshot, on a deadlock
-// (40P01); either way it looks again and finds the winner's index.
+// createHNSW creates id's index (CREATE INDEX CONCURRENTLY) unless a valid
+// one exists. Embedders starting together take turns on the advisory lock
+// BuildIndex uses: concurrent builds deadlocked on each other's snapshots,
+// and a build that lost left an invalid index the others then took for
+// theirs. The lock is only tried, never waited for in a statement (a
+// session waiting holds a snapshot the build would wait for); the others
+// look again every 100 ms until the holder's index is valid. Holding the
+// lock, an invalid index is a failed build's leftover: it is built again.
 func createHNSW(ctx context.Context, pool *pgxpool.Pool, id Identity) error {
-	for try := 0; ; try++ {
-		_, err := pool.Exec(ctx, IndexSQL(id, true))
-		if err == nil || isDuplicate(err) {
-			return nil
+	conn, schema, err := chunksConn(ctx, pool)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	name := IndexName(id)
+	lockKey := schema + "." + name
+	for {
+		var locked bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtext($1))`, lockKey).Scan(&locked); err != nil {
+			return fmt.Errorf("lock the build of %s: %w", name, err)
 		}
-		var pg *pgconn.PgError
-		if !errors.As(err, &pg) || pg.Code != "40P01" || try >= 5 {
+		st, err := indexState(ctx, conn, name)
+		if err != nil {
+			if locked {
+				conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1))`, lockKey)
+			}
 			return err
 		}
-		st, serr := Index(ctx, pool, id)
-		if serr == nil && st.Exists {
+		if locked {
+			defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1))`, lockKey)
+			switch {
+			case st.Exists && st.Valid:
+				return nil
+			case st.Exists && !st.Building:
+				if err := dropIndex(ctx, conn, schema, name); err != nil {
+					return err
+				}
+			case st.Exists: // a build by a session outside this lock (an older release)
+				return nil
+			}
+			_, err := conn.Exec(ctx, IndexSQL(id, true))
+			return err
+		}
+		if st.Exists && st.Valid {
 			return nil
+		}
+		if err := sleep.For(ctx, 100*time.Millisecond); err != nil {
+			return err
 		}
 	}
 }
@@ -286,10 +319,6 @@ func chunksConn(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Conn, string,
 	return conn, schema, nil
 }
 
-func isDuplicate(err error) bool {
-	var pg *pgconn.PgError
-	return errors.As(err, &pg) && (pg.Code == "42P07" || pg.Code == "23505")
-}
 
 // quoteLiteral quotes s as an SQL string literal (standard_conforming_strings on).
 func quoteLiteral(s string) string {
