@@ -22,7 +22,7 @@ const (
 	DefaultMaxAttempts     = 5
 	DefaultMaxDeferrals    = 100
 	DefaultConcurrency     = 8
-	DefaultBatchSize       = 100
+	DefaultBatchSize       = 50 // the binaries ran (and chaos measured) 50 before it was the library's too
 	DefaultBlock           = 2 * time.Second
 	DefaultGracePeriod     = 30 * time.Second
 	DefaultRetryBase       = 5 * time.Second
