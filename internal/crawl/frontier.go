@@ -107,10 +107,12 @@ func NewFeeder(pool *pgxpool.Pool, rdb redis.UniversalClient, c *Crawler) *Feede
 }
 
 // Run feeds every period, or at once when the crawler left links behind,
-// until ctx ends; errors are logged.
+// until ctx ends. A failure is logged once, and again when feeding resumes
+// (an outage is not a line every period).
 func (f *Feeder) Run(ctx context.Context) {
 	t := time.NewTicker(f.period)
 	defer t.Stop()
+	failing := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -121,10 +123,15 @@ func (f *Feeder) Run(ctx context.Context) {
 		for {
 			n, err := f.Exec(ctx)
 			if err != nil {
-				if ctx.Err() == nil {
-					f.log.Warn("feed the crawl stream from the frontier", "err", err)
+				if !failing && ctx.Err() == nil {
+					f.log.Warn("feed the crawl stream from the frontier; retrying every period", "err", err)
 				}
+				failing = true
 				break
+			}
+			if failing {
+				f.log.Info("feeding the crawl stream from the frontier again")
+				failing = false
 			}
 			if n < f.batch {
 				break
