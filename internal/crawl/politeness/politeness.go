@@ -150,8 +150,8 @@ type Reservation struct {
 	Sent     time.Time     // set by Wait and Await: when the request was let go, on the server's clock (>= Slot)
 	// Release (set by Wait and Await) ends the request's turn on the host:
 	// call it once, when the first byte of the answer has come or the
-	// request has failed. Until then no other request goes to the host
-	// (for at most the in-flight TTL, should the caller die).
+	// request has failed. Until then no other request goes to the host,
+	// for at most twice the delay (at least a second).
 	Release func()
 	// Held (Claim only): the slot is reserved for the request but further
 	// than the defer threshold; the caller should step aside until shortly
@@ -190,9 +190,12 @@ type Limiter struct {
 	wake map[string]chan struct{} // per host: closed when a request of this process releases it
 }
 
-// inFlightTTL bounds how long a request holds its host without releasing
-// it (a process that died mid-request): above the fetch's header timeout.
-const inFlightTTL = 30 * time.Second
+// inFlightTTL is how long a request holds its host unless it releases it
+// first: twice the delay, at least a second. A request still unanswered
+// then (a slow host, or a process stopped or killed mid-request) no longer
+// keeps the others back, and the next one still goes at least that long
+// after it was let go, so the gap holds either way.
+func inFlightTTL(delay time.Duration) time.Duration { return max(2*delay, time.Second) }
 
 // pollBusy is how often a request waiting for another process's request
 // to the same host asks again (this process's own releases wake it).
@@ -302,7 +305,7 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 	busySince := time.Time{}
 	for {
 		wake := l.waker(r.Host)
-		v, err := gateScript.Run(ctx, l.rdb, keys, max(delay.Microseconds(), 1), token, inFlightTTL.Milliseconds()).Int64Slice()
+		v, err := gateScript.Run(ctx, l.rdb, keys, max(delay.Microseconds(), 1), token, inFlightTTL(delay).Milliseconds()).Int64Slice()
 		if err != nil {
 			return r, fmt.Errorf("wait for the turn on %s: %w", r.Host, err)
 		}

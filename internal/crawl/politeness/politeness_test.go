@@ -106,3 +106,27 @@ func TestLimiter_GapCountsFromTheAnswer(t *testing.T) {
 		t.Errorf("second request let go less than the delay after the first answer")
 	}
 }
+
+// A request that never releases its host (a crawler stopped or killed
+// mid-request) holds it for a bounded time only: the next request still
+// goes, and not closer than the delay.
+func TestLimiter_AnUnreleasedTurnExpires(t *testing.T) {
+	rdb, prefix := testenv.Redis(t)
+	a, b := politeness.New(rdb, prefix, 5*time.Second), politeness.New(rdb, prefix, 5*time.Second)
+	const delay = 20 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	first, err := a.Wait(ctx, "stuck.example", delay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// first is never released
+	second, err := b.Wait(ctx, "stuck.example", delay)
+	if err != nil {
+		t.Fatalf("the host stayed held: %v", err)
+	}
+	second.Release()
+	if gap := second.Sent.Sub(first.Sent); gap < delay {
+		t.Errorf("second request let go %s after the unreleased first, want >= %s", gap, delay)
+	}
+}
