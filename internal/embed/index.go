@@ -319,7 +319,6 @@ func chunksConn(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Conn, string,
 	return conn, schema, nil
 }
 
-
 // quoteLiteral quotes s as an SQL string literal (standard_conforming_strings on).
 func quoteLiteral(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
