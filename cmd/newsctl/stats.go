@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newscrawl/newscrawl/internal/config"
+	"github.com/newscrawl/newscrawl/internal/crawl"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/store"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
@@ -75,6 +76,9 @@ func printDocuments(ctx context.Context, c config.Common) {
 		fmt.Print(" (the model failed for them: newsctl reextract --fallbacks once it is fixed)")
 	}
 	fmt.Println()
+	if known, owed, waiting, err := crawl.FrontierCounts(ctx, pool); err == nil {
+		fmt.Printf("frontier: %d URLs known, %d owed a fetch (%d waiting for room on the crawl stream)\n", known, owed, waiting)
+	}
 }
 
 // stageStats reads every stage's stats once, for stats and health.

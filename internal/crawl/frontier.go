@@ -335,3 +335,14 @@ func FrontierOwed(ctx context.Context, pool *pgxpool.Pool) (int64, error) {
 	}
 	return n, nil
 }
+
+// FrontierCounts says how big the frontier is: URLs known, URLs owed a
+// fetch, and of those the ones waiting for room on the crawl stream.
+func FrontierCounts(ctx context.Context, pool *pgxpool.Pool) (known, owed, waiting int64, err error) {
+	err = pool.QueryRow(ctx, `SELECT count(*), count(pending_nonce), count(pending_nonce) FILTER (WHERE published_at IS NULL) FROM urls`).
+		Scan(&known, &owed, &waiting)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("count the frontier: %w", err)
+	}
+	return known, owed, waiting, nil
+}
