@@ -72,12 +72,6 @@ func run(args []string) error {
 	if err := s.Parse(args); err != nil {
 		return err
 	}
-	if *hostDelay == 0 {
-		*hostDelay = -1 // crawl.Config: zero is the default, negative is off
-	}
-	if *recrawl == 0 {
-		*recrawl = -1
-	}
 	cidrs, err := parseCIDRs(*allowCIDRs)
 	if err != nil {
 		return err

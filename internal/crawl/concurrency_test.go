@@ -32,7 +32,7 @@ func TestCrawler_ConcurrentCommitsDoNotRefetch(t *testing.T) {
 	s.page("/", "text/html", home+`</body></html>`)
 	s.page("/news/", "text/html", `<html><body>section</body></html>`)
 	cfg := e.crawlConfig()
-	cfg.HostDelay = -1
+	cfg.HostDelay = 0
 	for i := range 2 {
 		cc := e.consumerConfig()
 		cc.Consumer, cc.Concurrency, cc.BatchSize = fmt.Sprintf("c%d", i), 16, 50

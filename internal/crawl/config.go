@@ -39,7 +39,8 @@ type Config struct {
 
 	// HostDelay is the minimum gap between two requests to one host, across
 	// every crawler process; robots.txt Crawl-delay raises it, never lowers
-	// it. Negative disables politeness (benchmarks only).
+	// it. Zero is none (benchmarks only): unlike the other fields it has no
+	// default here, the binary's CRAWL_HOST_DELAY carries it.
 	HostDelay time.Duration
 	MaxWait   time.Duration // longest wait for a host slot for a robots.txt fetch before the request is re-queued
 
@@ -58,7 +59,7 @@ type Config struct {
 	MaxDepth        int           // link depth from the seed, for seeds that name none
 	MaxHubDepth     int           // feeds and sitemaps followed in a row (hub links keep the page depth)
 	MaxURLsPerHost  int64         // discovered URLs the frontier takes per host; more are dropped
-	RecrawlInterval time.Duration // hubs (feeds, sitemaps, seed pages) are fetched again after this; negative disables
+	RecrawlInterval time.Duration // hubs (feeds, sitemaps, seed pages) are fetched again after this; zero: never (no default here either)
 	MaxRetryAfter   time.Duration // cap on a server's Retry-After
 
 	MaxBody               int64
@@ -89,9 +90,6 @@ func (c *Config) setDefaults() {
 	if c.UserAgent == "" {
 		c.UserAgent = fetch.DefaultUserAgent
 	}
-	if c.HostDelay == 0 {
-		c.HostDelay = DefaultHostDelay
-	}
 	if c.MaxWait <= 0 {
 		c.MaxWait = DefaultMaxWait
 	}
@@ -115,9 +113,6 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxHubDepth <= 0 {
 		c.MaxHubDepth = DefaultMaxHubDepth
-	}
-	if c.RecrawlInterval == 0 {
-		c.RecrawlInterval = DefaultRecrawlInterval
 	}
 	if c.MaxRetryAfter <= 0 {
 		c.MaxRetryAfter = DefaultMaxRetryAfter

@@ -143,9 +143,9 @@ func (c *Crawler) known(ctx context.Context, target string) bool {
 	return ok
 }
 
-// wait takes a politeness slot for host; delay < 0 disables politeness.
+// wait takes a politeness slot for host; delay <= 0 disables politeness.
 func (c *Crawler) wait(ctx context.Context, host string, delay time.Duration) (func(), error) {
-	if delay < 0 {
+	if delay <= 0 {
 		return nil, nil
 	}
 	res, err := c.limiter.Wait(ctx, host, delay)

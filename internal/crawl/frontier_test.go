@@ -77,7 +77,7 @@ func TestCrawler_SeedBurstStaysInTheWindow(t *testing.T) {
 	}
 
 	cfg := e.crawlConfig()
-	cfg.HostDelay, cfg.Window, cfg.FeedInterval = -1, 100, 20*time.Millisecond
+	cfg.HostDelay, cfg.Window, cfg.FeedInterval = 0, 100, 20*time.Millisecond
 	cc := e.consumerConfig()
 	stop := e.start(cc, e.crawler(cfg))
 	worst := int64(0)

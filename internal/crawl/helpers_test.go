@@ -25,7 +25,7 @@ func newEnv(t *testing.T) *env { return &env{testenv.New(t)} }
 
 // crawlConfig is a fast configuration for tests on 127.0.0.1.
 func (e *env) crawlConfig() crawl.Config {
-	return crawl.Config{Prefix: e.Prefix, UserAgent: "TestBot/1.0", HostDelay: 5 * time.Millisecond,
+	return crawl.Config{Prefix: e.Prefix, UserAgent: "TestBot/1.0", HostDelay: 5 * time.Millisecond, RecrawlInterval: crawl.DefaultRecrawlInterval,
 		AllowPrivate: true, MaxDepth: 3, FetchTimeout: 2 * time.Second, MaxBody: 1 << 20, MaxWait: 2 * time.Second}
 }
 

@@ -16,9 +16,9 @@ import (
 // re-queued with streamkit.RetryAfter to come back just before it — one
 // deferral per request, however long the host's queue; a slot beyond
 // MaxAhead is not reserved and the request comes back later to try again.
-// delay < 0 disables politeness. The returned error is in streamkit's terms.
+// delay <= 0 disables politeness. The returned error is in streamkit's terms.
 func (c *Crawler) claim(ctx context.Context, r *request, id string, delay time.Duration) (func(context.Context) (func(), error), error) {
-	if delay < 0 {
+	if delay <= 0 {
 		return nil, nil
 	}
 	res, err := c.limiter.Claim(ctx, r.Host, id, delay, c.cfg.DeferAfter, c.cfg.MaxAhead)
