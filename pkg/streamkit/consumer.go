@@ -101,7 +101,7 @@ func (c *Config) setDefaults() error {
 		c.Group = c.Stage
 	}
 	if c.Consumer == "" {
-		c.Consumer = ConsumerName()
+		c.Consumer = consumerName()
 	}
 	def(&c.Visibility, DefaultVisibility)
 	def(&c.HandlerTimeout, 5*c.Visibility)
@@ -155,8 +155,8 @@ func (c *Config) setDefaults() error {
 	return nil
 }
 
-// ConsumerName returns host-pid-random, unique per process.
-func ConsumerName() string {
+// consumerName returns host-pid-random, unique per process.
+func consumerName() string {
 	host, _ := os.Hostname()
 	var b [3]byte
 	_, _ = rand.Read(b[:])
@@ -170,7 +170,7 @@ type Consumer struct {
 	cfg     Config
 	keys    Keys
 	ops     *ops
-	ledger  *Ledger
+	ledger  *ledgerStore
 	handler Handler
 	log     logger
 	metrics *stageMetrics
@@ -211,7 +211,7 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 		cfg:       cfg,
 		keys:      keys,
 		ops:       &ops{rdb: rdb, keys: keys, prefix: cfg.Prefix, group: cfg.Group, consumer: cfg.Consumer, block: cfg.Block},
-		ledger:    NewLedger(pool),
+		ledger:    newLedger(pool),
 		handler:   h,
 		log:       logger{Logger: log, deps: deps},
 		metrics:   cfg.Metrics.forStage(cfg.Stage, cfg.Visibility, cfg.ErrorTypes...),

@@ -64,11 +64,11 @@ func (j *janitor) removeDeadConsumers(ctx context.Context) error {
 	return nil
 }
 
-// SafeTrimPoint is the lowest id any group still needs on stream: the
+// safeTrimPoint is the lowest id any group still needs on stream: the
 // smallest of every group's oldest pending id and the id just after its last
 // delivered one. ok is false when no group reads the stream (then nothing
 // may be trimmed).
-func SafeTrimPoint(ctx context.Context, rdb redis.UniversalClient, stream string) (id string, ok bool, err error) {
+func safeTrimPoint(ctx context.Context, rdb redis.UniversalClient, stream string) (id string, ok bool, err error) {
 	groups, err := rdb.XInfoGroups(ctx, stream).Result()
 	if err != nil {
 		if isNoSuchKey(err) {
@@ -104,7 +104,7 @@ func SafeTrimPoint(ctx context.Context, rdb redis.UniversalClient, stream string
 // the newest retain of them for inspection. It never removes an entry that
 // is undelivered or pending in any group, and returns how many it removed.
 func Trim(ctx context.Context, rdb redis.UniversalClient, stream string, retain int64) (int64, error) {
-	safe, ok, err := SafeTrimPoint(ctx, rdb, stream)
+	safe, ok, err := safeTrimPoint(ctx, rdb, stream)
 	if err != nil || !ok {
 		return 0, err
 	}

@@ -10,19 +10,19 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// A Ledger records finished work in the Postgres table stage_results
+// A ledgerStore records finished work in the Postgres table stage_results
 // (created by the project's migrations), keyed on content, never on the
 // Redis entry id.
-type Ledger struct {
+type ledgerStore struct {
 	pool *pgxpool.Pool
 }
 
-// NewLedger returns a ledger over pool.
-func NewLedger(pool *pgxpool.Pool) *Ledger { return &Ledger{pool: pool} }
+// newLedger returns a ledger over pool.
+func newLedger(pool *pgxpool.Pool) *ledgerStore { return &ledgerStore{pool: pool} }
 
 // Lookup returns, for each key already finished, the messages it emitted.
 // Keys not in the result are not done. One round trip for all keys.
-func (l *Ledger) Lookup(ctx context.Context, keys []string) (map[string][]Emit, error) {
+func (l *ledgerStore) Lookup(ctx context.Context, keys []string) (map[string][]Emit, error) {
 	done := make(map[string][]Emit)
 	if len(keys) == 0 {
 		return done, nil
@@ -71,7 +71,7 @@ type ledgerEntry struct {
 // insert alone: one statement, one round trip. Errors that are no entry's
 // fault (a conflict, a lost connection) are returned as they are, and a
 // returned error means nothing was written.
-func (l *Ledger) commit(ctx context.Context, entries []*ledgerEntry) error {
+func (l *ledgerStore) commit(ctx context.Context, entries []*ledgerEntry) error {
 	writes := false
 	for _, e := range entries {
 		writes = writes || e.result.Commit != nil
@@ -92,7 +92,7 @@ func (l *Ledger) commit(ctx context.Context, entries []*ledgerEntry) error {
 // transaction. isolated runs each entry's Commit and row in a savepoint and
 // records its failure in the entry; otherwise the first failure aborts the
 // transaction.
-func (l *Ledger) commitTx(ctx context.Context, entries []*ledgerEntry, isolated bool) error {
+func (l *ledgerStore) commitTx(ctx context.Context, entries []*ledgerEntry, isolated bool) error {
 	tx, err := l.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin ledger transaction: %w", err)
