@@ -95,9 +95,8 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 		c.metrics.outcome(StateDisallowed)
 		return c.result(ctx, r, &outcome{State: StateDisallowed, Links: uniqueLinks(links)}), nil
 	}
-	// Looked up before the slot, not after: the slot stamps the send, and a
-	// database round trip between the stamp and the request would let two
-	// requests reach the host closer than the delay.
+	// Looked up before the slot, not after: once the host's turn is taken,
+	// a database round trip would only hold the host longer.
 	prev, err := lookupPrior(ctx, c.pool, r.URL)
 	if err != nil {
 		return streamkit.Result{}, streamkit.Retryable(ErrTypeStore, err)

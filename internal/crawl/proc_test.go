@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -75,12 +74,7 @@ func (e *env) startCrawler(name string, env ...string) *proc {
 	if redisURL == "" {
 		redisURL = testenv.DefaultRedisURL
 	}
-	dbURL := testenv.DatabaseURL()
-	sep := "?"
-	if strings.Contains(dbURL, "?") {
-		sep = "&"
-	}
-	dbURL += sep + "search_path=" + testenv.SchemaOf(e.Pool) + "%2Cpublic"
+	dbURL := testenv.SchemaURL(testenv.SchemaOf(e.Pool))
 	p := &proc{t: e.T, name: name, out: &lockedBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(bin)
 	p.cmd.Env = append(os.Environ(), "REDIS_URL="+redisURL, "DATABASE_URL="+dbURL, "STREAM_PREFIX="+e.Prefix,

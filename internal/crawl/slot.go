@@ -11,7 +11,8 @@ import (
 
 // claim takes the host slot of a page request, or steps the request aside
 // until shortly before it: a slot within DeferAfter is awaited by the
-// returned function, which the fetch calls once its connection is ready; a
+// returned function, which the fetch calls before it sends (and which
+// waits for the host's turn too); a
 // further one is held for the request (under id) and the request is
 // re-queued with streamkit.RetryAfter to come back just before it — one
 // deferral per request, however long the host's queue; a slot beyond

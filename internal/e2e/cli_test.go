@@ -89,7 +89,7 @@ func TestCLI_SeedRefusesWhatTheCrawlerWouldNot(t *testing.T) {
 	// Queueing records the seed in the frontier, in PostgreSQL.
 	pool := testenv.Postgres(t)
 	cmd = exec.Command(filepath.Join(bin, "newsctl"), "seed", "http://127.0.0.1:18999/")
-	cmd.Env = append(environ, "CRAWL_ALLOW_CIDRS=127.0.0.1/32", "DATABASE_URL="+schemaURL(testenv.SchemaOf(pool)))
+	cmd.Env = append(environ, "CRAWL_ALLOW_CIDRS=127.0.0.1/32", "DATABASE_URL="+testenv.SchemaURL(testenv.SchemaOf(pool)))
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "queued 1 of 1") {
 		t.Errorf("seed with the guard opened for the address: %v\n%s", err, out)
 	}

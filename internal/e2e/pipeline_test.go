@@ -93,23 +93,13 @@ func article(title string, paras ...string) string {
 }
 
 // env is the environment every process of one test gets.
-// schemaURL is the test database's URL with schema first on the search path.
-func schemaURL(schema string) string {
-	url := testenv.DatabaseURL()
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
-	return url + sep + "search_path=" + schema + ",public"
-}
-
 func env(t *testing.T, schema, prefix string) []string {
 	redisURL := os.Getenv("REDIS_URL")
 	if redisURL == "" {
 		redisURL = testenv.DefaultRedisURL
 	}
 	return append(os.Environ(),
-		"DATABASE_URL="+schemaURL(schema),
+		"DATABASE_URL="+testenv.SchemaURL(schema),
 		"REDIS_URL="+redisURL,
 		"STREAM_PREFIX="+prefix,
 		"METRICS_ADDR=0",

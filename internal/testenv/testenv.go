@@ -119,6 +119,16 @@ func DatabaseURL() string {
 	return DefaultDatabaseURL
 }
 
+// SchemaURL is DatabaseURL with schema first on the search_path, for a
+// binary a test starts against the test's own schema.
+func SchemaURL(schema string) string {
+	url, sep := DatabaseURL(), "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	return url + sep + "search_path=" + schema + "%2Cpublic"
+}
+
 // SchemaOf reports the first schema of a pool's search_path (for tests that
 // start binaries against the same schema).
 func SchemaOf(pool *pgxpool.Pool) string {
