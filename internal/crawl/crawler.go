@@ -101,6 +101,13 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	if err != nil {
 		return streamkit.Result{}, streamkit.Retryable(ErrTypeStore, err)
 	}
+	// A page fetched through a redirect while its own link was being queued
+	// (the redirect's target was not known yet when it was followed) is not
+	// fetched again: it is that redirect's alias. Seeds and hubs always go.
+	if prev.FetchedSince && !r.Seed && !prev.IsHub && r.Hint == "" {
+		c.metrics.outcome(StateAlias)
+		return c.result(ctx, r, &outcome{State: StateAlias}), nil
+	}
 	send, err := c.claim(ctx, r, holdID(r, m), max(c.cfg.HostDelay, rules.CrawlDelay))
 	if err != nil {
 		return streamkit.Result{}, err

@@ -32,13 +32,18 @@ const (
 type prior struct {
 	ETag, LastModified, ContentHash string
 	IsHub                           bool
+	// FetchedSince: the URL's document was stored after the URL entered the
+	// frontier, through another URL (a redirect followed while this link
+	// was being queued).
+	FetchedSince bool
 }
 
 // lookupPrior returns the URL's row, or a zero prior when it has none.
 func lookupPrior(ctx context.Context, pool *pgxpool.Pool, u string) (prior, error) {
 	var p prior
-	err := pool.QueryRow(ctx, `SELECT etag, last_modified, content_hash, is_hub FROM urls WHERE url = $1`, u).
-		Scan(&p.ETag, &p.LastModified, &p.ContentHash, &p.IsHub)
+	err := pool.QueryRow(ctx, `SELECT u.etag, u.last_modified, u.content_hash, u.is_hub, COALESCE(d.fetched_at > u.first_seen_at, false)
+		FROM urls u LEFT JOIN documents d ON d.doc_id = u.doc_id WHERE u.url = $1`, u).
+		Scan(&p.ETag, &p.LastModified, &p.ContentHash, &p.IsHub, &p.FetchedSince)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return p, fmt.Errorf("look up %s in urls: %w", u, err)
 	}
