@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
@@ -16,6 +17,7 @@ func filterBlocks(bs []block, titles []string) []block {
 	for _, b := range bs {
 		total += b.runes
 	}
+	lists := listShares(bs)
 	out := bs[:0]
 	seen := 0
 	prose := false
@@ -44,7 +46,7 @@ func filterBlocks(bs []block, titles []string) []block {
 		}
 		// A linked subheading introducing prose (a product in a gift guide)
 		// is content; linked headings in a row are a teaser list.
-		if linkBlock(b) && !(isHeading(b.tag) && i+1 < len(bs) && isProse(bs[i+1])) {
+		if linkBlock(b) && !(isHeading(b.tag) && i+1 < len(bs) && isProse(bs[i+1])) && !proseList(b, lists) {
 			continue
 		}
 		out = append(out, b)
@@ -161,4 +163,36 @@ func dropSlideshow(bs []block) []block {
 		return bs
 	}
 	return append(bs[:from:from], bs[to:]...)
+}
+
+// listShare is the text and linked text of one list's item blocks.
+type listShare struct{ runes, links, items int }
+
+// listShares sums the item blocks of each list.
+func listShares(bs []block) map[*html.Node]*listShare {
+	m := map[*html.Node]*listShare{}
+	for _, b := range bs {
+		if b.tag != atom.Li || b.node.Parent == nil {
+			continue
+		}
+		ls := m[b.node.Parent]
+		if ls == nil {
+			ls = &listShare{}
+			m[b.node.Parent] = ls
+		}
+		ls.runes += b.runes
+		ls.links += b.linkLen
+		ls.items++
+	}
+	return m
+}
+
+// proseList reports a list item among items that are mostly prose: a
+// link-only item there is one point of the article, not a teaser.
+func proseList(b block, lists map[*html.Node]*listShare) bool {
+	if b.tag != atom.Li || b.node.Parent == nil {
+		return false
+	}
+	ls := lists[b.node.Parent]
+	return ls != nil && ls.items >= 3 && ls.links*2 < ls.runes
 }

@@ -67,6 +67,18 @@ func TestExtractLayouts(t *testing.T) {
 			want:    append([]string{"Second phase of the plan"}, ps...),
 			notWant: []string{"Council Approves Budget"},
 		},
+		{
+			name: "link-only points of a list of prose points are kept; a list of links is not",
+			body: `<article>` + pTags(ps[:3]) + `<ul><li><a href="/r/2025">Here is our look back at the whole year</a></li>` +
+				`<li>The new depot on the east side opened on Monday, two weeks later than planned because of the storms.</li>` +
+				`<li>Bus lines 4 and 9 now run every ten minutes on weekdays, and every twenty minutes at weekends.</li>` +
+				`<li>Night buses return in March, after the drivers' union and the city agreed on a new rota for the winter.</li></ul>` +
+				pTags(ps[3:]) + `<ul><li><a href="/s/1">Storms close schools across the region for a week</a></li>` +
+				`<li><a href="/s/2">How the valley's flood defences were built in the sixties</a></li>` +
+				`<li><a href="/s/3">Ten walks to take before the first snow of the winter</a></li></ul></article>`,
+			want:    append([]string{"Here is our look back at the whole year", "Night buses return in March"}, ps...),
+			notWant: []string{"Storms close schools", "flood defences"},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
