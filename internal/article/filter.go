@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -38,7 +39,7 @@ func filterBlocks(bs []block, titles []string) []block {
 		if isBoilerplateText(b.text) || isDateline(b.text) {
 			continue
 		}
-		if b.tag == atom.H1 && (!prose || isTitle(b.text, titles)) {
+		if b.tag == atom.H1 && (isTitle(b.text, titles) || (!prose && nearTitle(b.text, titles))) {
 			continue // the headline, reported as Title
 		}
 		if b.runes >= 80 {
@@ -196,3 +197,32 @@ func proseList(b block, lists map[*html.Node]*listShare) bool {
 	ls := lists[b.node.Parent]
 	return ls != nil && ls.items >= 3 && ls.links*2 < ls.runes
 }
+
+// nearTitle reports a heading sharing most of its words with one of the
+// page's titles (half or more): the headline, worded a little
+// differently from <title>.
+func nearTitle(h string, titles []string) bool {
+	hw := strings.FieldsFunc(strings.ToLower(h), notWordRune)
+	if len(hw) == 0 {
+		return false
+	}
+	for _, t := range titles {
+		tw := map[string]bool{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(t), notWordRune) {
+			tw[w] = true
+		}
+		n := 0
+		for _, w := range hw {
+			if tw[w] {
+				n++
+			}
+		}
+		if n*2 >= len(hw) {
+			return true
+		}
+	}
+	return false
+}
+
+// notWordRune separates words.
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }

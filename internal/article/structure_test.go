@@ -68,6 +68,17 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"Council Approves Budget"},
 		},
 		{
+			name: "an h1 before the prose that is not the headline is content",
+			body: `<article><h1>Chapter one: the long winter</h1>` + pTags(ps) + `</article>`,
+			want: append([]string{"Chapter one: the long winter"}, ps...),
+		},
+		{
+			name:    "the headline worded unlike the title is still the headline",
+			body:    `<article><h1>Council approves the city's budget</h1>` + pTags(ps) + `</article>`,
+			want:    ps,
+			notWant: []string{"approves the city's budget"},
+		},
+		{
 			name: "link-only points of a list of prose points are kept; a list of links is not",
 			body: `<article>` + pTags(ps[:3]) + `<ul><li><a href="/r/2025">Here is our look back at the whole year</a></li>` +
 				`<li>The new depot on the east side opened on Monday, two weeks later than planned because of the storms.</li>` +
