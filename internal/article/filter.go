@@ -14,6 +14,7 @@ import (
 // trailing "Related"/"Comments" style heading.
 func filterBlocks(bs []block, titles []string) []block {
 	bs = dropSlideshow(bs)
+	bs = dropPullQuotes(bs)
 	total := 0
 	for _, b := range bs {
 		total += b.runes
@@ -36,7 +37,7 @@ func filterBlocks(bs []block, titles []string) []block {
 			continue
 		}
 		seen += b.runes
-		if isBoilerplateText(b.text) || isDateline(b.text) {
+		if isBoilerplateText(b.text) || isDateline(b.text) || isPromo(b) {
 			continue
 		}
 		if b.tag == atom.H1 && (isTitle(b.text, titles) || (!prose && nearTitle(b.text, titles))) {
@@ -226,3 +227,70 @@ func nearTitle(h string, titles []string) bool {
 
 // notWordRune separates words.
 func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+
+// dropPullQuotes removes quotation blocks that repeat the article's own
+// text (a pull quote set in large type beside the paragraph it comes from).
+// A quotation that repeats nothing, e.g. a letter the story cites, stays.
+func dropPullQuotes(bs []block) []block {
+	var quotes []int
+	var prose strings.Builder
+	for i, b := range bs {
+		if inQuote(b.node) {
+			quotes = append(quotes, i)
+		} else if !isHeading(b.tag) {
+			prose.WriteString(letters(b.text))
+			prose.WriteByte('|')
+		}
+	}
+	if len(quotes) == 0 {
+		return bs
+	}
+	text := prose.String()
+	drop := map[int]bool{}
+	for _, i := range quotes {
+		drop[i] = repeats(bs[i].text, text)
+	}
+	out := bs[:0]
+	for i, b := range bs {
+		if !drop[i] {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// repeats reports whether every part of q (split at ellipses, the cuts a
+// pull quote makes) long enough to tell is found in text, and one is.
+func repeats(q, text string) bool {
+	found := false
+	for _, part := range reEllipsis.Split(q, -1) {
+		l := letters(part)
+		if len([]rune(l)) < minRepeat {
+			continue
+		}
+		if !strings.Contains(text, l) {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
+// minRepeat is the letters a quotation must share with the story to be
+// called a repeat of it.
+const minRepeat = 20
+
+// reEllipsis matches the ellipses that mark cuts in a quotation.
+var reEllipsis = regexp.MustCompile(`\.\.\.|…|\[\.\.\.\]`)
+
+// letters lower-cases s and keeps only its letters and digits, so
+// quotation marks, dashes and spacing do not hide a repeat.
+func letters(s string) string {
+	var sb strings.Builder
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			sb.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return sb.String()
+}

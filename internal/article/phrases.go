@@ -42,6 +42,19 @@ func isBoilerplateText(s string) bool {
 	return boilerplatePhrases[t]
 }
 
+// maxPromo is the longest block (runes) read as a call to action.
+const maxPromo = 250
+
+// rePromo matches a call to action set inside a story: a block that opens
+// by asking the reader to sign up, subscribe, download or follow something
+// of the publisher's, or that offers to land in the reader's inbox.
+var rePromo = regexp.MustCompile(`(?i)^\W*(?:sign(?:ing)? up|subscribe|register|download|install|get|join|follow|listen to|try)\b.{0,80}\b(?:newsletters?|briefings?|inbox|apps?|alerts|podcasts?|digest|updates|emails?|free trial)\b|\b(?:in|to|into) your inbox\b`)
+
+// isPromo reports short blocks that are a call to action, not content.
+func isPromo(b block) bool {
+	return b.runes <= maxPromo && !isHeading(b.tag) && rePromo.MatchString(b.text)
+}
+
 // reStrongEnd matches headings that introduce other stories or comments.
 var reStrongEnd = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| content| posts| news| coverage| reading)?|you (?:may|might) (?:also )?(?:like|enjoy|be interested in)|recommended(?: for you| stories| articles| reading)?|more (?:stories|news|articles)(?: like this)?|(?:\d+ )?comments?|leave a (?:comment|reply)|(?:post|add) a comment|what to read next|editor'?s picks|popular (?:posts|stories|articles)` +
 	`|você (?:pode|também pode) gostar|veja também|(?:artigos|notícias|posts) relacionad[oa]s|(?:también )?te puede interesar|noticias relacionadas|sur le même sujet|articles similaires|das könnte sie auch interessieren|potrebbe interessarti|articoli correlati|похожие (?:статьи|записи)|самые популярные.*|читайте также|関連記事|相关文章)$`)

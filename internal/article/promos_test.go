@@ -1,0 +1,112 @@
+package article
+
+import (
+	"strings"
+	"testing"
+)
+
+// Fixtures of the rest of issue 17 item 2, written for the project (not
+// taken from a dev set): what sits inside an article's body without being
+// part of it. Each case is a story of its own paragraphs with one
+// structure dropped in; the story must stay whole and the structure go.
+
+// storyParas are the paragraphs of the fixtures' story: a harbour
+// reopening, long enough that every structure sits mid-body.
+var storyParas = []string{
+	"The harbour reopened to fishing boats on Monday, three weeks after the storm that tore the breakwater apart and sank two trawlers at their moorings.",
+	"Engineers from the port authority worked through the nights to lay four thousand tonnes of rock, and the first boats left before dawn, their crews cheering from the decks.",
+	"“We did not think we would be back before the spring,” said Marta Ilić, who has fished from the harbour for thirty years and lost her nets in the storm.",
+	"The authority said the repair cost eleven million euros, most of it paid from an emergency fund set aside after the floods of 2019, and the rest by the regional government.",
+	"Insurers have yet to settle most claims, and several owners said they had borrowed from relatives to buy new gear, fearing they would miss the whole season otherwise.",
+	"A permanent wall, twice as high as the old one, is to be built next year, though the plans still need the approval of the environment ministry and of the town council.",
+	"Until then, boats will leave only in daylight and in calm weather, and the harbour master will close the entrance whenever waves outside pass two metres.",
+	"“The sea gave us a warning this winter,” Ilić said, coiling a rope on the quay. “Next time the wall has to hold, or there will be no harbour left to come back to.”",
+}
+
+// storyPage wraps the story's paragraphs, with extra inserted after the
+// paragraph at index at, in an ordinary article page.
+func storyPage(head, extra string, at int) string {
+	var body strings.Builder
+	for i, p := range storyParas {
+		body.WriteString("<p>" + p + "</p>\n")
+		if i == at {
+			body.WriteString(extra)
+		}
+	}
+	return `<html><head><title>Harbour reopens after the storm | Coast Post</title>` + head + `</head><body>
+		<header><a href="/">Coast Post</a><nav><a href="/news">News</a> <a href="/sport">Sport</a></nav></header>
+		<main><article><h1>Harbour reopens after the storm</h1><div class="story">` + body.String() + `</div></article></main>
+		<footer><p>© Coast Post. All rights reserved.</p></footer></body></html>`
+}
+
+func TestExtractInsideTheBody(t *testing.T) {
+	cases := []struct {
+		name    string
+		extra   string
+		at      int
+		want    []string // besides every story paragraph
+		notWant []string
+	}{
+		{
+			name:    "pull quote repeating a sentence of the story",
+			extra:   `<blockquote class="quote quote--large"><p>“We did not think we would be back before the spring.”</p></blockquote>`,
+			at:      4,
+			notWant: nil, // checked below: the sentence appears once
+		},
+		{
+			name:  "quotation that repeats nothing stays",
+			extra: `<blockquote><p>The breakwater shall be kept in good repair by the authority, at its own cost, for as long as the harbour is open to shipping.</p></blockquote>`,
+			at:    3,
+			want:  []string{"shall be kept in good repair by the authority"},
+		},
+		{
+			name: "related-links box without a telling class",
+			extra: `<div class="box box--inline"><h3>More on this story</h3><ul><li><a href="/a">How the storm hit the coast, hour by hour</a></li>` +
+				`<li><a href="/b">Fishermen count the cost of a lost month at sea</a></li><li><a href="/c">Why the old breakwater failed</a></li></ul></div>`,
+			at:      2,
+			notWant: []string{"More on this story", "hour by hour", "lost month at sea", "old breakwater failed"},
+		},
+		{
+			name:    "read-more line between paragraphs",
+			extra:   `<p><strong>Read more:</strong> <a href="/d">The storm that sank two trawlers</a></p>`,
+			at:      1,
+			notWant: []string{"Read more", "The storm that sank two trawlers"},
+		},
+		{
+			name: "newsletter promo between paragraphs",
+			extra: `<div class="inline-block"><p><strong>Get the Coast Post morning briefing.</strong> The day's news from the coast, in your inbox before breakfast, free.</p>` +
+				`<p><a href="/newsletters">Sign up</a></p></div>`,
+			at:      5,
+			notWant: []string{"morning briefing", "in your inbox", "Sign up"},
+		},
+		{
+			name:    "promo paragraph for the app",
+			extra:   `<p><em>Download the Coast Post app for breaking news alerts on your phone — it's free on iOS and Android.</em></p>`,
+			at:      3,
+			notWant: []string{"Download the Coast Post app"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := mustExtract(t, storyPage("", tc.extra, tc.at), "https://coastpost.example/news/harbour-reopens")
+			for _, p := range storyParas {
+				if !strings.Contains(a.Text, p) {
+					t.Errorf("lost story paragraph %q:\n%s", p[:40], a.Text)
+				}
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(a.Text, w) {
+					t.Errorf("missing %q:\n%s", w, a.Text)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(a.Text, w) {
+					t.Errorf("kept %q:\n%s", w, a.Text)
+				}
+			}
+			if n := strings.Count(a.Text, "We did not think we would be back"); n != 1 {
+				t.Errorf("the quoted sentence appears %d times, want 1:\n%s", n, a.Text)
+			}
+		})
+	}
+}
