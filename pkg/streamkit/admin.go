@@ -49,6 +49,25 @@ type StageStats struct {
 	Read              int64   `json:"read"` // entries the group has read, ever (Redis 7's entries-read)
 	// Workers are the live status records of the stage's consumers.
 	Workers []ConsumerStatus `json:"workers"`
+	// Partitions are the figures of each partition of a partitioned stage
+	// (the stage's own are their sums; consumers and oldest age, their
+	// maximum); empty for a stage with one stream.
+	Partitions []PartitionStats `json:"partitions,omitempty"`
+}
+
+// PartitionStats is a snapshot of one partition of a stage.
+type PartitionStats struct {
+	Partition         int     `json:"partition"`
+	Stream            string  `json:"stream"`
+	Length            int64   `json:"length"`
+	Lag               int64   `json:"lag"`
+	Pending           int64   `json:"pending"`
+	OldestPendingAgeS float64 `json:"oldest_pending_age_s"`
+	DLQ               int64   `json:"dlq"`
+	Retry             int64   `json:"retry"`
+	Deferred          int64   `json:"deferred"`
+	Consumers         int64   `json:"consumers"`
+	Read              int64   `json:"read"`
 }
 
 // State summarises the workers' states: "running", "paused: <why>", a mix
@@ -82,59 +101,85 @@ func (s StageStats) State() string {
 	return strings.Join(parts, ", ")
 }
 
-// Admin offers the operator's view of stages: stats and dead letters.
+// Admin offers the operator's view of stages: stats and dead letters, over
+// every partition of a partitioned stage.
 type Admin struct {
-	RDB    redis.UniversalClient
-	Prefix string
+	RDB        redis.UniversalClient
+	Prefix     string
+	Partitions Partitions // nil: every stage has one stream
 }
 
-// Stats reads every stage's stream, group, DLQ and retry set. A stage whose
-// stream or group does not exist yet reports zeros.
+// Stats reads every stage's streams, group, DLQs and retry sets, summed
+// over its partitions. A stage whose stream or group does not exist yet
+// reports zeros.
 func (a *Admin) Stats(ctx context.Context, stages []StageRef) ([]StageStats, error) {
 	out := make([]StageStats, 0, len(stages))
 	for _, ref := range stages {
-		k := KeysFor(a.Prefix, ref.Stage)
-		s := StageStats{Stage: ref.Stage, Stream: k.Stream(), Group: ref.Group}
-		pipe := a.RDB.Pipeline()
-		xlen := pipe.XLen(ctx, k.Stream())
-		dlq := pipe.XLen(ctx, k.DLQ())
-		retry := pipe.ZCard(ctx, k.Retry())
-		deferred := pipe.ZCard(ctx, k.Deferred())
-		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-			return nil, fmt.Errorf("read stats of %s: %w", ref.Stage, err)
-		}
-		s.Length, s.DLQ, s.Retry, s.Deferred = xlen.Val(), dlq.Val(), retry.Val(), deferred.Val()
-		g, err := groupInfo(ctx, a.RDB, k.Stream(), ref.Group)
-		if err != nil {
-			return nil, err
-		}
-		if g == nil {
-			// No group yet (or it was lost, as in a FLUSHALL): every entry
-			// is still to be delivered.
-			s.Lag = s.Length
-		}
-		if g != nil {
-			s.Pending, s.Consumers, s.Read = g.Pending, g.Consumers, g.EntriesRead
-			s.Lag, err = lagOf(ctx, a.RDB, k.Stream(), g)
+		parts := a.Partitions.Keys(a.Prefix, ref.Stage)
+		s := StageStats{Stage: ref.Stage, Stream: parts[0].Stream(), Group: ref.Group}
+		for _, k := range parts {
+			p, err := a.partitionStats(ctx, k, ref.Group)
 			if err != nil {
 				return nil, err
 			}
-			if g.Pending > 0 {
-				p, err := a.RDB.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: k.Stream(), Group: ref.Group, Start: "-", End: "+", Count: 1}).Result()
-				if err != nil {
-					return nil, fmt.Errorf("read oldest pending of %s: %w", ref.Stage, err)
-				}
-				if len(p) == 1 {
-					s.OldestPendingAgeS = time.Since(idTime(p[0].ID)).Seconds()
-				}
+			s.Length += p.Length
+			s.Lag += p.Lag
+			s.Pending += p.Pending
+			s.DLQ += p.DLQ
+			s.Retry += p.Retry
+			s.Deferred += p.Deferred
+			s.Read += p.Read
+			s.Consumers = max(s.Consumers, p.Consumers)
+			s.OldestPendingAgeS = max(s.OldestPendingAgeS, p.OldestPendingAgeS)
+			if len(parts) > 1 {
+				s.Partitions = append(s.Partitions, p)
 			}
 		}
+		var err error
 		if s.Workers, err = a.Consumers(ctx, ref.Stage); err != nil {
 			return nil, err
 		}
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// partitionStats reads one stream's figures for group.
+func (a *Admin) partitionStats(ctx context.Context, k Keys, group string) (PartitionStats, error) {
+	s := PartitionStats{Partition: max(k.Partition, 0), Stream: k.Stream()}
+	pipe := a.RDB.Pipeline()
+	xlen := pipe.XLen(ctx, k.Stream())
+	dlq := pipe.XLen(ctx, k.DLQ())
+	retry := pipe.ZCard(ctx, k.Retry())
+	deferred := pipe.ZCard(ctx, k.Deferred())
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return s, fmt.Errorf("read stats of %s: %w", k.Stream(), err)
+	}
+	s.Length, s.DLQ, s.Retry, s.Deferred = xlen.Val(), dlq.Val(), retry.Val(), deferred.Val()
+	g, err := groupInfo(ctx, a.RDB, k.Stream(), group)
+	if err != nil {
+		return s, err
+	}
+	if g == nil {
+		// No group yet (or it was lost, as in a FLUSHALL): every entry
+		// is still to be delivered.
+		s.Lag = s.Length
+		return s, nil
+	}
+	s.Pending, s.Consumers, s.Read = g.Pending, g.Consumers, g.EntriesRead
+	if s.Lag, err = lagOf(ctx, a.RDB, k.Stream(), g); err != nil {
+		return s, err
+	}
+	if g.Pending > 0 {
+		p, err := a.RDB.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: k.Stream(), Group: group, Start: "-", End: "+", Count: 1}).Result()
+		if err != nil {
+			return s, fmt.Errorf("read oldest pending of %s: %w", k.Stream(), err)
+		}
+		if len(p) == 1 {
+			s.OldestPendingAgeS = time.Since(idTime(p[0].ID)).Seconds()
+		}
+	}
+	return s, nil
 }
 
 // groupInfo returns the group's XINFO entry, or nil when the stream or group is missing.
@@ -167,10 +212,22 @@ func lagOf(ctx context.Context, rdb redis.UniversalClient, stream string, g *red
 	return int64(len(msgs)), nil
 }
 
-// Pressure is the work waiting on a stage: the largest lag+pending over the
-// groups reading its stream, or its length when no group reads it yet.
+// Pressure is the work waiting on a stage: over its partitions, the sum of
+// the largest lag+pending of the groups reading each stream (its length
+// when no group reads it yet).
 func (a *Admin) Pressure(ctx context.Context, stage string) (int64, error) {
-	stream := KeysFor(a.Prefix, stage).Stream()
+	var total int64
+	for _, k := range a.Partitions.Keys(a.Prefix, stage) {
+		n, err := a.streamPressure(ctx, k.Stream())
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func (a *Admin) streamPressure(ctx context.Context, stream string) (int64, error) {
 	groups, err := a.RDB.XInfoGroups(ctx, stream).Result()
 	if err != nil {
 		if isNoSuchKey(err) {
@@ -203,6 +260,10 @@ type DeadLetter struct {
 	Consumer  string            `json:"consumer"`
 	SourceID  string            `json:"source_id"`
 	Fields    map[string]string `json:"fields"`
+	// Partition is the partition whose DLQ holds it (0 for a stage with one stream).
+	Partition int `json:"partition,omitempty"`
+
+	keys Keys // of the partition it came from
 }
 
 // DLQFilter selects dead letters: by error type, entry ids and/or age;
@@ -240,44 +301,74 @@ func (f DLQFilter) match(d DeadLetter) bool {
 // DLQList returns a stage's dead letters, oldest first, that match f.
 func (a *Admin) DLQList(ctx context.Context, stage string, f DLQFilter) ([]DeadLetter, error) {
 	var out []DeadLetter
-	err := a.scanDLQ(ctx, stage, f.end(), func(d DeadLetter) bool {
-		if f.match(d) {
-			out = append(out, d)
+	for _, k := range a.Partitions.Keys(a.Prefix, stage) {
+		var part []DeadLetter
+		err := a.scanDLQ(ctx, k, f.end(), func(d DeadLetter) bool {
+			if f.match(d) {
+				part = append(part, d)
+			}
+			return f.Limit == 0 || len(part) < f.Limit
+		})
+		if err != nil {
+			return nil, err
 		}
-		return f.Limit == 0 || len(out) < f.Limit
-	})
-	return out, err
+		out = append(out, part...)
+	}
+	sortByID(out, false)
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out, nil
 }
 
 // DLQNewest returns a stage's n newest dead letters, newest first.
 func (a *Admin) DLQNewest(ctx context.Context, stage string, n int64) ([]DeadLetter, error) {
-	msgs, err := a.RDB.XRevRangeN(ctx, a.keys(stage).DLQ(), "+", "-", n).Result()
-	if err != nil {
-		return nil, fmt.Errorf("read dead letters of %s: %w", stage, err)
+	var out []DeadLetter
+	for _, k := range a.Partitions.Keys(a.Prefix, stage) {
+		msgs, err := a.RDB.XRevRangeN(ctx, k.DLQ(), "+", "-", n).Result()
+		if err != nil {
+			return nil, fmt.Errorf("read dead letters of %s: %w", stage, err)
+		}
+		for _, m := range msgs {
+			out = append(out, decodeDeadLetter(k, m))
+		}
 	}
-	out := make([]DeadLetter, len(msgs))
-	for i, m := range msgs {
-		out[i] = decodeDeadLetter(m)
-	}
-	return out, nil
+	sortByID(out, true)
+	return out[:min(int64(len(out)), n)], nil
+}
+
+// sortByID orders dead letters by when they were written.
+func sortByID(ds []DeadLetter, newestFirst bool) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := parseID(ds[i].ID), parseID(ds[j].ID)
+		if newestFirst {
+			return b.less(a)
+		}
+		return a.less(b)
+	})
 }
 
 // DLQCounts counts a stage's dead letters by error type.
 func (a *Admin) DLQCounts(ctx context.Context, stage string) (map[string]int64, error) {
 	counts := map[string]int64{}
-	err := a.scanDLQ(ctx, stage, "+", func(d DeadLetter) bool { counts[d.ErrorType]++; return true })
-	return counts, err
+	for _, k := range a.Partitions.Keys(a.Prefix, stage) {
+		err := a.scanDLQ(ctx, k, "+", func(d DeadLetter) bool { counts[d.ErrorType]++; return true })
+		if err != nil {
+			return nil, err
+		}
+	}
+	return counts, nil
 }
 
-// DLQReplay moves matching dead letters back onto the stage's stream with
-// their original fields and a fresh attempt count; it returns how many moved.
-// Each move is atomic, so concurrent replays never duplicate an entry.
+// DLQReplay moves matching dead letters back onto the stream of their
+// partition with their original fields and a fresh attempt count; it
+// returns how many moved. Each move is atomic, so concurrent replays never
+// duplicate an entry.
 func (a *Admin) DLQReplay(ctx context.Context, stage string, f DLQFilter) (int, error) {
 	list, err := a.DLQList(ctx, stage, f)
 	if err != nil {
 		return 0, err
 	}
-	k := KeysFor(a.Prefix, stage)
 	moved := 0
 	for _, d := range list {
 		fields := make(map[string]string, len(d.Fields))
@@ -290,7 +381,7 @@ func (a *Admin) DLQReplay(ctx context.Context, stage string, f DLQFilter) (int, 
 		for _, key := range sortedKeys(fields) {
 			args = append(args, key, fields[key])
 		}
-		res, err := replayScript.Run(ctx, a.RDB, []string{k.DLQ(), k.Stream()}, args...).Result()
+		res, err := replayScript.Run(ctx, a.RDB, []string{d.keys.DLQ(), d.keys.Stream()}, args...).Result()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return moved, fmt.Errorf("replay dead letter %s: %w", d.ID, err)
 		}
@@ -307,35 +398,36 @@ func (a *Admin) DLQPurge(ctx context.Context, stage string, f DLQFilter) (int, e
 	if err != nil {
 		return 0, err
 	}
-	ids := make([]string, len(list))
-	for i, d := range list {
-		ids[i] = d.ID
+	ids := map[string][]string{} // by DLQ key
+	for _, d := range list {
+		ids[d.keys.DLQ()] = append(ids[d.keys.DLQ()], d.ID)
 	}
 	removed := 0
-	for len(ids) > 0 {
-		n := min(len(ids), 500)
-		c, err := a.RDB.XDel(ctx, KeysFor(a.Prefix, stage).DLQ(), ids[:n]...).Result()
-		if err != nil {
-			return removed, fmt.Errorf("purge dead letters: %w", err)
+	for key, ids := range ids {
+		for len(ids) > 0 {
+			n := min(len(ids), 500)
+			c, err := a.RDB.XDel(ctx, key, ids[:n]...).Result()
+			if err != nil {
+				return removed, fmt.Errorf("purge dead letters: %w", err)
+			}
+			removed += int(c)
+			ids = ids[n:]
 		}
-		removed += int(c)
-		ids = ids[n:]
 	}
 	return removed, nil
 }
 
-// scanDLQ visits a stage's dead letters up to stream id end, oldest first,
-// while visit returns true.
-func (a *Admin) scanDLQ(ctx context.Context, stage, end string, visit func(DeadLetter) bool) error {
-	key := KeysFor(a.Prefix, stage).DLQ()
+// scanDLQ visits one partition's dead letters up to stream id end, oldest
+// first, while visit returns true.
+func (a *Admin) scanDLQ(ctx context.Context, k Keys, end string, visit func(DeadLetter) bool) error {
 	start := "-"
 	for {
-		msgs, err := a.RDB.XRangeN(ctx, key, start, end, 500).Result()
+		msgs, err := a.RDB.XRangeN(ctx, k.DLQ(), start, end, 500).Result()
 		if err != nil {
-			return fmt.Errorf("read dead letters of %s: %w", stage, err)
+			return fmt.Errorf("read dead letters of %s: %w", k.Stage, err)
 		}
 		for _, m := range msgs {
-			if !visit(decodeDeadLetter(m)) {
+			if !visit(decodeDeadLetter(k, m)) {
 				return nil
 			}
 		}
@@ -346,9 +438,10 @@ func (a *Admin) scanDLQ(ctx context.Context, stage, end string, visit func(DeadL
 	}
 }
 
-func decodeDeadLetter(m redis.XMessage) DeadLetter {
+func decodeDeadLetter(k Keys, m redis.XMessage) DeadLetter {
 	f, _ := fieldsOf(m.Values)
 	d := DeadLetter{
+		keys: k, Partition: max(k.Partition, 0),
 		ID: m.ID, Stage: f[DLQFieldStage], ErrorType: f[DLQFieldErrorType], Error: f[DLQFieldError],
 		FailedAt: f[DLQFieldFailedAt], Consumer: f[DLQFieldConsumer], SourceID: f[DLQFieldSourceID],
 	}
@@ -422,4 +515,5 @@ func isNoGroup(err error) bool {
 	return err != nil && strings.HasPrefix(err.Error(), "NOGROUP")
 }
 
-func (a *Admin) keys(stage string) Keys { return KeysFor(a.Prefix, stage) }
+// statusKey is where stage's consumers publish their status records.
+func (a *Admin) statusKey(stage string) string { return KeysFor(a.Prefix, stage).Status() }

@@ -29,7 +29,8 @@ func onCluster(t *testing.T) redis.UniversalClient {
 
 // The failure matrix again, on a Redis Cluster of three masters: retries,
 // dead letters and replay, deferrals, leases, reclaim and poison, where
-// every key of a stage must share a slot and the hand-off crosses slots.
+// every key of a stage must share a slot, the hand-off crosses slots, and
+// a partitioned stage's partitions sit on different masters.
 func TestFailureMatrixOnRedisCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Redis Cluster")
@@ -53,6 +54,8 @@ func TestFailureMatrixOnRedisCluster(t *testing.T) {
 		"later is no failure":                TestConsumer_LaterIsNoFailure,
 		"two consumers, one retry":           TestConsumer_TwoConsumersFailingOneEntryRetryOnce,
 		"many consumers, random failures":    TestConsumer_ManyConsumersRandomFailures,
+		"partitioned stage":                  TestConsumer_PartitionedStage,
+		"partitioned reclaim":                TestConsumer_PartitionedReclaim,
 	} {
 		t.Run(name, test)
 	}

@@ -157,21 +157,26 @@ func (c *Consumer) commitTodo(todo []*ledgerEntry) bool {
 }
 
 // emitAndAck sends every emitted message downstream and, once Redis has
-// taken them, acks the batch: a crash in between duplicates (absorbed
-// downstream) rather than loses. Two steps, not one pipeline: on a cluster
-// the downstream stream lives on another node, and a pipeline runs each
-// node's part in parallel.
+// taken them, acks the batch, partition by partition: a crash in between
+// duplicates (absorbed downstream) rather than loses. Two steps, not one
+// pipeline: on a cluster the downstream stream lives on another node, and a
+// pipeline runs each node's part in parallel.
 func (c *Consumer) emitAndAck(batch []*ledgerEntry) error {
 	var emits []Emit
-	ids := make([]string, 0, len(batch))
+	ids := map[*partition][]string{}
 	for _, e := range batch {
 		emits = append(emits, e.result.Emit...)
-		ids = append(ids, e.msg.ID)
+		ids[e.msg.part] = append(ids[e.msg.part], e.msg.ID)
 	}
 	return c.bookkeep(func(ctx context.Context) error {
-		if err := c.ops.emit(ctx, emits); err != nil {
+		if err := c.parts[0].ops.emit(ctx, emits); err != nil {
 			return err
 		}
-		return c.ops.ack(ctx, ids...)
+		for p, ids := range ids {
+			if err := p.ops.ack(ctx, ids...); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -66,6 +67,11 @@ type Config struct {
 
 	Downstream string // stage whose stream is watched for backpressure ("" = none)
 	HighWater  int64  // pause reading while Downstream's lag+pending is above this
+
+	// Partitions are the partition counts of this stage and of the stages it
+	// emits to; the consumer reads every partition of its stage, and emits
+	// each message to the partition of its doc_id. Nil: one stream each.
+	Partitions Partitions
 
 	PromoteInterval time.Duration // retry promoter period
 	JanitorInterval time.Duration // trimming period; negative disables the janitor
@@ -168,8 +174,8 @@ func consumerName() string {
 // (reclaimer, lease keeper, retry promoter, janitor, status) that make it safe.
 type Consumer struct {
 	cfg     Config
-	keys    Keys
-	ops     *ops
+	rdb     redis.UniversalClient
+	parts   []*partition // one per stream of the stage, in partition order
 	ledger  *ledgerStore
 	handler Handler
 	log     logger
@@ -181,16 +187,23 @@ type Consumer struct {
 	// waits for a dependency gives up then.
 	hard context.Context
 
-	slots   chan struct{}     // one token per held entry
+	slots   chan struct{}     // one token per held entry, over all partitions
 	work    chan *Message     // entries waiting for a handler
 	commits chan *ledgerEntry // finished entries waiting for the ledger
 	// abandoned is closed when shutdown gives up on handlers that ignore
 	// cancellation: the gatherer stops, and a late result is dropped (its
 	// entry stays pending for another consumer) instead of being sent on.
 	abandoned chan struct{}
-	leases    *leaseTable
 	// downstream gates reading on the next stage's pressure; nil without one.
 	downstream *Admin
+}
+
+// A partition is one stream of the stage as this consumer holds it: the
+// Redis operations on its keys and the leases of the entries read from it.
+// Entry ids are unique within a stream only, so each partition keeps its own.
+type partition struct {
+	ops    *ops
+	leases *leaseTable
 }
 
 // NewConsumer builds a consumer; it does not touch Redis until Run.
@@ -206,11 +219,9 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 	if deps == nil {
 		deps, own = StandardDependencies(rdb, pool, log), true
 	}
-	keys := KeysFor(cfg.Prefix, cfg.Stage)
 	c := &Consumer{
 		cfg:       cfg,
-		keys:      keys,
-		ops:       &ops{rdb: rdb, keys: keys, prefix: cfg.Prefix, group: cfg.Group, consumer: cfg.Consumer, block: cfg.Block},
+		rdb:       rdb,
 		ledger:    newLedger(pool),
 		handler:   h,
 		log:       logger{Logger: log, deps: deps},
@@ -221,20 +232,41 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 		work:      make(chan *Message, inflight),
 		commits:   make(chan *ledgerEntry, inflight),
 		abandoned: make(chan struct{}),
-		leases:    newLeaseTable(),
 		hard:      context.Background(),
 	}
-	c.status = newStatus(rdb, keys, &c.cfg, deps, c.leases, c.metrics.paused)
+	for _, k := range cfg.Partitions.Keys(cfg.Prefix, cfg.Stage) {
+		c.parts = append(c.parts, &partition{
+			ops: &ops{rdb: rdb, keys: k, prefix: cfg.Prefix, partitions: cfg.Partitions,
+				group: cfg.Group, consumer: cfg.Consumer, block: cfg.Block},
+			leases: newLeaseTable(),
+		})
+	}
+	c.status = newStatus(rdb, KeysFor(cfg.Prefix, cfg.Stage), &c.cfg, deps, c.held, c.metrics.paused)
 	if cfg.Downstream != "" {
-		c.downstream = &Admin{RDB: rdb, Prefix: cfg.Prefix}
+		c.downstream = &Admin{RDB: rdb, Prefix: cfg.Prefix, Partitions: cfg.Partitions}
 	}
 	return c, nil
 }
 
-// EnsureGroup creates the stream and group if missing (from the stream's
-// first entry, so entries published before the group existed are read).
+// EnsureGroup creates every partition's stream and group if missing (from
+// the stream's first entry, so entries published before the group existed
+// are read).
 func (c *Consumer) EnsureGroup(ctx context.Context) error {
-	return EnsureGroup(ctx, c.ops.rdb, c.keys.Stream(), c.cfg.Group)
+	for _, p := range c.parts {
+		if err := EnsureGroup(ctx, c.rdb, p.ops.keys.Stream(), c.cfg.Group); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// held is how many entries this consumer holds, over all partitions.
+func (c *Consumer) held() int {
+	n := 0
+	for _, p := range c.parts {
+		n += p.leases.len()
+	}
+	return n
 }
 
 // EnsureGroup creates stream and group if missing; an existing group is fine.
@@ -270,7 +302,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 		}
 		_ = c.deps.Wait(ctx)
 	}
-	c.log.Info("consumer started", "stream", c.keys.Stream(), "group", c.cfg.Group,
+	c.log.Info("consumer started", "stream", c.parts[0].ops.keys.Stream(), "partitions", len(c.parts), "group", c.cfg.Group,
 		"visibility", c.cfg.Visibility.String(), "handler_timeout", c.cfg.HandlerTimeout.String(), "concurrency", c.cfg.Concurrency)
 
 	// hardCtx outlives ctx by the grace period: handlers and bookkeeping use it.
@@ -279,16 +311,21 @@ func (c *Consumer) Run(ctx context.Context) error {
 	c.hard = hardCtx
 
 	var loops, workers, committing sync.WaitGroup
-	// The lease keeper starts first and stops last: every entry held is
-	// renewed until the very end.
-	lease := newLeaseKeeper(leaseParams{ops: c.ops, leases: c.leases, deps: c.deps, log: c.log, period: c.cfg.Visibility / 3})
-	promoter := newPromoter(promoterParams{ops: c.ops, deps: c.deps, log: c.log, interval: c.cfg.PromoteInterval, limit: c.cfg.BatchSize})
-	janitor := newJanitor(janitorParams{ops: c.ops, deps: c.deps, log: c.log, interval: c.cfg.JanitorInterval,
-		retain: c.cfg.RetainLen, deadConsumer: c.cfg.DeadConsumer})
+	// Every partition has its own lease keeper, promoter and janitor. The
+	// lease keepers start first and stop last: every entry held is renewed
+	// until the very end.
+	var leases, promoters, janitors []*loop
+	for _, p := range c.parts {
+		log := c.log.partition(p.ops.keys, len(c.parts))
+		leases = append(leases, newLeaseKeeper(leaseParams{ops: p.ops, leases: p.leases, deps: c.deps, log: log, period: c.cfg.Visibility / 3}).loop)
+		promoters = append(promoters, newPromoter(promoterParams{ops: p.ops, deps: c.deps, log: log, interval: c.cfg.PromoteInterval, limit: c.cfg.BatchSize}).loop)
+		janitors = append(janitors, newJanitor(janitorParams{ops: p.ops, deps: c.deps, log: log, interval: c.cfg.JanitorInterval,
+			retain: c.cfg.RetainLen, deadConsumer: c.cfg.DeadConsumer}).loop)
+	}
 	c.status.set(StateRunning)
-	lease.start(&loops)
-	promoter.start(&loops)
-	janitor.start(&loops)
+	for _, l := range slices.Concat(leases, promoters, janitors) {
+		l.start(&loops)
+	}
 	c.status.start(&loops)
 
 	for range c.cfg.Concurrency {
@@ -296,8 +333,14 @@ func (c *Consumer) Run(ctx context.Context) error {
 	}
 	committing.Go(c.gather)
 
-	rd := newReader(c)
-	rd.run(ctx) // returns when ctx is cancelled
+	// One reader per partition, all drawing on the same slots: a busy
+	// partition cannot starve the others, since each reader takes slots
+	// only for what its own stream holds.
+	var readers sync.WaitGroup
+	for _, p := range c.parts {
+		readers.Go(func() { newReader(c, p).run(ctx) }) // returns when ctx is cancelled
+	}
+	readers.Wait()
 
 	// Shutdown order: reader stopped; workers drain within the grace period;
 	// the committers flush; then the background loops stop.
@@ -328,9 +371,9 @@ func (c *Consumer) Run(ctx context.Context) error {
 		close(c.commits) // every handler is back: nothing sends any more
 	}
 	committing.Wait()
-	promoter.shutdown()
-	janitor.shutdown()
-	lease.shutdown()
+	for _, l := range slices.Concat(promoters, janitors, leases) {
+		l.shutdown()
+	}
 	c.status.shutdown()
 	loops.Wait()
 	c.status.remove()
@@ -371,7 +414,7 @@ func (c *Consumer) release(n int) {
 
 // finish ends an entry's life in this consumer: its lease and its slot.
 func (c *Consumer) finish(m *Message) {
-	c.leases.remove(m.ID)
+	m.part.leases.remove(m.ID)
 	c.release(1)
 }
 
@@ -395,4 +438,13 @@ func (l logger) failed(what string, err error, args ...any) {
 		level = slog.LevelDebug
 	}
 	l.Log(context.Background(), level, what, append(args, "err", err)...)
+}
+
+// partition is the logger of one partition's loops: with its index when
+// the stage has more than one.
+func (l logger) partition(k Keys, n int) logger {
+	if n <= 1 {
+		return l
+	}
+	return logger{Logger: l.With("partition", k.Partition), deps: l.deps}
 }

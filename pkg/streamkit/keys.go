@@ -1,17 +1,28 @@
 package streamkit
 
-import "fmt"
+import (
+	"fmt"
+	"hash/fnv"
+	"strconv"
+)
 
-// Keys names the Redis keys of one stage under a prefix.
+// Keys names the Redis keys of one stage, or of one partition of a
+// partitioned stage, under a prefix. Every key of a Keys shares one hash
+// tag, so a script touching the stream and its retry set or DLQ runs on
+// Redis Cluster.
 type Keys struct {
 	Prefix string
 	Stage  string
+	// Partition is the partition's index, or -1 for an unpartitioned stage
+	// (KeysFor), whose keys carry the tag {<stage>}; partition i's carry
+	// {<stage>:<i>}.
+	Partition int
 }
 
-// KeysFor returns the keys of stage under prefix.
-func KeysFor(prefix, stage string) Keys { return Keys{Prefix: prefix, Stage: stage} }
+// KeysFor returns the keys of an unpartitioned stage under prefix.
+func KeysFor(prefix, stage string) Keys { return Keys{Prefix: prefix, Stage: stage, Partition: -1} }
 
-// Stream is the stage's input stream.
+// Stream is the stage's (partition's) input stream.
 func (k Keys) Stream() string { return k.key("stream") }
 
 // Retry is the sorted set of delayed retries, scored by due time (unix ms).
@@ -22,13 +33,70 @@ func (k Keys) Retry() string { return k.key("retry") }
 // waiting for a host slot is never mistaken for failing.
 func (k Keys) Deferred() string { return k.key("deferred") }
 
-// DLQ is the stage's dead-letter stream.
+// DLQ is the stage's (partition's) dead-letter stream.
 func (k Keys) DLQ() string { return k.key("dlq") }
 
+// Status is the hash of the stage's consumers' status records, one field
+// per consumer (see ConsumerStatus). A stage has one, whatever its partitions.
+func (k Keys) Status() string { return fmt.Sprintf("%s:{%s}:status", k.Prefix, k.Stage) }
+
 func (k Keys) key(kind string) string {
-	return fmt.Sprintf("%s:{%s}:%s", k.Prefix, k.Stage, kind)
+	if k.Partition < 0 {
+		return fmt.Sprintf("%s:{%s}:%s", k.Prefix, k.Stage, kind)
+	}
+	return fmt.Sprintf("%s:{%s:%d}:%s", k.Prefix, k.Stage, k.Partition, kind)
 }
 
-// Status is the hash of the stage's consumers' status records, one field
-// per consumer (see ConsumerStatus).
-func (k Keys) Status() string { return k.key("status") }
+// Label names the partition in logs and stats: "-" for an unpartitioned stage.
+func (k Keys) Label() string {
+	if k.Partition < 0 {
+		return "-"
+	}
+	return strconv.Itoa(k.Partition)
+}
+
+// Partitions says how many partition streams each stage has. A stage that
+// is absent, or set below 2, has one stream with the keys of KeysFor. A
+// stage with N partitions has N streams, each with its own retry set,
+// deferred set and DLQ in its own hash slot; a message goes to the
+// partition of its doc_id (PartitionOf), so one document's messages stay in
+// order. Producers and consumers of a stage must agree on its N; see
+// docs/SCALING.md for changing it on a running system.
+type Partitions map[string]int
+
+// Of is the number of partitions of stage (at least 1).
+func (p Partitions) Of(stage string) int { return max(p[stage], 1) }
+
+// Keys lists the keys of every partition of stage, in partition order.
+func (p Partitions) Keys(prefix, stage string) []Keys {
+	n := p.Of(stage)
+	if n == 1 {
+		return []Keys{KeysFor(prefix, stage)}
+	}
+	out := make([]Keys, n)
+	for i := range out {
+		out[i] = Keys{Prefix: prefix, Stage: stage, Partition: i}
+	}
+	return out
+}
+
+// Route returns the keys of the partition a message with these fields goes
+// to on stage: the partition of its doc_id.
+func (p Partitions) Route(prefix, stage string, fields map[string]string) Keys {
+	n := p.Of(stage)
+	if n == 1 {
+		return KeysFor(prefix, stage)
+	}
+	return Keys{Prefix: prefix, Stage: stage, Partition: PartitionOf(fields[FieldDocID], n)}
+}
+
+// PartitionOf is the partition of docID among n: a stable hash (FNV-1a),
+// the same in every process and release.
+func PartitionOf(docID string, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(docID))
+	return int(h.Sum32() % uint32(n))
+}

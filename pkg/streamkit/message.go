@@ -27,7 +27,8 @@ type Message struct {
 	Deliveries int64             // Redis delivery count when known (reclaimed entries), else 0
 	Key        string            // idempotency key of the work
 
-	read time.Time // when this consumer read or claimed it
+	read time.Time  // when this consumer read or claimed it
+	part *partition // the stream it was read from
 }
 
 // Get returns a field, or "" when it is absent.

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
 )
 
 // Metrics holds the counters and latency histogram of every stage in a
@@ -104,13 +103,14 @@ type StatsCollector struct {
 	descs  map[string]*prometheus.Desc
 }
 
-// NewStatsCollector returns a collector for stages; register it with a registry.
-func NewStatsCollector(rdb redis.UniversalClient, prefix string, stages ...StageRef) *StatsCollector {
+// NewStatsCollector returns a collector for stages, read through admin
+// (summed over each stage's partitions); register it with a registry.
+func NewStatsCollector(admin *Admin, stages ...StageRef) *StatsCollector {
 	d := func(name, help string) *prometheus.Desc {
 		return prometheus.NewDesc("newscrawl_stage_"+name, help, []string{"stage"}, nil)
 	}
 	return &StatsCollector{
-		admin:  &Admin{RDB: rdb, Prefix: prefix},
+		admin:  admin,
 		stages: stages,
 		descs: map[string]*prometheus.Desc{
 			"length":   d("stream_length", "Entries in the stage's stream."),

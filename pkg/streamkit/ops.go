@@ -13,12 +13,18 @@ import (
 // claims, renews, acks, schedules and dead-letters. The loops call it and
 // hold no Redis client of their own.
 type ops struct {
-	rdb      redis.UniversalClient
-	keys     Keys
-	prefix   string
-	group    string
-	consumer string
-	block    time.Duration
+	rdb        redis.UniversalClient
+	keys       Keys       // the partition's keys
+	prefix     string     // of the stages emitted to
+	partitions Partitions // of the stages emitted to
+	group      string
+	consumer   string
+	block      time.Duration
+}
+
+// ensureGroup creates the stream and the group if missing.
+func (o *ops) ensureGroup(ctx context.Context) error {
+	return EnsureGroup(ctx, o.rdb, o.keys.Stream(), o.group)
 }
 
 // readNew reads up to n undelivered entries, blocking up to the block time.
@@ -123,7 +129,7 @@ func (o *ops) emit(ctx context.Context, emits []Emit) error {
 		if len(values) == 0 {
 			continue
 		}
-		pipe.XAdd(ctx, &redis.XAddArgs{Stream: KeysFor(o.prefix, em.Stage).Stream(), Values: values})
+		pipe.XAdd(ctx, &redis.XAddArgs{Stream: o.partitions.Route(o.prefix, em.Stage, em.Fields).Stream(), Values: values})
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("emit %d messages: %w", len(emits), err)

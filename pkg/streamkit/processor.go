@@ -100,20 +100,20 @@ const (
 // process was stalled, or Redis away) is first confirmed as still owned; one
 // that waited since its read-time ledger check is checked again.
 func (c *Consumer) admit(ctx context.Context, m *Message) admission {
-	confirmed, lost := c.leases.state(m.ID)
+	confirmed, lost := m.part.leases.state(m.ID)
 	if !lost && time.Since(confirmed) > c.cfg.Visibility/2 {
 		now := time.Now()
-		_, gone, err := c.ops.renew(ctx, []string{m.ID})
+		_, gone, err := m.part.ops.renew(ctx, []string{m.ID})
 		if err != nil {
 			if c.deps.Down(err) {
 				return admitAgain
 			}
 			c.log.failed("confirm lease", err, "id", m.ID)
 		} else if len(gone) > 0 {
-			c.leases.markLost(gone)
+			m.part.leases.markLost(gone)
 			lost = true
 		} else {
-			c.leases.confirm([]string{m.ID}, now)
+			m.part.leases.confirm([]string{m.ID}, now)
 		}
 	}
 	if lost {
@@ -150,13 +150,13 @@ const (
 func (c *Consumer) run(ctx context.Context, m *Message) (Result, error, runOutcome) {
 	hctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if !c.leases.running(m.ID, cancel) {
+	if !m.part.leases.running(m.ID, cancel) {
 		return Result{}, nil, ranLost
 	}
-	defer c.leases.running(m.ID, nil)
+	defer m.part.leases.running(m.ID, nil)
 	dl := newDeadline(c.cfg.HandlerTimeout, func() {
 		cancel(errHandlerTimeout)
-		c.leases.expire(m.ID, time.Now().Add(c.cfg.Visibility))
+		m.part.leases.expire(m.ID, time.Now().Add(c.cfg.Visibility))
 	})
 	hctx = context.WithValue(hctx, deadlineKey{}, dl)
 	start := time.Now()
@@ -260,7 +260,7 @@ func (c *Consumer) retry(m *Message, attempt, deferred int, delay time.Duration,
 	member, _ := json.Marshal(retryMember{ID: m.ID, Fields: fields})
 	var owned bool
 	err := c.bookkeep(func(ctx context.Context) (err error) {
-		owned, err = c.ops.scheduleRetry(ctx, m.ID, string(member), delay, isLater(cause))
+		owned, err = m.part.ops.scheduleRetry(ctx, m.ID, string(member), delay, isLater(cause))
 		return err
 	})
 	switch {
@@ -283,7 +283,7 @@ func (c *Consumer) deadLetter(m *Message, errType string, cause error) {
 	fields := deadLetterArgs(c.cfg.Stage, m.Attempt+1, errType, cause.Error(), c.cfg.Consumer, m.ID, m.Fields)
 	var owned bool
 	err := c.bookkeep(func(ctx context.Context) (err error) {
-		owned, err = c.ops.deadLetter(ctx, m.ID, fields)
+		owned, err = m.part.ops.deadLetter(ctx, m.ID, fields)
 		return err
 	})
 	switch {

@@ -29,7 +29,15 @@ func NewProducer(rdb redis.UniversalClient, prefix string, highWater int64) *Pro
 		poll: 100 * time.Millisecond, budget: map[string]int64{}}
 }
 
-// Publish appends one message to stage's stream and returns its id. It
+// WithPartitions makes p publish to the partition of each message's doc_id
+// on partitioned stages, and watch every partition's pressure; it returns p.
+func (p *Producer) WithPartitions(parts Partitions) *Producer {
+	p.admin.Partitions = parts
+	return p
+}
+
+// Publish appends one message to stage's stream (the partition of its
+// doc_id on a partitioned stage) and returns its id. It
 // waits while the stage is over the high-water mark and returns ctx's error
 // if ctx ends first.
 func (p *Producer) Publish(ctx context.Context, stage string, fields map[string]string) (string, error) {
@@ -40,7 +48,7 @@ func (p *Producer) Publish(ctx context.Context, stage string, fields map[string]
 	for k, v := range fields {
 		values = append(values, k, v)
 	}
-	id, err := p.rdb.XAdd(ctx, &redis.XAddArgs{Stream: p.admin.keys(stage).Stream(), Values: values}).Result()
+	id, err := p.rdb.XAdd(ctx, &redis.XAddArgs{Stream: p.admin.Partitions.Route(p.admin.Prefix, stage, fields).Stream(), Values: values}).Result()
 	if err != nil {
 		return "", fmt.Errorf("publish to %s: %w", stage, err)
 	}

@@ -12,17 +12,21 @@ import (
 // consumer may have finished the same key meanwhile).
 const ledgerRecheck = time.Second
 
-// A reader feeds the workers: first the consumer's own pending entries,
-// then idle entries of others, then new entries, never more than the free
-// in-flight slots, none while a dependency is away, and no more than the
-// downstream stage has room for below its high-water mark.
+// A reader feeds the workers from one partition of the stage: first the
+// consumer's own pending entries, then idle entries of others, then new
+// entries, never more than the free in-flight slots, none while a
+// dependency is away, and no more than the downstream stage has room for
+// below its high-water mark.
 type reader struct {
 	c         *Consumer
+	part      *partition
 	reclaimer *reclaimer
 	budget    int64 // entries that may still be read before the next pressure check
 }
 
-func newReader(c *Consumer) *reader { return &reader{c: c, reclaimer: newReclaimer(c)} }
+func newReader(c *Consumer, p *partition) *reader {
+	return &reader{c: c, part: p, reclaimer: newReclaimer(c, p)}
+}
 
 // run reads until ctx is cancelled. The reclaimer runs on its own ticker
 // once the start-up sequence is done; run returns only after it stopped,
@@ -46,14 +50,14 @@ func (r *reader) run(ctx context.Context) {
 		if n == 0 {
 			return
 		}
-		msgs, err := c.ops.readNew(ctx, n)
+		msgs, err := r.part.ops.readNew(ctx, n)
 		if err != nil {
 			c.release(n)
 			if ctx.Err() != nil {
 				continue
 			}
 			if isNoGroup(err) {
-				if err := c.EnsureGroup(ctx); err != nil && !c.deps.Down(err) {
+				if err := r.part.ops.ensureGroup(ctx); err != nil && !c.deps.Down(err) {
 					c.log.failed("recreate group", err)
 				}
 			} else if !c.deps.Down(err) {
@@ -64,7 +68,7 @@ func (r *reader) run(ctx context.Context) {
 		}
 		r.budget -= int64(len(msgs))
 		c.release(n - len(msgs))
-		c.dispatch(ctx, msgs, nil)
+		c.dispatch(ctx, r.part, msgs, nil)
 	}
 }
 
@@ -113,7 +117,7 @@ func (r *reader) readOwnPending(ctx context.Context) {
 		if n == 0 {
 			return
 		}
-		msgs, err := c.ops.readOwn(ctx, start, n)
+		msgs, err := r.part.ops.readOwn(ctx, start, n)
 		if err != nil {
 			c.release(n)
 			if ctx.Err() == nil && c.deps.Down(err) {
@@ -129,16 +133,16 @@ func (r *reader) readOwnPending(ctx context.Context) {
 			return
 		}
 		start = msgs[len(msgs)-1].ID
-		c.dispatch(ctx, msgs, nil)
+		c.dispatch(ctx, r.part, msgs, nil)
 	}
 }
 
-// dispatch turns read entries into work. The caller holds one slot per
+// dispatch turns entries read from partition p into work. The caller holds one slot per
 // entry. Trimmed entries are acked as lost; malformed ones, and ones whose
 // key or doc_id could not be stored, are dead-lettered; entries whose key
 // is already in the ledger re-emit and ack; the rest go to the workers.
 // Every entry is leased from here on.
-func (c *Consumer) dispatch(ctx context.Context, msgs []redis.XMessage, deliveries map[string]int64) {
+func (c *Consumer) dispatch(ctx context.Context, p *partition, msgs []redis.XMessage, deliveries map[string]int64) {
 	if len(msgs) == 0 {
 		return
 	}
@@ -148,17 +152,17 @@ func (c *Consumer) dispatch(ctx context.Context, msgs []redis.XMessage, deliveri
 	for _, xm := range msgs {
 		fields, ok := fieldsOf(xm.Values)
 		if !ok {
-			c.ackLost(xm.ID)
+			c.ackLost(p, xm.ID)
 			c.release(1)
 			continue
 		}
-		if !c.leases.add(xm.ID, now) {
+		if !p.leases.add(xm.ID, now) {
 			// Already held here (a reclaim of our own entry).
 			c.release(1)
 			continue
 		}
 		m := &Message{ID: xm.ID, Stage: c.cfg.Stage, Fields: fields, Attempt: attemptOf(fields),
-			Deferred: counterOf(fields, FieldDeferred), Deliveries: deliveries[xm.ID], read: now}
+			Deferred: counterOf(fields, FieldDeferred), Deliveries: deliveries[xm.ID], read: now, part: p}
 		key, err := c.cfg.Key(c.cfg.Stage, c.cfg.Version, m)
 		if err == nil {
 			err = storable("idempotency key", key)
@@ -196,8 +200,8 @@ func (c *Consumer) finished(m *Message, emits []Emit) {
 	c.commits <- &ledgerEntry{key: m.Key, stage: c.cfg.Stage, result: Result{Emit: emits}, msg: m, finished: true}
 }
 
-func (c *Consumer) ackLost(id string) {
-	if err := c.bookkeep(func(ctx context.Context) error { return c.ops.ack(ctx, id) }); err != nil {
+func (c *Consumer) ackLost(p *partition, id string) {
+	if err := c.bookkeep(func(ctx context.Context) error { return p.ops.ack(ctx, id) }); err != nil {
 		c.log.failed("ack trimmed entry", err, "id", id)
 		return
 	}

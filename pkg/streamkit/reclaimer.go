@@ -13,10 +13,11 @@ import (
 // It does nothing while a dependency is away: a paused consumer takes no
 // work from others.
 type reclaimer struct {
-	c *Consumer
+	c    *Consumer
+	part *partition
 }
 
-func newReclaimer(c *Consumer) *reclaimer { return &reclaimer{c: c} }
+func newReclaimer(c *Consumer, p *partition) *reclaimer { return &reclaimer{c: c, part: p} }
 
 // loop runs exec every half visibility until ctx is cancelled.
 func (r *reclaimer) loop(ctx context.Context) {
@@ -34,14 +35,14 @@ func (r *reclaimer) loop(ctx context.Context) {
 
 // exec claims idle entries while slots are free; it logs its errors.
 func (r *reclaimer) exec(ctx context.Context) {
-	c := r.c
+	c, o := r.c, r.part.ops
 	cursor := "0-0"
 	for ctx.Err() == nil && c.deps.Err() == nil {
 		n := c.tryAcquire(c.cfg.BatchSize)
 		if n == 0 {
 			return
 		}
-		msgs, next, deleted, err := c.ops.claimIdle(ctx, c.cfg.Visibility, cursor, n)
+		msgs, next, deleted, err := o.claimIdle(ctx, c.cfg.Visibility, cursor, n)
 		if err != nil {
 			c.release(n)
 			if ctx.Err() == nil && !isNoGroup(err) && !c.deps.Down(err) {
@@ -55,7 +56,7 @@ func (r *reclaimer) exec(ctx context.Context) {
 			c.log.Warn("reclaimed entry was trimmed before it was processed; counted as lost", "id", id)
 		}
 		if len(deleted) > 0 {
-			if err := c.bookkeep(func(ctx context.Context) error { return c.ops.ack(ctx, deleted...) }); err != nil {
+			if err := c.bookkeep(func(ctx context.Context) error { return o.ack(ctx, deleted...) }); err != nil {
 				c.log.failed("ack trimmed entries", err, "n", len(deleted))
 			}
 		}
@@ -65,12 +66,12 @@ func (r *reclaimer) exec(ctx context.Context) {
 			for i, m := range msgs {
 				ids[i] = m.ID
 			}
-			deliveries, err := c.ops.deliveries(ctx, ids)
+			deliveries, err := o.deliveries(ctx, ids)
 			if err != nil {
 				c.log.failed("read delivery counts", err)
 			}
 			msgs = r.dropPoison(msgs, deliveries)
-			c.dispatch(ctx, msgs, deliveries)
+			c.dispatch(ctx, r.part, msgs, deliveries)
 		}
 		if next == "0-0" || next == "" {
 			return
@@ -91,11 +92,11 @@ func (r *reclaimer) dropPoison(msgs []redis.XMessage, deliveries map[string]int6
 			continue
 		}
 		fields, ok := fieldsOf(xm.Values)
-		if !ok || !c.leases.add(xm.ID, time.Now()) {
+		if !ok || !r.part.leases.add(xm.ID, time.Now()) {
 			keep = append(keep, xm) // trimmed (dispatch acks it as lost), or still running here
 			continue
 		}
-		m := &Message{ID: xm.ID, Stage: c.cfg.Stage, Fields: fields, Attempt: attemptOf(fields), Deliveries: n}
+		m := &Message{ID: xm.ID, Stage: c.cfg.Stage, Fields: fields, Attempt: attemptOf(fields), Deliveries: n, part: r.part}
 		c.deadLetter(m, ErrorTypePoison, fmt.Errorf("delivered %d times (ceiling %d): the handler crashes or hangs on it", n, c.cfg.MaxDeliveries))
 	}
 	return keep

@@ -52,7 +52,7 @@ type status struct {
 	key    string
 	cfg    *Config
 	deps   *Dependencies
-	leases *leaseTable
+	held   func() int // entries held by the consumer
 	host   string
 	paused prometheus.Gauge // 1 while paused
 
@@ -61,9 +61,9 @@ type status struct {
 	since time.Time
 }
 
-func newStatus(rdb redis.UniversalClient, keys Keys, cfg *Config, deps *Dependencies, leases *leaseTable, paused prometheus.Gauge) *status {
+func newStatus(rdb redis.UniversalClient, keys Keys, cfg *Config, deps *Dependencies, held func() int, paused prometheus.Gauge) *status {
 	host, _ := os.Hostname()
-	s := &status{rdb: rdb, key: keys.Status(), cfg: cfg, deps: deps, leases: leases, host: host, since: time.Now(), paused: paused}
+	s := &status{rdb: rdb, key: keys.Status(), cfg: cfg, deps: deps, held: held, host: host, since: time.Now(), paused: paused}
 	s.loop = newLoop(cfg.StatusInterval, s.exec)
 	return s
 }
@@ -84,7 +84,7 @@ func (s *status) record(now time.Time) ConsumerStatus {
 	s.mu.Unlock()
 	st := ConsumerStatus{
 		Consumer: s.cfg.Consumer, Stage: s.cfg.Stage, Group: s.cfg.Group, State: state, Since: since,
-		Host: s.host, PID: os.Getpid(), Held: s.leases.len(),
+		Host: s.host, PID: os.Getpid(), Held: s.held(),
 		Visibility: s.cfg.Visibility.String(), HandlerTimeout: s.cfg.HandlerTimeout.String(),
 		Concurrency: s.cfg.Concurrency, BatchSize: s.cfg.BatchSize, Settings: s.cfg.Status,
 		UpdatedAt: now, ExpiresAt: now.Add(3 * s.cfg.StatusInterval),
@@ -138,7 +138,7 @@ func (s *status) remove() {
 // Consumers lists the live status records of stage's consumers, by name;
 // stale ones are removed.
 func (a *Admin) Consumers(ctx context.Context, stage string) ([]ConsumerStatus, error) {
-	key := a.keys(stage).Status()
+	key := a.statusKey(stage)
 	all, err := a.RDB.HGetAll(ctx, key).Result()
 	if err != nil {
 		return nil, fmt.Errorf("read status of %s: %w", stage, err)
