@@ -35,7 +35,9 @@ type Deps struct {
 	Log      *slog.Logger
 	Registry *prometheus.Registry
 	Prefix   string
-	Producer *streamkit.Producer // publishes with backpressure
+	// Partitions are the stages' partition counts (<STAGE>_PARTITIONS).
+	Partitions streamkit.Partitions
+	Producer   *streamkit.Producer // publishes with backpressure, to the partition of each doc_id
 	// Dependencies are the process's breakers: a stage adds its own (a
 	// model server) and returns streamkit.Unavailable to pause on it.
 	Dependencies *streamkit.Dependencies
@@ -129,7 +131,9 @@ func (w Worker) RunContext(ctx context.Context, build func(Deps) (streamkit.Hand
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	reg.MustRegister(streamkit.NewStatsCollector(rdb, *w.Common.StreamPrefix, streamkit.StageRef{Stage: w.Stage, Group: w.Group}))
+	parts := w.Common.Partitions()
+	reg.MustRegister(streamkit.NewStatsCollector(&streamkit.Admin{RDB: rdb, Prefix: *w.Common.StreamPrefix, Partitions: parts},
+		streamkit.StageRef{Stage: w.Stage, Group: w.Group}))
 	var starting atomic.Pointer[string]
 	phase := "starting: waiting for redis and postgres"
 	starting.Store(&phase)
@@ -171,8 +175,8 @@ func (w Worker) RunContext(ctx context.Context, build func(Deps) (streamkit.Hand
 	if err := ready("migrate", func() error { _, err := store.Migrate(ctx, pool); return err }); err != nil || ctx.Err() != nil {
 		return err
 	}
-	d := Deps{Redis: rdb, DB: pool, Log: log, Registry: reg, Prefix: *w.Common.StreamPrefix,
-		Producer: streamkit.NewProducer(rdb, *w.Common.StreamPrefix, *w.Settings.HighWater), Dependencies: deps}
+	d := Deps{Redis: rdb, DB: pool, Log: log, Registry: reg, Prefix: *w.Common.StreamPrefix, Partitions: parts,
+		Producer: streamkit.NewProducer(rdb, *w.Common.StreamPrefix, *w.Settings.HighWater).WithPartitions(parts), Dependencies: deps}
 	var h streamkit.Handler
 	if err := ready("set up the stage", func() (err error) { h, err = build(d); return err }); err != nil || ctx.Err() != nil {
 		return err
@@ -182,7 +186,7 @@ func (w Worker) RunContext(ctx context.Context, build func(Deps) (streamkit.Hand
 		Prefix: *w.Common.StreamPrefix, Stage: w.Stage, Group: w.Group, Consumer: *s.Consumer,
 		Visibility: *s.Visibility, HandlerTimeout: *s.HandlerTimeout, MaxAttempts: *s.MaxAttempts, MaxDeliveries: *s.MaxDeliveries,
 		Concurrency: *s.Concurrency, BatchSize: *s.BatchSize, GracePeriod: *s.GracePeriod,
-		Downstream: w.Downstream, HighWater: *s.HighWater, Version: w.Version, Key: w.Key,
+		Downstream: w.Downstream, HighWater: *s.HighWater, Partitions: parts, Version: w.Version, Key: w.Key,
 		PromoteInterval: w.PromoteInterval, JanitorInterval: *s.JanitorInterval, RetainLen: retain(*s.Retain),
 		Status: w.Status, ErrorTypes: w.ErrorTypes, Dependencies: deps, Logger: log, Metrics: streamkit.NewMetrics(reg),
 	}, h)

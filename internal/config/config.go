@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -181,11 +182,23 @@ type Common struct {
 	StreamPrefix *string
 	MetricsAddr  *string
 	LogLevel     *string
+	partitions   map[string]*int // by stage
 }
 
-// BindCommon binds REDIS_URL, REDIS_CLUSTER, DATABASE_URL, STREAM_PREFIX, METRICS_ADDR and
-// LOG_LEVEL; metricsDefault is the binary's own listener address, and ""
-// leaves METRICS_ADDR out (newsctl's commands serve no metrics).
+// Partitions are the stages' partition counts (<STAGE>_PARTITIONS), which
+// every producer and consumer of a stage must agree on.
+func (c Common) Partitions() streamkit.Partitions {
+	p := streamkit.Partitions{}
+	for stage, n := range c.partitions {
+		p[stage] = *n
+	}
+	return p
+}
+
+// BindCommon binds REDIS_URL, REDIS_CLUSTER, DATABASE_URL, STREAM_PREFIX,
+// METRICS_ADDR, LOG_LEVEL and each stage's <STAGE>_PARTITIONS;
+// metricsDefault is the binary's own listener address, and "" leaves
+// METRICS_ADDR out (newsctl's commands serve no metrics).
 func BindCommon(s *Set, metricsDefault string) Common {
 	c := Common{
 		RedisURL:     s.URL("REDIS_URL", DefaultRedisURL, "Redis URL (redis:// or rediss://, user:password@, /db); with REDIS_CLUSTER a seed list: redis://host:port?addr=host:port&addr=host:port"),
@@ -193,6 +206,11 @@ func BindCommon(s *Set, metricsDefault string) Common {
 		DatabaseURL:  s.URL("DATABASE_URL", DefaultDatabaseURL, "PostgreSQL URL"),
 		StreamPrefix: s.String("STREAM_PREFIX", DefaultStreamPrefix, "prefix of every Redis key"),
 		LogLevel:     s.String("LOG_LEVEL", "info", "debug, info, warn or error"),
+		partitions:   map[string]*int{},
+	}
+	for _, st := range pipeline.Stages() {
+		name := strings.ToUpper(st.Stage) + "_PARTITIONS"
+		c.partitions[st.Stage] = s.Int(name, 1, "partition streams of the "+st.Stage+" stage; every binary must be given the same (docs/SCALING.md)")
 	}
 	if metricsDefault != "" {
 		c.MetricsAddr = s.String("METRICS_ADDR", metricsDefault, "listen address for /metrics, /livez and /healthz; 0 or empty disables")
