@@ -37,6 +37,7 @@ type Article struct {
 	PublishedAt  *time.Time `json:"published_at"`
 	ModifiedAt   *time.Time `json:"modified_at"`
 	IsArticle    bool       `json:"is_article"`
+	Paywalled    bool       `json:"paywalled"`  // the page's markup says the full text is for subscribers (paywall.go)
 	PageKind     string     `json:"page_kind"`  // one of the Kind* constants
 	WordCount    int        `json:"word_count"` // words of Text (CJK: characters)
 }
@@ -72,6 +73,7 @@ func Extract(raw []byte, pageURL string, opt Options) (*Article, error) {
 	hc := hintCache{}
 	pm := collectMeta(elems, hc)
 	pruneJunk(elems)
+	pm.paid = paidContent(page, pm.ld.paidParts)
 	body := doc
 	if b := page.FindMatcher(selBody); b.Length() > 0 {
 		body = b.Get(0)
@@ -118,6 +120,7 @@ func assemble(pm *pageMeta, res contentResult, pageURL string) *Article {
 	a.Section = firstNonEmpty(pm.get("article:section", "parsely-section", "section", "itemprop:articlesection"), cleanInline(pm.ld.section))
 	a.Tags = dedupe(append(pm.all("article:tag", "news_keywords", "keywords", "parsely-tags"), pm.ld.keywords...))
 	a.Authors = pm.authors()
+	a.Paywalled = pm.paywalled()
 	var dated bool
 	a.PublishedAt, dated = pm.publishedAt(firstNonEmpty(pageURL, a.CanonicalURL))
 	a.ModifiedAt = pm.modifiedAt()

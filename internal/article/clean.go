@@ -9,7 +9,8 @@ import (
 type cleaner struct {
 	st    *statTable
 	roots []*html.Node
-	total int // text runes of all roots
+	total int                 // text runes of all roots
+	paid  map[*html.Node]bool // the paid part of a paywalled article: content
 }
 
 // skip reports whether n's subtree is left out of the rendered text:
@@ -42,7 +43,7 @@ func (c *cleaner) skip(n *html.Node) bool {
 		return false // holds most of the content: a wrapper, whatever its name
 	}
 	w := c.st.hc.classWeight(n)
-	if w < 0 {
+	if w < 0 && !c.paid[n] {
 		return !isQuoteEmbed(n, c.st)
 	}
 	if s.commas >= 10 {

@@ -18,11 +18,11 @@ type contentResult struct {
 // the class/id based stripping (which sometimes hits a page wrapper).
 func extractContent(body *html.Node, pm *pageMeta, hc hintCache, bud *budget) contentResult {
 	titles := []string{pm.htmlTitle, pm.get("og:title"), pm.get("twitter:title"), pm.ldTitle()}
-	best := attempt(body, true, titles, hc, bud)
+	best := attempt(body, true, titles, pm.paid, hc, bud)
 	if best.runes >= 500 || bud.over() {
 		return best
 	}
-	alt := attempt(body, false, titles, hc, bud)
+	alt := attempt(body, false, titles, pm.paid, hc, bud)
 	if alt.runes > best.runes*2 {
 		return alt
 	}
@@ -30,11 +30,11 @@ func extractContent(body *html.Node, pm *pageMeta, hc hintCache, bud *budget) co
 }
 
 // attempt runs measuring, scoring, selection and rendering once.
-func attempt(body *html.Node, strip bool, titles []string, hc hintCache, bud *budget) contentResult {
+func attempt(body *html.Node, strip bool, titles []string, paid map[*html.Node]bool, hc hintCache, bud *budget) contentResult {
 	st := newStatTable(4096, hc)
 	root := *st.measure(body, false, bud) // copy: later passes reset the entry
 	if strip {
-		markUnlikely(body, st, root.text, bud)
+		markUnlikely(body, st, root.text, paid, bud)
 		st.measure(body, false, bud)
 	}
 	sc := &scorer{st: st, body: body, bud: bud}
@@ -45,7 +45,7 @@ func attempt(body *html.Node, strip bool, titles []string, hc hintCache, bud *bu
 	} else if alt := sc.proseRoot(roots); alt != nil {
 		roots = []*html.Node{alt}
 	}
-	cl := &cleaner{st: st, roots: roots}
+	cl := &cleaner{st: st, roots: roots, paid: paid}
 	for _, r := range roots {
 		cl.total += st.get(r).text
 	}
@@ -59,13 +59,14 @@ func attempt(body *html.Node, strip bool, titles []string, hc hintCache, bud *bu
 }
 
 // markUnlikely flags chrome elements as dropped, except containers that hold
-// most of the page's text (a mis-named wrapper) or the marked-up article body.
-func markUnlikely(body *html.Node, st *statTable, total int, bud *budget) {
+// most of the page's text (a mis-named wrapper), the marked-up article body,
+// or the paid part of a paywalled article (paid, from its JSON-LD).
+func markUnlikely(body *html.Node, st *statTable, total int, paid map[*html.Node]bool, bud *budget) {
 	walkElements(body, func(n *html.Node) bool {
 		if bud.tick() {
 			return false
 		}
-		if !st.hc.unlikely(n) {
+		if !st.hc.unlikely(n) || paid[n] {
 			return true
 		}
 		s := st.get(n)

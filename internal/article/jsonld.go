@@ -35,6 +35,8 @@ type ldData struct {
 	url           string
 	types         map[string]bool // every @type seen (lower-case)
 	articleCounts int             // number of article-typed objects
+	notFree       bool            // the article or its page says isAccessibleForFree: false
+	paidParts     []string        // cssSelector of hasPart elements not free to read
 }
 
 // collectJSONLD reads every ld+json script among elems.
@@ -90,16 +92,20 @@ func (ld *ldData) walk(v any, depth int) {
 			ld.walk(e, depth+1)
 		}
 	case map[string]any:
-		isArticle := false
+		isArticle, isPage := false, false
 		for _, ty := range typeNames(t["@type"]) {
 			ld.types[ty] = true
 			if articleTypes[ty] {
 				isArticle = true
 			}
+			isPage = isPage || ty == "webpage" || ty == "itempage"
 		}
 		if isArticle {
 			ld.articleCounts++
 			ld.takeArticle(t)
+		}
+		if isArticle || isPage {
+			ld.takeAccess(t)
 		}
 		if g, ok := t["@graph"]; ok {
 			ld.walk(g, depth+1)

@@ -19,12 +19,13 @@ type pageMeta struct {
 	htmlLang  string
 	canonical string
 	ld        *ldData
-	times     []string // datetime attributes of <time> elements, document order
-	pubTimes  []string // <time>/elements explicitly marked as publication date
-	bylines   []string // texts of author/byline marked elements
-	images    []string // src of <img> elements in document order (first few)
-	articles  int      // number of <article> elements
-	headLinks int      // links inside headings (teasers of listing pages)
+	times     []string            // datetime attributes of <time> elements, document order
+	pubTimes  []string            // <time>/elements explicitly marked as publication date
+	bylines   []string            // texts of author/byline marked elements
+	images    []string            // src of <img> elements in document order (first few)
+	articles  int                 // number of <article> elements
+	headLinks int                 // links inside headings (teasers of listing pages)
+	paid      map[*html.Node]bool // elements JSON-LD names as the article's paid part (paywall.go)
 }
 
 // collectMeta reads head, microdata and body metadata from elems, every
