@@ -235,7 +235,7 @@ func dropPullQuotes(bs []block) []block {
 	var quotes []int
 	var prose strings.Builder
 	for i, b := range bs {
-		if inQuote(b.node) {
+		if inQuote(b.node) || namedQuote(b.node) {
 			quotes = append(quotes, i)
 		} else if !isHeading(b.tag) {
 			prose.WriteString(letters(b.text))
@@ -257,6 +257,17 @@ func dropPullQuotes(bs []block) []block {
 		}
 	}
 	return out
+}
+
+// namedQuote reports a block in an element named as a quote ("pullquote",
+// "quote-large"), a few levels up at most.
+func namedQuote(n *html.Node) bool {
+	for i := 0; n != nil && i < 3; n, i = n.Parent, i+1 {
+		if strings.Contains(strings.ToLower(classID(n)), "quote") {
+			return true
+		}
+	}
+	return false
 }
 
 // repeats reports whether every part of q (split at ellipses, the cuts a

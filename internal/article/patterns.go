@@ -40,7 +40,7 @@ var (
 		"embed", "video", "gallery", "slideshow", "carousel", "ticker", "follow", "newsfeed",
 		"feedback", "survey", "poll", "rating", "donate", "donation", "affiliate", "adsense",
 		"dfp", "googlead", "adslot", "adunit", "adcontainer", "adwrapper", "adwrap", "adbox",
-		"adblock", "skyscraper", "leaderboard", "remark", "supplemental", "pullquote",
+		"adblock", "skyscraper", "leaderboard", "remark", "supplemental",
 		"emailsignup", "apppromo", "tooltip", "lightbox", "header", "tags", "legend",
 	}
 	posSubstrings = []string{

@@ -54,6 +54,17 @@ func TestExtractInsideTheBody(t *testing.T) {
 			notWant: nil, // checked below: the sentence appears once
 		},
 		{
+			name:  "pull quote named so, in a div, repeating the story",
+			extra: `<div class="pullquote"><p>The sea gave us a warning this winter ... Next time the wall has to hold</p></div>`,
+			at:    2,
+		},
+		{
+			name:  "quote styled as a pull quote that repeats nothing stays",
+			extra: `<blockquote class="pullquote"><p>Harbours are only as strong as the walls that keep the winter out of them.</p></blockquote>`,
+			at:    5,
+			want:  []string{"only as strong as the walls"},
+		},
+		{
 			name:  "quotation that repeats nothing stays",
 			extra: `<blockquote><p>The breakwater shall be kept in good repair by the authority, at its own cost, for as long as the harbour is open to shipping.</p></blockquote>`,
 			at:    3,
@@ -104,8 +115,10 @@ func TestExtractInsideTheBody(t *testing.T) {
 					t.Errorf("kept %q:\n%s", w, a.Text)
 				}
 			}
-			if n := strings.Count(a.Text, "We did not think we would be back"); n != 1 {
-				t.Errorf("the quoted sentence appears %d times, want 1:\n%s", n, a.Text)
+			for _, q := range []string{"We did not think we would be back", "The sea gave us a warning"} {
+				if n := strings.Count(a.Text, q); n != 1 {
+					t.Errorf("%q appears %d times, want 1:\n%s", q, n, a.Text)
+				}
 			}
 		})
 	}
