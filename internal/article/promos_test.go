@@ -91,6 +91,18 @@ func TestExtractInsideTheBody(t *testing.T) {
 			notWant: []string{"morning briefing", "in your inbox", "Sign up"},
 		},
 		{
+			name:    "newsletter pitch that asks for the sign-up at its end",
+			extra:   `<p>Start every morning with the Tide Table, our pick of the coast's stories. Sign up for the free daily newsletter.</p>`,
+			at:      6,
+			notWant: []string{"Tide Table"},
+		},
+		{
+			name:    "print subscription pitch",
+			extra:   `<p>Get the Coast Post weekend edition delivered to your door every Saturday: 12 issues for £9.99.</p>`,
+			at:      0,
+			notWant: []string{"weekend edition"},
+		},
+		{
 			name:    "promo paragraph for the app",
 			extra:   `<p><em>Download the Coast Post app for breaking news alerts on your phone — it's free on iOS and Android.</em></p>`,
 			at:      3,
