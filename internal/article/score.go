@@ -80,8 +80,8 @@ func (s *scorer) scoreParagraphs() {
 		s.paras = append(s.paras, n)
 		s.prose += st.flow - st.flowLink
 		a := n
-		if paraTags[n.DataAtom] {
-			a = n.Parent
+		if paraTags[n.DataAtom] || (n.DataAtom == atom.Div && st.flow*10 >= st.text*9) {
+			a = n.Parent // a div holding only inline text is a paragraph
 		}
 		for level := 0; level < 5 && a != nil && a.Type == html.ElementNode; level++ {
 			as := s.st.get(a)

@@ -79,6 +79,11 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"approves the city's budget"},
 		},
 		{
+			name: "divs of bare text are paragraphs: their article, subheadings included, is the body",
+			body: `<article><div>` + ps[0] + " " + ps[1] + `</div><h2>What the budget funds</h2><div>` + ps[2] + " " + ps[3] + `</div></article>`,
+			want: append([]string{"What the budget funds"}, ps[:4]...),
+		},
+		{
 			name: "link-only points of a list of prose points are kept; a list of links is not",
 			body: `<article>` + pTags(ps[:3]) + `<ul><li><a href="/r/2025">Here is our look back at the whole year</a></li>` +
 				`<li>The new depot on the east side opened on Monday, two weeks later than planned because of the storms.</li>` +
