@@ -76,7 +76,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := crawl.Config{Prefix: *common.StreamPrefix, UserAgent: *userAgent, HostDelay: *hostDelay,
+	cfg := crawl.Config{Prefix: *common.StreamPrefix, Partitions: common.Partitions(), UserAgent: *userAgent, HostDelay: *hostDelay,
 		MaxWait: *maxWait, DeferAfter: *deferAfter, MaxAhead: *maxAhead, PromoteInterval: *promote, MaxDepth: *maxDepth, MaxHubDepth: *maxHubDepth, MaxURLsPerHost: *maxURLsPerHost, RecrawlInterval: *recrawl, MaxBody: *maxBody, MaxInflightBytes: *maxInflight,
 		ConnectTimeout: *connectTimeout, ResponseHeaderTimeout: *headerTimeout, FetchTimeout: *fetchTimeout,
 		MaxRedirects: *maxRedirects, AllowPrivate: *allowPrivate, AllowCIDRs: cidrs, SchedulePeriod: *schedule,

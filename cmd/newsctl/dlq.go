@@ -77,7 +77,7 @@ func runDLQ(ctx context.Context, args []string) error {
 		return err
 	}
 	defer rdb.Close()
-	admin := &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}
+	admin := adminOf(rdb, c)
 
 	switch verb {
 	case "list":

@@ -10,6 +10,7 @@ import (
 
 	"github.com/newscrawl/newscrawl/internal/app"
 	"github.com/newscrawl/newscrawl/internal/config"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // settings binds the shared settings onto a subcommand's flag set.
@@ -38,6 +39,17 @@ func redisOnly(ctx context.Context, c config.Common) (redis.UniversalClient, err
 		return nil, fmt.Errorf("connect redis %s: %w", addr, err)
 	}
 	return rdb, nil
+}
+
+// adminOf is the operator's view of every stage and partition under c's settings.
+func adminOf(rdb redis.UniversalClient, c config.Common) *streamkit.Admin {
+	return &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix, Partitions: c.Partitions()}
+}
+
+// producer publishes to each document's partition, holding back while a
+// stage has highWater or more waiting (0: never).
+func producer(rdb redis.UniversalClient, c config.Common, highWater int64) *streamkit.Producer {
+	return producer(rdb, c, highWater).WithPartitions(c.Partitions())
 }
 
 // positional returns the arguments left after flags, parsing flags that

@@ -13,7 +13,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/extract"
 	"github.com/newscrawl/newscrawl/internal/extract/llm"
 	"github.com/newscrawl/newscrawl/internal/reconcile"
-	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // runReconcile implements "newsctl reconcile [--dry-run] [--json]".
@@ -54,10 +53,10 @@ same EXTRACT_* and EMBED_* settings as the workers.`)
 		return err
 	}
 	defer closeAll()
-	r := reconcile.Reconciler{Pool: pool, Redis: rdb, Prefix: *c.StreamPrefix,
+	r := reconcile.Reconciler{Pool: pool, Redis: rdb, Prefix: *c.StreamPrefix, Partitions: c.Partitions(),
 		Versions: reconcile.Versions{Clean: clean.Version, Extract: extract.Version(p), Embed: emb.Identity().Version()}}
 	if !*dry {
-		r.Pub = streamkit.NewProducer(rdb, *c.StreamPrefix, *highWater)
+		r.Pub = producer(rdb, c, *highWater)
 	}
 	counts, err := r.Run(ctx)
 	if *asJSON {

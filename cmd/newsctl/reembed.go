@@ -6,7 +6,6 @@ import (
 
 	"github.com/newscrawl/newscrawl/internal/embed"
 	"github.com/newscrawl/newscrawl/internal/search"
-	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // runReembed implements "newsctl reembed [flags] [DOC_ID...]".
@@ -40,7 +39,7 @@ func runReembed(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeAll()
-	n, err := embed.Enqueue(ctx, pool, streamkit.NewProducer(rdb, *c.StreamPrefix, *highWater), b)
+	n, err := embed.Enqueue(ctx, pool, producer(rdb, c, *highWater), b)
 	fmt.Printf("enqueued %d documents for embedding\n", n)
 	return err
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/extract"
-	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // runReextract implements "newsctl reextract [flags] [DOC_ID...]".
@@ -55,7 +54,7 @@ func runReextract(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeAll()
-	n, err := extract.Enqueue(ctx, pool, streamkit.NewProducer(rdb, *c.StreamPrefix, *highWater), b)
+	n, err := extract.Enqueue(ctx, pool, producer(rdb, c, *highWater), b)
 	if *fallbacks {
 		fmt.Printf("enqueued %d documents whose %s extraction fell back\n", n, b.Fallbacks)
 		return err

@@ -82,7 +82,7 @@ func runSeed(ctx context.Context, args []string) error {
 	if set["max-depth"] { // --max-depth 0: the seed alone
 		depth = *maxDepth
 	}
-	guard, err := crawlerGuard(ctx, &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}, *allowPrivate, *allowCIDRs)
+	guard, err := crawlerGuard(ctx, adminOf(rdb, c), *allowPrivate, *allowCIDRs)
 	if err != nil {
 		return err
 	}

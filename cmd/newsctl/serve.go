@@ -14,7 +14,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/search"
 	"github.com/newscrawl/newscrawl/internal/web"
-	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // Defaults of newsctl serve.
@@ -59,7 +58,7 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	defer closeAll()
 	searcher := search.New(pool, emb, search.Config{}, log)
-	w, err := web.New(web.Config{Searcher: searcher, Admin: &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}, Stages: pipeline.Stages(),
+	w, err := web.New(web.Config{Searcher: searcher, Admin: adminOf(rdb, c), Stages: pipeline.Stages(),
 		Health: pool.Ping, Timeout: *timeout, Token: *token, Loopback: isLoopback(ln.Addr()), ReadOnly: *readOnly,
 		InFlight: *inFlight, RatePerSec: float64(*rateLimit), RateLoopback: *rateLoopback, Log: log})
 	if err != nil {

@@ -88,7 +88,7 @@ func stageStats(ctx context.Context, c config.Common) ([]streamkit.StageStats, e
 		return nil, err
 	}
 	defer rdb.Close()
-	return (&streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}).Stats(ctx, pipeline.Stages())
+	return adminOf(rdb, c).Stats(ctx, pipeline.Stages())
 }
 
 func printStats(stats []streamkit.StageStats) {
@@ -100,6 +100,13 @@ func printStats(stats []streamkit.StageStats) {
 			age = fmt.Sprintf("%.1fs", s.OldestPendingAgeS)
 		}
 		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t  %s\n", s.Stage, s.Length, s.Lag, s.Pending, age, s.Retry, s.Deferred, s.DLQ, s.Consumers, s.State())
+		for _, p := range s.Partitions { // a partitioned stage's rows are their sums
+			age := "-"
+			if p.Pending > 0 {
+				age = fmt.Sprintf("%.1fs", p.OldestPendingAgeS)
+			}
+			fmt.Fprintf(w, "%s:%d\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t\n", s.Stage, p.Partition, p.Length, p.Lag, p.Pending, age, p.Retry, p.Deferred, p.DLQ, p.Consumers)
+		}
 	}
 	w.Flush()
 }
@@ -111,7 +118,7 @@ func watchStats(ctx context.Context, c config.Common, every time.Duration) error
 		return err
 	}
 	defer rdb.Close()
-	admin := &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}
+	admin := adminOf(rdb, c)
 	for {
 		stats, err := admin.Stats(ctx, pipeline.Stages())
 		if err != nil {

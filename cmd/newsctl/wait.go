@@ -40,7 +40,7 @@ func runWait(ctx context.Context, args []string) error {
 		return err
 	}
 	defer rdb.Close()
-	admin := &streamkit.Admin{RDB: rdb, Prefix: *c.StreamPrefix}
+	admin := adminOf(rdb, c)
 	from := time.Now().Add(-*since)
 	live := isTerminal(os.Stdout)
 	searchable := searchableCounter(ctx, c, live)
@@ -142,17 +142,18 @@ func progressLine(stats []streamkit.StageStats, elapsed time.Duration) string {
 func newDeadLetters(ctx context.Context, admin *streamkit.Admin, from time.Time) (map[string]map[string]int, error) {
 	out := map[string]map[string]int{}
 	for _, st := range pipeline.Stages() {
-		key := streamkit.KeysFor(admin.Prefix, st.Stage).DLQ()
-		msgs, err := admin.RDB.XRangeN(ctx, key, fmt.Sprint(from.UnixMilli()), "+", 100000).Result()
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", key, err)
-		}
-		for _, m := range msgs {
-			typ, _ := m.Values[streamkit.DLQFieldErrorType].(string)
-			if out[st.Stage] == nil {
-				out[st.Stage] = map[string]int{}
+		for _, k := range admin.Partitions.Keys(admin.Prefix, st.Stage) {
+			msgs, err := admin.RDB.XRangeN(ctx, k.DLQ(), fmt.Sprint(from.UnixMilli()), "+", 100000).Result()
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", k.DLQ(), err)
 			}
-			out[st.Stage][typ]++
+			for _, m := range msgs {
+				typ, _ := m.Values[streamkit.DLQFieldErrorType].(string)
+				if out[st.Stage] == nil {
+					out[st.Stage] = map[string]int{}
+				}
+				out[st.Stage][typ]++
+			}
 		}
 	}
 	return out, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
 	"github.com/newscrawl/newscrawl/internal/crawl/politeness"
 	"github.com/newscrawl/newscrawl/internal/crawl/robots"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // Defaults for Config fields left zero.
@@ -35,6 +36,9 @@ const (
 // or those of the fetch, robots and politeness packages.
 type Config struct {
 	Prefix    string // Redis key prefix (STREAM_PREFIX)
+	// Partitions are the stages' partition counts (<STAGE>_PARTITIONS): the
+	// feeder publishes each request on its partition of the crawl stage.
+	Partitions streamkit.Partitions
 	UserAgent string // sent with every request; its first word names us in robots.txt
 
 	// HostDelay is the minimum gap between two requests to one host, across

@@ -49,7 +49,7 @@ func New(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, reg promethe
 		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout, Timeout: cfg.FetchTimeout, MaxRedirects: cfg.MaxRedirects,
 		AllowPrivate: cfg.AllowPrivate, AllowCIDRs: cfg.AllowCIDRs, Budget: fetch.NewBudget(cfg.MaxInflightBytes)})
 	c := &Crawler{cfg: cfg, pool: pool, fetcher: f, limiter: politeness.New(rdb, cfg.Prefix, cfg.MaxWait),
-		log: cfg.Logger.With("component", "crawl"), win: newWindow(rdb, cfg.Prefix, cfg.Window), feed: make(chan struct{}, 1)}
+		log: cfg.Logger.With("component", "crawl"), win: newWindow(rdb, cfg), feed: make(chan struct{}, 1)}
 	c.robots = robots.New(rdb, f, robots.Config{Prefix: cfg.Prefix, UserAgent: cfg.UserAgent, TTL: cfg.RobotsTTL,
 		Logger: c.log, BeforeSend: func(ctx context.Context, host string) (func(), error) {
 			return c.wait(ctx, host, c.cfg.HostDelay)

@@ -34,7 +34,6 @@ import (
 // by CRAWL_MAX_AHEAD, while other hosts' requests keep coming.
 type window struct {
 	admin   *streamkit.Admin
-	keys    streamkit.Keys
 	mark    int64
 	refresh time.Duration
 
@@ -43,22 +42,26 @@ type window struct {
 	readAt time.Time
 }
 
-func newWindow(rdb redis.UniversalClient, prefix string, mark int64) *window {
-	return &window{admin: &streamkit.Admin{RDB: rdb, Prefix: prefix}, keys: streamkit.KeysFor(prefix, pipeline.Crawl),
-		mark: mark, refresh: 100 * time.Millisecond}
+func newWindow(rdb redis.UniversalClient, cfg Config) *window {
+	return &window{admin: &streamkit.Admin{RDB: rdb, Prefix: cfg.Prefix, Partitions: cfg.Partitions},
+		mark: cfg.Window, refresh: 100 * time.Millisecond}
 }
 
-// load is the crawl stage's work in Redis that counts against the window.
+// load is the crawl stage's work in Redis that counts against the window,
+// over all its partitions.
 func (w *window) load(ctx context.Context) (int64, error) {
-	p, err := w.admin.Pressure(ctx, pipeline.Crawl)
+	load, err := w.admin.Pressure(ctx, pipeline.Crawl)
 	if err != nil {
 		return 0, err
 	}
-	retry, err := w.admin.RDB.ZCard(ctx, w.keys.Retry()).Result()
-	if err != nil {
-		return 0, fmt.Errorf("count the crawl stage's retries: %w", err)
+	for _, k := range w.admin.Partitions.Keys(w.admin.Prefix, pipeline.Crawl) {
+		retry, err := w.admin.RDB.ZCard(ctx, k.Retry()).Result()
+		if err != nil {
+			return 0, fmt.Errorf("count the crawl stage's retries: %w", err)
+		}
+		load += retry
 	}
-	return p + retry, nil
+	return load, nil
 }
 
 // grant takes up to n requests' room and returns how many it took; 0 when
@@ -91,7 +94,8 @@ func (w *window) grant(ctx context.Context, n int) int {
 type Feeder struct {
 	pool   *pgxpool.Pool
 	rdb    redis.UniversalClient
-	keys   streamkit.Keys
+	prefix string
+	parts  streamkit.Partitions
 	win    *window
 	log    *slog.Logger
 	period time.Duration
@@ -101,7 +105,7 @@ type Feeder struct {
 
 // NewFeeder returns the feeder of the crawler c (its window is c's).
 func NewFeeder(pool *pgxpool.Pool, rdb redis.UniversalClient, c *Crawler) *Feeder {
-	return &Feeder{pool: pool, rdb: rdb, keys: streamkit.KeysFor(c.cfg.Prefix, pipeline.Crawl), win: c.win,
+	return &Feeder{pool: pool, rdb: rdb, prefix: c.cfg.Prefix, parts: c.cfg.Partitions, win: c.win,
 		log: c.cfg.Logger.With("component", "crawl-feeder"), period: c.cfg.FeedInterval, batch: 500,
 		wake: c.feed}
 }
@@ -174,7 +178,7 @@ func (f *Feeder) Exec(ctx context.Context) (int, error) {
 	}
 	pipe := f.rdb.Pipeline()
 	for _, r := range reqs {
-		pipe.XAdd(ctx, &redis.XAddArgs{Stream: f.keys.Stream(), Values: r})
+		pipe.XAdd(ctx, &redis.XAddArgs{Stream: f.parts.Route(f.prefix, pipeline.Crawl, r).Stream(), Values: r})
 	}
 	cmds, _ := pipe.Exec(ctx)
 	urls := make([]string, 0, len(reqs))

@@ -37,11 +37,14 @@ type Count struct {
 
 // Reconciler publishes what each stage still owes.
 type Reconciler struct {
-	Pool     *pgxpool.Pool
-	Redis    redis.UniversalClient
-	Prefix   string
-	Versions Versions
-	Pub      pipeline.Publisher // with backpressure; nil: count only (dry run)
+	Pool   *pgxpool.Pool
+	Redis  redis.UniversalClient
+	Prefix string
+	// Partitions are the stages' partition counts: every partition's
+	// stream, retry sets and DLQ are searched for queued work.
+	Partitions streamkit.Partitions
+	Versions   Versions
+	Pub        pipeline.Publisher // with backpressure; nil: count only (dry run)
 }
 
 // Run counts, and unless dry, publishes, the owed work of every stage, in
@@ -201,22 +204,31 @@ func (r *Reconciler) notInLedger(ctx context.Context, stage string, work []owed,
 // queued is the set of references (doc_id, or the URL of a crawl request)
 // of the messages on stage's stream, in its retry set and in its DLQ.
 func (r *Reconciler) queued(ctx context.Context, stage string) (map[string]bool, error) {
-	k := streamkit.KeysFor(r.Prefix, stage)
 	field := pipeline.FieldDocID
 	if stage == pipeline.Crawl {
 		field = crawl.FieldURL
 	}
 	refs := map[string]bool{}
+	for _, k := range r.Partitions.Keys(r.Prefix, stage) {
+		if err := r.queuedIn(ctx, k, field, refs); err != nil {
+			return nil, err
+		}
+	}
+	return refs, nil
+}
+
+// queuedIn adds the references on one partition of a stage to refs.
+func (r *Reconciler) queuedIn(ctx context.Context, k streamkit.Keys, field string, refs map[string]bool) error {
 	for _, stream := range []string{k.Stream(), k.DLQ()} {
 		start := "-"
 		for {
 			msgs, err := r.Redis.XRangeN(ctx, stream, start, "+", 1000).Result()
 			if err != nil && !errors.Is(err, redis.Nil) {
-				return nil, fmt.Errorf("read %s: %w", stream, err)
+				return fmt.Errorf("read %s: %w", stream, err)
 			}
 			for _, m := range msgs {
 				if v, ok := m.Values[field].(string); ok {
-					refs[ref(stage, v)] = true
+					refs[ref(k.Stage, v)] = true
 				}
 			}
 			if len(msgs) < 1000 {
@@ -229,7 +241,7 @@ func (r *Reconciler) queued(ctx context.Context, stage string) (map[string]bool,
 	for _, set := range []string{k.Retry(), k.Deferred()} {
 		m, err := r.Redis.ZRange(ctx, set, 0, -1).Result()
 		if err != nil && !errors.Is(err, redis.Nil) {
-			return nil, fmt.Errorf("read %s: %w", set, err)
+			return fmt.Errorf("read %s: %w", set, err)
 		}
 		members = append(members, m...)
 	}
@@ -238,10 +250,10 @@ func (r *Reconciler) queued(ctx context.Context, stage string) (map[string]bool,
 			Fields map[string]string `json:"f"`
 		}
 		if json.Unmarshal([]byte(raw), &m) == nil && m.Fields[field] != "" {
-			refs[ref(stage, m.Fields[field])] = true
+			refs[ref(k.Stage, m.Fields[field])] = true
 		}
 	}
-	return refs, nil
+	return nil
 }
 
 // ref normalises a crawl request's URL as the frontier stores it.

@@ -2,6 +2,7 @@ package streamkit
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -120,6 +121,9 @@ func NewStatsCollector(admin *Admin, stages ...StageRef) *StatsCollector {
 			"dlq":      d("dlq_length", "Entries in the stage's dead-letter stream."),
 			"retry":    d("retry_set_size", "Entries waiting for a delayed retry after a failure."),
 			"deferred": d("deferred_set_size", "Entries a handler stepped aside with until later (a host's politeness slot): not failures."),
+			"backlog": prometheus.NewDesc("newscrawl_stage_partition_backlog",
+				"Entries waiting on one partition of a partitioned stage (lag + pending): a hot partition shows here.",
+				[]string{"stage", "partition"}, nil),
 		},
 	}
 }
@@ -150,5 +154,8 @@ func (c *StatsCollector) Collect(ch chan<- prometheus.Metric) {
 		g("dlq", float64(s.DLQ))
 		g("retry", float64(s.Retry))
 		g("deferred", float64(s.Deferred))
+		for _, p := range s.Partitions {
+			ch <- prometheus.MustNewConstMetric(c.descs["backlog"], prometheus.GaugeValue, float64(p.Lag+p.Pending), s.Stage, strconv.Itoa(p.Partition))
+		}
 	}
 }
