@@ -22,6 +22,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/newscrawl/newscrawl/internal/gazette"
 	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
@@ -184,8 +185,8 @@ func TestChaos(t *testing.T) {
 	started := time.Now()
 	pg := testenv.StartPostgres(t)
 	rd := testenv.StartRedis(t)
-	s := newSite(sch.articles)
-	defer s.srv.Close()
+	s := gazette.New(sch.articles)
+	defer s.Close()
 	c := &cluster{t: t, bin: testenv.Build(t, "../.."), logs: t.TempDir(), pg: pg, rd: rd, procs: map[string]*proc{}}
 	vis := sch.visibility.String()
 	c.environ = append(os.Environ(),
@@ -214,8 +215,8 @@ func TestChaos(t *testing.T) {
 			c.start(fmt.Sprintf("%s-%d", w, i), w)
 		}
 	}
-	c.newsctl("seed", s.srv.URL+"/")
-	c.eventually("the first articles fetched", 2*time.Minute, func() bool { return s.fetched() >= 10 })
+	c.newsctl("seed", s.URL())
+	c.eventually("the first articles fetched", 2*time.Minute, func() bool { return s.Fetched() >= 10 })
 
 	// Kills: one random worker at a time, restarted at once.
 	names := make([]string, 0, 8)
@@ -224,19 +225,19 @@ func TestChaos(t *testing.T) {
 	}
 	for range sch.kills {
 		victim := names[rand.IntN(len(names))]
-		c.logf("SIGKILL %s (fetched %d)", victim, s.fetched())
+		c.logf("SIGKILL %s (fetched %d)", victim, s.Fetched())
 		c.kill(victim)
 		time.Sleep(sch.killEvery)
 	}
 
 	// A crawler stalled past its visibility: the other keeps crawling.
 	stalled := c.proc("crawler-0")
-	before := s.requests()
+	before := s.Requests()
 	stallStart := time.Now()
 	c.logf("SIGSTOP crawler-0 for %s", sch.stall)
 	_ = stalled.cmd.Process.Signal(syscall.SIGSTOP)
 	time.Sleep(sch.stall)
-	duringStall := s.requests() - before
+	duringStall := s.Requests() - before
 	_ = stalled.cmd.Process.Signal(syscall.SIGCONT)
 	stallEnd := time.Now().Add(2 * sch.visibility)
 	c.logf("SIGCONT crawler-0; %d requests reached the site during the stall", duringStall)
@@ -260,7 +261,7 @@ func TestChaos(t *testing.T) {
 	if err := rdb.FlushAll(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}
-	c.logf("FLUSHALL (fetched %d); reconcile:\n%s", s.fetched(), c.newsctl("reconcile"))
+	c.logf("FLUSHALL (fetched %d); reconcile:\n%s", s.Fetched(), c.newsctl("reconcile"))
 
 	conn, err := pgx.Connect(context.Background(), pg.URL())
 	if err != nil {
@@ -297,7 +298,7 @@ func TestChaos(t *testing.T) {
 	dups := c.count(conn, `SELECT count(*) FROM cleaned WHERE duplicate_of IS NOT NULL`)
 	extractRows := c.count(conn, `SELECT count(*) FROM stage_results WHERE stage = 'extract'`)
 	embedRows := c.count(conn, `SELECT count(*) FROM stage_results WHERE stage = 'embed'`)
-	refetches, stallRefetches := s.refetches(stallStart, stallEnd)
+	refetches, stallRefetches := s.Refetches(stallStart, stallEnd)
 	c.logf("figures: %d articles, %d kills, stall %s (%d requests during it), Redis down %s, PostgreSQL down %s, "+
 		"%d refetches (%d in the stall window), drain after the last fault %s, total %s",
 		sch.articles, c.kills, sch.stall, duringStall, sch.redisDown, sch.pgDown, refetches, stallRefetches,

@@ -1,4 +1,8 @@
-package chaos
+// Package gazette serves a generated news site for tests and benchmarks:
+// a home page, ten sections and any number of articles whose texts differ
+// enough that no two are near duplicates. It records every request, so
+// fetches and refetches can be counted.
+package gazette
 
 import (
 	"fmt"
@@ -10,10 +14,8 @@ import (
 	"time"
 )
 
-// A site is a generated news site: a home page, sections, and articles
-// whose texts differ enough that no two are near duplicates. It records
-// every request, so refetches can be counted.
-type site struct {
+// A Site is a running generated news site on a loopback port.
+type Site struct {
 	srv      *httptest.Server
 	articles int
 
@@ -23,8 +25,9 @@ type site struct {
 
 const sections = 10
 
-func newSite(articles int) *site {
-	s := &site{articles: articles, hits: map[string][]time.Time{}}
+// New serves a site of articles articles until Close.
+func New(articles int) *Site {
+	s := &Site{articles: articles, hits: map[string][]time.Time{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
 		s.hit(r)
@@ -54,7 +57,7 @@ func newSite(articles int) *site {
 		var b strings.Builder
 		fmt.Fprintf(&b, `<html><head><title>Section %d</title></head><body><nav><a href="/">Home</a></nav><ul>`, sec)
 		for i := sec; i < s.articles; i += sections {
-			fmt.Fprintf(&b, `<li><a href="/article/%d">Story %d</a></li>`, i, i)
+			fmt.Fprintf(&b, `<li><a href="%s">Story %d</a></li>`, ArticlePath(i), i)
 		}
 		b.WriteString(`</ul></body></html>`)
 		html(w, b.String())
@@ -66,7 +69,7 @@ func newSite(articles int) *site {
 			http.NotFound(w, r)
 			return
 		}
-		html(w, articlePage(n))
+		html(w, ArticlePage(n))
 	})
 	s.srv = httptest.NewServer(mux)
 	return s
@@ -77,14 +80,23 @@ func html(w http.ResponseWriter, body string) {
 	fmt.Fprint(w, body)
 }
 
-func (s *site) hit(r *http.Request) {
+// URL is the site's home page.
+func (s *Site) URL() string { return s.srv.URL + "/" }
+
+// Close stops serving.
+func (s *Site) Close() { s.srv.Close() }
+
+// ArticlePath is the path of article n.
+func ArticlePath(n int) string { return fmt.Sprintf("/article/%d", n) }
+
+func (s *Site) hit(r *http.Request) {
 	s.mu.Lock()
 	s.hits[r.URL.Path] = append(s.hits[r.URL.Path], time.Now())
 	s.mu.Unlock()
 }
 
-// fetched counts the distinct article pages requested so far.
-func (s *site) fetched() int {
+// Fetched counts the distinct article pages requested so far.
+func (s *Site) Fetched() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
@@ -96,9 +108,9 @@ func (s *site) fetched() int {
 	return n
 }
 
-// refetches counts the requests for a page after its first, in all and
+// Refetches counts the requests for a page after its first, in all and
 // those made in [from, to).
-func (s *site) refetches(from, to time.Time) (all, within int) {
+func (s *Site) Refetches(from, to time.Time) (all, within int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, times := range s.hits {
@@ -112,7 +124,8 @@ func (s *site) refetches(from, to time.Time) (all, within int) {
 	return all, within
 }
 
-func (s *site) requests() int {
+// Requests counts every request so far.
+func (s *Site) Requests() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
@@ -133,9 +146,9 @@ var (
 
 func cap(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
-// articlePage renders article n: its own title, byline and date, and three
+// ArticlePage renders article n: its own title, byline and date, and three
 // paragraphs drawn from n's own random sequence.
-func articlePage(n int) string {
+func ArticlePage(n int) string {
 	rng := rand.New(rand.NewPCG(uint64(n)+1, 0x6e63))
 	pick := func(list []string) string { return list[rng.IntN(len(list))] }
 	var b strings.Builder

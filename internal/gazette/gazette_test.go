@@ -1,4 +1,4 @@
-package chaos
+package gazette
 
 import (
 	"regexp"
@@ -9,12 +9,12 @@ import (
 
 // The generated articles must all survive duplicate detection: no two
 // within the cleaner's Hamming distance.
-func TestSite_ArticlesAreNotNearDuplicates(t *testing.T) {
+func TestArticlePage_NoTwoAreNearDuplicates(t *testing.T) {
 	tags := regexp.MustCompile(`<[^>]+>`)
 	const n = 400
 	hashes := make([]uint64, n)
 	for i := range n {
-		hashes[i] = clean.SimHash(tags.ReplaceAllString(articlePage(i), " "))
+		hashes[i] = clean.SimHash(tags.ReplaceAllString(ArticlePage(i), " "))
 	}
 	closest := 64
 	for i := range n {
