@@ -103,6 +103,12 @@ func TestExtractInsideTheBody(t *testing.T) {
 			notWant: []string{"weekend edition"},
 		},
 		{
+			name:  "story sentence that opens with a promo verb stays",
+			extra: `<p>Download speeds in the harbour's new booking app doubled after the storm, the authority said.</p>`,
+			at:    4,
+			want:  []string{"Download speeds in the harbour's new booking app"},
+		},
+		{
 			name:    "promo paragraph for the app",
 			extra:   `<p><em>Download the Coast Post app for breaking news alerts on your phone — it's free on iOS and Android.</em></p>`,
 			at:      3,
