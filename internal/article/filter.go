@@ -233,17 +233,22 @@ func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(
 // A quotation that repeats nothing, e.g. a letter the story cites, stays.
 func dropPullQuotes(bs []block) []block {
 	var quotes []int
-	var prose strings.Builder
+	quote := map[int]bool{}
 	for i, b := range bs {
 		if inQuote(b.node) || namedQuote(b.node) {
 			quotes = append(quotes, i)
-		} else if !isHeading(b.tag) {
-			prose.WriteString(letters(b.text))
-			prose.WriteByte('|')
+			quote[i] = true
 		}
 	}
 	if len(quotes) == 0 {
 		return bs
+	}
+	var prose strings.Builder
+	for i, b := range bs {
+		if !quote[i] && !isHeading(b.tag) {
+			prose.WriteString(letters(b.text))
+			prose.WriteByte('|')
+		}
 	}
 	text := prose.String()
 	drop := map[int]bool{}
