@@ -49,7 +49,7 @@ func adminOf(rdb redis.UniversalClient, c config.Common) *streamkit.Admin {
 // producer publishes to each document's partition, holding back while a
 // stage has highWater or more waiting (0: never).
 func producer(rdb redis.UniversalClient, c config.Common, highWater int64) *streamkit.Producer {
-	return producer(rdb, c, highWater).WithPartitions(c.Partitions())
+	return streamkit.NewProducer(rdb, *c.StreamPrefix, highWater).WithPartitions(c.Partitions())
 }
 
 // positional returns the arguments left after flags, parsing flags that

@@ -15,7 +15,8 @@ import (
 // the workers pause (no attempt spent) and follow it, the run drains with
 // no dead letter, and whatever the asynchronous replication lost is
 // republished by newsctl reconcile; in the end every article of the demo
-// site is embedded.
+// site is embedded. The clean and embed stages run partitioned, as a
+// cluster user would run them.
 func TestPipeline_SurvivesARedisClusterFailover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binaries on a 6-node cluster")
@@ -25,6 +26,7 @@ func TestPipeline_SurvivesARedisClusterFailover(t *testing.T) {
 	c := testenv.StartRedisClusterWithReplicas(t, 3)
 	prefix := testenv.Name("t")
 	srv, _, environ := serveDemo(t, pool, prefix, "CRAWL_HOST_DELAY=200ms", "REDIS_URL="+c.URL(), "REDIS_CLUSTER=1",
+		"CLEAN_PARTITIONS=2", "EMBED_PARTITIONS=2",
 		// entries in flight on the dead master are reclaimed after a visibility
 		"CRAWL_VISIBILITY=5s", "CLEAN_VISIBILITY=5s", "EXTRACT_VISIBILITY=5s", "EMBED_VISIBILITY=5s")
 	ws := startWorkers(t, bin, environ)
