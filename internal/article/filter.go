@@ -174,7 +174,7 @@ type listShare struct{ runes, links, items int }
 func listShares(bs []block) map[*html.Node]*listShare {
 	m := map[*html.Node]*listShare{}
 	for _, b := range bs {
-		if b.tag != atom.Li || b.node.Parent == nil {
+		if b.tag != atom.Li || b.node == nil || b.node.Parent == nil {
 			continue
 		}
 		ls := m[b.node.Parent]
@@ -192,7 +192,7 @@ func listShares(bs []block) map[*html.Node]*listShare {
 // proseList reports a list item among items that are mostly prose: a
 // link-only item there is one point of the article, not a teaser.
 func proseList(b block, lists map[*html.Node]*listShare) bool {
-	if b.tag != atom.Li || b.node.Parent == nil {
+	if b.tag != atom.Li || b.node == nil || b.node.Parent == nil {
 		return false
 	}
 	ls := lists[b.node.Parent]
