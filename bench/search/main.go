@@ -28,6 +28,7 @@ import (
 
 	"github.com/newscrawl/newscrawl/internal/embed"
 	"github.com/newscrawl/newscrawl/internal/embed/chunk"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/search"
 	"github.com/newscrawl/newscrawl/internal/store"
 )
@@ -221,7 +222,7 @@ func generate(rng *rand.Rand, o options) *data {
 	for i := range ndocs {
 		c := rng.IntN(o.clusters)
 		pub := start.AddDate(0, 0, rng.IntN(d.days))
-		doc := embed.DocChunks{DocID: fmt.Sprintf("doc%07d", i), ContentHash: "h", Host: fmt.Sprintf("host%03d.example", rng.IntN(o.hosts)),
+		doc := embed.DocChunks{DocID: fmt.Sprintf("doc%07d", i), BodyHash: "h", Host: fmt.Sprintf("host%03d.example", rng.IntN(o.hosts)),
 			Language: "en", PublishedAt: &pub, Title: d.text(rng, c, 6), New: true}
 		for j := range o.perDoc {
 			body := d.text(rng, c, o.words)
@@ -306,11 +307,11 @@ func ceilingWrite(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, do
 		var rows [][]any
 		for _, doc := range docs {
 			for i, c := range doc.Chunks {
-				rows = append(rows, []any{doc.DocID, id.Model, id.Dims, c.Index, doc.ContentHash, c.Start, c.End,
+				rows = append(rows, []any{doc.DocID, id.Model, id.Dims, c.Index, doc.BodyHash, c.Start, c.End,
 					doc.Title, c.Text, doc.Host, doc.Language, doc.PublishedAt, pgvector.NewVector(doc.Vectors[i])})
 			}
 		}
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{"chunks"}, []string{"doc_id", "model", "dims", "chunk_index", "content_hash",
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"chunks"}, []string{"doc_id", "model", "dims", "chunk_index", "body_hash",
 			"char_start", "char_end", "title", "text", "host", "language", "published_at", "embedding"}, pgx.CopyFromRows(rows))
 		return err
 	})
@@ -328,7 +329,7 @@ func stageWrite(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, docs
 			if err := embed.Replace(ctx, tx, id, doc); err != nil {
 				return err
 			}
-			keys[i] = "embed:" + doc.DocID + ":" + doc.ContentHash + ":" + id.Version()
+			keys[i] = pipeline.LedgerKey(pipeline.Embed, doc.DocID, doc.BodyHash, id.Version()) // the bench's text hash is its body hash
 			ids[i] = doc.DocID
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO stage_results (key, stage, doc_id)
@@ -378,7 +379,7 @@ func measureReplace(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, 
 		for start := 0; start < len(docs); start += batch {
 			part := docs[start:min(start+batch, len(docs))]
 			for j := range part {
-				part[j].ContentHash, part[j].New = "h2", false
+				part[j].BodyHash, part[j].New = "h2", false
 				rows += len(part[j].Chunks)
 			}
 			if err := stageWrite(ctx, pool, id, part); err != nil {

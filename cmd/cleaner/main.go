@@ -38,7 +38,7 @@ func runWorker(args []string) error {
 		return err
 	}
 	w := app.Worker{Name: "cleaner", Stage: pipeline.Clean, Group: pipeline.CleanerGroup,
-		Downstream: pipeline.Extract, Version: clean.Version, Common: common, Settings: stage,
+		Downstream: pipeline.Extract, Version: clean.Version, Key: clean.Key, Common: common, Settings: stage,
 		ErrorTypes: []string{"missing_input", "database", "not_html", "too_large", "too_complex", "extract_failed"}}
 	return w.Run(func(d app.Deps) (streamkit.Handler, error) {
 		return clean.NewStage(d.DB, clean.Config{

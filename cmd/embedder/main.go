@@ -55,7 +55,7 @@ func run(args []string) error {
 
 	return app.Worker{
 		Name: "embedder", Stage: pipeline.Embed, Group: pipeline.EmbedderGroup,
-		Version: id.Version(), Common: common, Settings: stage,
+		Version: id.Version(), Key: embed.Key, Common: common, Settings: stage,
 		ErrorTypes: []string{embed.ErrTypeMissingInput, embed.ErrTypeDimensionMismatch, embed.ErrTypeRejected, embed.ErrTypeUnavailable},
 	}.Run(func(d app.Deps) (streamkit.Handler, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

@@ -80,15 +80,15 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	if err != nil {
 		return streamkit.Result{}, err
 	}
-	wantHash, err := m.Require(pipeline.FieldContentHash)
+	wantHash, err := pipeline.MessageHash(m, pipeline.FieldBodyHash)
 	if err != nil {
 		return streamkit.Result{}, err
 	}
-	var pageURL, hash string
+	var pageURL, bodyHash string
 	var body []byte
 	var firstSeen time.Time
-	err = s.db.QueryRow(ctx, `SELECT url, content_hash, body, first_seen_at FROM documents WHERE doc_id = $1`, docID).
-		Scan(&pageURL, &hash, &body, &firstSeen)
+	err = s.db.QueryRow(ctx, `SELECT url, body_hash, body, first_seen_at FROM documents WHERE doc_id = $1`, docID).
+		Scan(&pageURL, &bodyHash, &body, &firstSeen)
 	if errors.Is(err, pgx.ErrNoRows) {
 		switch gone, ferr := forget.Was(ctx, s.db, docID); {
 		case ferr != nil:
@@ -101,7 +101,7 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	if err != nil {
 		return streamkit.Result{}, streamkit.Retryable("database", fmt.Errorf("load document %s: %w", docID, err))
 	}
-	if hash != wantHash {
+	if bodyHash != wantHash {
 		// A newer fetch replaced this body; its own message cleans it.
 		s.log.Info("document changed since this message; skipping", "doc_id", docID)
 		return streamkit.Result{DocID: docID}, nil
@@ -116,7 +116,7 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 		s.log.Warn("article text cut to the limit", "doc_id", docID, "chars", from, "kept", utf8.RuneCountInString(cut))
 		a.Text, textCutFrom = cut, from
 	}
-	c := cleanedRow(docID, hash, pageURL, a)
+	c := cleanedRow(docID, bodyHash, pageURL, a)
 	c.FirstSeenAt = firstSeen
 	c.TextCutFrom = textCutFrom
 	return streamkit.Result{DocID: docID, Commit: func(ctx context.Context, tx pgx.Tx) error {
@@ -135,7 +135,7 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 		}
 		s.pages.WithLabelValues("forwarded").Inc()
 		return []streamkit.Emit{{Stage: pipeline.Extract, Fields: map[string]string{
-			pipeline.FieldDocID: docID, pipeline.FieldContentHash: c.TextHash, pipeline.FieldURL: pageURL,
+			pipeline.FieldDocID: docID, pipeline.FieldTextHash: c.TextHash, pipeline.FieldURL: pageURL,
 		}}}
 	}}, nil
 }
@@ -143,6 +143,12 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 // Version names the cleaning algorithm in the stage's idempotency keys:
 // bump it to re-clean everything on replay.
 const Version = "clean-v1"
+
+// Key is the stage's streamkit.KeyFunc: clean:doc_id:body_hash:version,
+// the body hash read from the message's body_hash or, in a message sent
+// before the fields were renamed, from content_hash (the same value, so
+// the same key).
+var Key = pipeline.HashKey(pipeline.FieldBodyHash)
 
 // save links the document to its first-seen copy and writes the row, in
 // the ledger transaction. Two copies committed at once must not both
@@ -260,20 +266,21 @@ func (s *Stage) findDuplicate(ctx context.Context, tx pgx.Tx, c *Cleaned) (*cand
 // Cleaned is one row of the cleaned table.
 type Cleaned struct {
 	*article.Article
-	DocID, ContentHash, TextHash, URL, Host, DuplicateOf string
-	SimHash                                              uint64
-	FirstSeenAt                                          time.Time
-	TextCutFrom                                          int // characters before the cut, 0 when whole
+	DocID, URL, Host, DuplicateOf string
+	BodyHash                      string // pipeline.BodyHash of the page it was cleaned from
+	TextHash                      string // pipeline.TextHash of the text
+	SimHash                       uint64
+	FirstSeenAt                   time.Time
+	TextCutFrom                   int // characters before the cut, 0 when whole
 }
 
-func cleanedRow(docID, contentHash, pageURL string, a *article.Article) *Cleaned {
+func cleanedRow(docID, bodyHash, pageURL string, a *article.Article) *Cleaned {
 	host := ""
 	if u, err := url.Parse(pageURL); err == nil {
 		host = strings.ToLower(u.Hostname())
 	}
-	norm := strings.Join(strings.Fields(strings.ToLower(a.Text)), " ")
-	return &Cleaned{Article: a, DocID: docID, ContentHash: contentHash, URL: pageURL, Host: host,
-		TextHash: pipeline.ContentHash([]byte(norm)), SimHash: SimHash(a.Text)}
+	return &Cleaned{Article: a, DocID: docID, BodyHash: bodyHash, URL: pageURL, Host: host,
+		TextHash: pipeline.TextHash(a.Text), SimHash: SimHash(a.Text)}
 }
 
 // save upserts the row and replaces its SimHash bands; it runs inside the
@@ -284,11 +291,11 @@ func (c *Cleaned) save(ctx context.Context, tx pgx.Tx) error {
 		dup = &c.DuplicateOf
 	}
 	_, err := tx.Exec(ctx, `
-		INSERT INTO cleaned (doc_id, content_hash, text_hash, simhash, url, canonical_url, host, title, text,
+		INSERT INTO cleaned (doc_id, body_hash, text_hash, simhash, url, canonical_url, host, title, text,
 			description, site_name, language, authors, published_at, modified_at, top_image, section, tags,
 			is_article, page_kind, word_count, duplicate_of, first_seen_at, text_cut_from, cleaned_at)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24, now())
-		ON CONFLICT (doc_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, text_hash = EXCLUDED.text_hash,
+		ON CONFLICT (doc_id) DO UPDATE SET body_hash = EXCLUDED.body_hash, text_hash = EXCLUDED.text_hash,
 			simhash = EXCLUDED.simhash, url = EXCLUDED.url, canonical_url = EXCLUDED.canonical_url, host = EXCLUDED.host,
 			title = EXCLUDED.title, text = EXCLUDED.text, description = EXCLUDED.description, site_name = EXCLUDED.site_name,
 			language = EXCLUDED.language, authors = EXCLUDED.authors, published_at = EXCLUDED.published_at,
@@ -296,7 +303,7 @@ func (c *Cleaned) save(ctx context.Context, tx pgx.Tx) error {
 			tags = EXCLUDED.tags, is_article = EXCLUDED.is_article, page_kind = EXCLUDED.page_kind,
 			word_count = EXCLUDED.word_count, duplicate_of = EXCLUDED.duplicate_of, text_cut_from = EXCLUDED.text_cut_from,
 			cleaned_at = now()`,
-		c.DocID, c.ContentHash, c.TextHash, int64(c.SimHash), c.URL, c.CanonicalURL, c.Host, c.Title, c.Text,
+		c.DocID, c.BodyHash, c.TextHash, int64(c.SimHash), c.URL, c.CanonicalURL, c.Host, c.Title, c.Text,
 		c.Description, c.SiteName, c.Language, store.NonNil(c.Authors), c.PublishedAt, c.ModifiedAt, c.TopImage, c.Section,
 		store.NonNil(c.Tags), c.IsArticle, c.PageKind, c.WordCount, dup, c.FirstSeenAt, c.TextCutFrom)
 	if err != nil {

@@ -42,8 +42,8 @@ type fixture struct{ *testenv.Env }
 
 func (f *fixture) document(docID, url string, body []byte) string {
 	f.T.Helper()
-	hash := pipeline.ContentHash(body)
-	_, err := f.Pool.Exec(context.Background(), `INSERT INTO documents (doc_id, url, host, status, body, content_hash, fetched_at, first_seen_at)
+	hash := pipeline.BodyHash(body)
+	_, err := f.Pool.Exec(context.Background(), `INSERT INTO documents (doc_id, url, host, status, body, body_hash, fetched_at, first_seen_at)
 		VALUES ($1, $2, 'example.com', 200, $3, $4, now(), clock_timestamp())`, docID, url, body, hash)
 	if err != nil {
 		f.T.Fatal(err)
@@ -54,8 +54,16 @@ func (f *fixture) document(docID, url string, body []byte) string {
 
 func (f *fixture) publish(docID, hash, url string) {
 	f.T.Helper()
+	f.publishAs(pipeline.FieldBodyHash, docID, hash, url)
+}
+
+// publishAs sends a clean message with the body hash in field: the
+// crawler's body_hash, or content_hash as crawlers sent it before the
+// rename.
+func (f *fixture) publishAs(field, docID, hash, url string) {
+	f.T.Helper()
 	err := f.RDB.XAdd(context.Background(), &redis.XAddArgs{Stream: streamkit.KeysFor(f.Prefix, pipeline.Clean).Stream(),
-		Values: map[string]interface{}{"doc_id": docID, "content_hash": hash, "url": url}}).Err()
+		Values: map[string]interface{}{"doc_id": docID, field: hash, "url": url}}).Err()
 	if err != nil {
 		f.T.Fatal(err)
 	}
@@ -103,7 +111,7 @@ func (f *fixture) extractDocs() []string {
 func TestStage_CleansLinksDuplicatesAndDeadLettersBadInput(t *testing.T) {
 	t.Parallel()
 	f := &fixture{testenv.New(t)}
-	f.Run(streamkit.Config{Stage: pipeline.Clean, Group: pipeline.CleanerGroup,
+	f.Run(streamkit.Config{Stage: pipeline.Clean, Group: pipeline.CleanerGroup, Version: clean.Version, Key: clean.Key,
 		Concurrency: 2, Visibility: 5 * time.Second, Block: 100 * time.Millisecond, JanitorInterval: -1},
 		clean.NewStage(f.Pool, clean.Config{}, nil))
 	ctx := context.Background()
@@ -153,13 +161,13 @@ func TestStage_CleansLinksDuplicatesAndDeadLettersBadInput(t *testing.T) {
 	// A copy the crawler saw before the original, cleaned last: it becomes
 	// the original of the whole group.
 	body := []byte(articlePage("Council approves the budget", story))
-	_, err := f.Pool.Exec(ctx, `INSERT INTO documents (doc_id, url, host, status, body, content_hash, fetched_at, first_seen_at)
+	_, err := f.Pool.Exec(ctx, `INSERT INTO documents (doc_id, url, host, status, body, body_hash, fetched_at, first_seen_at)
 		VALUES ('early', 'https://early.example.com/b', 'early.example.com', 200, $1, $2, now(), now() - interval '1 hour')`,
-		body, pipeline.ContentHash(body))
+		body, pipeline.BodyHash(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.publish("early", pipeline.ContentHash(body), "https://early.example.com/b")
+	f.publish("early", pipeline.BodyHash(body), "https://early.example.com/b")
 	f.waitFor("early cleaned", func(ctx context.Context) bool { return f.ledgerRows(ctx) == 5 })
 	for _, id := range []string{"orig", "exact", "near"} {
 		if got := f.duplicateOf(id); got != "early" {
@@ -193,7 +201,7 @@ func TestStage_ConcurrentCopiesHaveOneOriginal(t *testing.T) {
 		f.document(fmt.Sprintf("other-%d", i), fmt.Sprintf("https://harbour.example.com/%d", i), []byte(articlePage(fmt.Sprintf("Harbour news %d", i), other)))
 	}
 	for i := range 2 {
-		f.Run(streamkit.Config{Stage: pipeline.Clean, Group: pipeline.CleanerGroup, Consumer: fmt.Sprintf("c%d", i),
+		f.Run(streamkit.Config{Stage: pipeline.Clean, Group: pipeline.CleanerGroup, Consumer: fmt.Sprintf("c%d", i), Key: clean.Key,
 			Concurrency: 4, BatchSize: 3, Visibility: 5 * time.Second, Block: 100 * time.Millisecond, JanitorInterval: -1},
 			clean.NewStage(f.Pool, clean.Config{}, nil))
 	}
@@ -204,5 +212,59 @@ func TestStage_ConcurrentCopiesHaveOneOriginal(t *testing.T) {
 	f.Pool.QueryRow(ctx, `SELECT count(*) FROM cleaned WHERE doc_id LIKE 'other-%' AND duplicate_of IS NULL`).Scan(&others)
 	if originals != 1 || others != 6 {
 		t.Fatalf("%d originals among 12 copies (want 1), %d among 6 unrelated stories (want 6)", originals, others)
+	}
+}
+
+// A clean message sent before the hash fields were renamed carries the
+// body hash as content_hash. It is cleaned, under the key a body_hash
+// message has (so an upgrade redoes nothing: the new message for the same
+// page finds the old one's work done), and what goes on to the extractor
+// carries the text hash as text_hash.
+func TestStage_OldFormatMessageKeepsItsKey(t *testing.T) {
+	t.Parallel()
+	f := &fixture{testenv.New(t)}
+	f.Run(streamkit.Config{Stage: pipeline.Clean, Group: pipeline.CleanerGroup, Version: clean.Version, Key: clean.Key,
+		Concurrency: 2, Visibility: 5 * time.Second, Block: 100 * time.Millisecond, JanitorInterval: -1},
+		clean.NewStage(f.Pool, clean.Config{}, nil))
+	ctx := context.Background()
+	body := []byte(articlePage("Council approves budget", story))
+	const url = "https://example.com/news/budget"
+	hash := pipeline.BodyHash(body)
+	if _, err := f.Pool.Exec(ctx, `INSERT INTO documents (doc_id, url, host, status, body, body_hash, fetched_at, first_seen_at)
+		VALUES ('doc', $1, 'example.com', 200, $2, $3, now(), now())`, url, body, hash); err != nil {
+		t.Fatal(err)
+	}
+	extract := f.Keys(pipeline.Extract).Stream()
+
+	f.publishAs(pipeline.FieldLegacyHash, "doc", hash, url)
+	f.waitFor("the old-format message cleaned", func(ctx context.Context) bool { return f.RDB.XLen(ctx, extract).Val() == 1 })
+	// The same page's message as a new crawler sends it: the ledger has
+	// its key, so it is not cleaned again, only its output re-sent.
+	f.publishAs(pipeline.FieldBodyHash, "doc", hash, url)
+	f.waitFor("the new-format message answered from the ledger", func(ctx context.Context) bool { return f.RDB.XLen(ctx, extract).Val() == 2 })
+
+	want := pipeline.LedgerKey(pipeline.Clean, "doc", hash, clean.Version)
+	var keys []string
+	rows, _ := f.Pool.Query(ctx, `SELECT key FROM stage_results ORDER BY key`)
+	for rows.Next() {
+		var k string
+		_ = rows.Scan(&k)
+		keys = append(keys, k)
+	}
+	if len(keys) != 1 || keys[0] != want {
+		t.Fatalf("ledger keys = %v, want only %s", keys, want)
+	}
+	var textHash string
+	if err := f.Pool.QueryRow(ctx, `SELECT text_hash FROM cleaned WHERE doc_id = 'doc' AND body_hash = $1`, hash).Scan(&textHash); err != nil {
+		t.Fatalf("cleaned row: %v", err)
+	}
+	msgs, _ := f.RDB.XRange(ctx, extract, "-", "+").Result()
+	for _, m := range msgs {
+		if m.Values[pipeline.FieldTextHash] != textHash || m.Values[pipeline.FieldLegacyHash] != nil {
+			t.Errorf("extract message %v, want text_hash %s and no content_hash", m.Values, textHash)
+		}
+	}
+	if dead := f.RDB.XLen(ctx, f.Keys(pipeline.Clean).DLQ()).Val(); dead != 0 {
+		t.Errorf("%d dead letters, want none", dead)
 	}
 }

@@ -113,12 +113,12 @@ func TestCrawler_CrawlsSiteEndToEnd(t *testing.T) {
 		}
 		var hash, kind string
 		var body []byte
-		if err := e.Pool.QueryRow(context.Background(), `SELECT content_hash, kind, body FROM documents WHERE doc_id = $1`, id).
+		if err := e.Pool.QueryRow(context.Background(), `SELECT body_hash, kind, body FROM documents WHERE doc_id = $1`, id).
 			Scan(&hash, &kind, &body); err != nil {
 			t.Errorf("%s: no documents row: %v", p, err)
 			continue
 		}
-		if hash != pipeline.ContentHash(body) || kind != "html" {
+		if hash != pipeline.BodyHash(body) || kind != "html" {
 			t.Errorf("%s: hash %s kind %s does not match its body", p, hash, kind)
 		}
 	}

@@ -209,7 +209,7 @@ func (c *Crawler) outcomeOf(r *request, prev prior, resp *fetch.Response, err er
 	}
 	switch s := resp.Status; {
 	case s == http.StatusNotModified:
-		o.State, o.ETag, o.LastModified, o.Hash = StateNotModified, prev.ETag, prev.LastModified, prev.ContentHash
+		o.State, o.ETag, o.LastModified, o.BodyHash = StateNotModified, prev.ETag, prev.LastModified, prev.BodyHash
 		o.Hub = r.Seed || r.Hint != "" || prev.IsHub
 		return o, nil
 	case s == http.StatusNotFound || s == http.StatusGone:
@@ -258,7 +258,7 @@ func (c *Crawler) htmlOutcome(r *request, prev prior, resp *fetch.Response, o *o
 		o.State, o.Err = StateSkipped, err.Error()
 		return o, nil
 	}
-	o.Hash = pipeline.ContentHash(body)
+	o.BodyHash = pipeline.BodyHash(body)
 	o.Hub = r.Seed || prev.IsHub
 	base := r.u
 	if fu, err := url.Parse(resp.FinalURL); err == nil {
@@ -283,10 +283,10 @@ func (c *Crawler) htmlOutcome(r *request, prev prior, resp *fetch.Response, o *o
 		o.State = StateFetched
 		du, _ := url.Parse(docURL)
 		o.Doc = &document{DocID: pipeline.DocID(docURL), URL: docURL, FinalURL: resp.FinalURL, Host: du.Host,
-			ContentType: resp.ContentType, Kind: discover.KindHTML, Charset: cs, Hash: o.Hash, ETag: o.ETag,
+			ContentType: resp.ContentType, Kind: discover.KindHTML, Charset: cs, BodyHash: o.BodyHash, ETag: o.ETag,
 			LastModified: o.LastModified, Status: resp.Status, Body: body, Headers: keptHeaders(resp.Header)}
 	}
-	if prev.ContentHash == o.Hash {
+	if prev.BodyHash == o.BodyHash {
 		return o, nil // same page as last time: its links are known already
 	}
 	// A link that said "feed" or "sitemap" but answered HTML is a page: it
@@ -310,10 +310,10 @@ func (c *Crawler) htmlOutcome(r *request, prev prior, resp *fetch.Response, o *o
 
 // hubOutcome parses a feed or sitemap for URLs; hubs are recrawled.
 func (c *Crawler) hubOutcome(r *request, prev prior, resp *fetch.Response, o *outcome) *outcome {
-	o.Hash = pipeline.ContentHash(resp.Body)
+	o.BodyHash = pipeline.BodyHash(resp.Body)
 	o.Hub = true
 	o.State = StateFetched
-	if prev.ContentHash == o.Hash {
+	if prev.BodyHash == o.BodyHash {
 		o.State = StateUnchanged
 		return o
 	}
@@ -412,7 +412,7 @@ func (c *Crawler) result(ctx context.Context, r *request, o *outcome) streamkit.
 			var emits []streamkit.Emit
 			if o.Doc != nil && w.changed {
 				emits = append(emits, streamkit.Emit{Stage: pipeline.Clean, Fields: map[string]string{
-					pipeline.FieldDocID: o.Doc.DocID, pipeline.FieldContentHash: o.Doc.Hash, pipeline.FieldURL: o.Doc.URL}})
+					pipeline.FieldDocID: o.Doc.DocID, pipeline.FieldBodyHash: o.Doc.BodyHash, pipeline.FieldURL: o.Doc.URL}})
 			}
 			for _, l := range o.Links {
 				if w.published[l.URL] {

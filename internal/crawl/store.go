@@ -30,8 +30,8 @@ const (
 
 // prior is what the urls table knows of a URL before it is fetched again.
 type prior struct {
-	ETag, LastModified, ContentHash string
-	IsHub                           bool
+	ETag, LastModified, BodyHash string
+	IsHub                        bool
 	// FetchedSince: the URL's document was stored after the URL entered the
 	// frontier, through another URL (a redirect followed while this link
 	// was being queued).
@@ -41,9 +41,9 @@ type prior struct {
 // lookupPrior returns the URL's row, or a zero prior when it has none.
 func lookupPrior(ctx context.Context, pool *pgxpool.Pool, u string) (prior, error) {
 	var p prior
-	err := pool.QueryRow(ctx, `SELECT u.etag, u.last_modified, u.content_hash, u.is_hub, COALESCE(d.fetched_at > u.first_seen_at, false)
+	err := pool.QueryRow(ctx, `SELECT u.etag, u.last_modified, u.body_hash, u.is_hub, COALESCE(d.fetched_at > u.first_seen_at, false)
 		FROM urls u LEFT JOIN documents d ON d.doc_id = u.doc_id WHERE u.url = $1`, u).
-		Scan(&p.ETag, &p.LastModified, &p.ContentHash, &p.IsHub, &p.FetchedSince)
+		Scan(&p.ETag, &p.LastModified, &p.BodyHash, &p.IsHub, &p.FetchedSince)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return p, fmt.Errorf("look up %s in urls: %w", u, err)
 	}
@@ -52,10 +52,10 @@ func lookupPrior(ctx context.Context, pool *pgxpool.Pool, u string) (prior, erro
 
 // document is a fetched HTML page to store.
 type document struct {
-	DocID, URL, FinalURL, Host, ContentType, Kind, Charset, Hash, ETag, LastModified string
-	Status                                                                           int
-	Body                                                                             []byte
-	Headers                                                                          map[string]string
+	DocID, URL, FinalURL, Host, ContentType, Kind, Charset, BodyHash, ETag, LastModified string
+	Status                                                                               int
+	Body                                                                                 []byte
+	Headers                                                                              map[string]string
 }
 
 // link is a discovered URL to enqueue if unseen.
@@ -68,14 +68,14 @@ type link struct {
 
 // outcome is the result of one crawl request, written by commit.
 type outcome struct {
-	State, Kind, ContentType, FinalURL, Hash, ETag, LastModified, Err string
-	Status                                                            int
-	Fetched                                                           bool // a request was sent (counts, fetched_at)
-	Hub                                                               bool
-	Doc                                                               *document
-	Aliases                                                           []link // canonical / final URLs recorded as seen
-	Links                                                             []link
-	release                                                           func() // returns Doc's body to the memory budget
+	State, Kind, ContentType, FinalURL, BodyHash, ETag, LastModified, Err string
+	Status                                                                int
+	Fetched                                                               bool // a request was sent (counts, fetched_at)
+	Hub                                                                   bool
+	Doc                                                                   *document
+	Aliases                                                               []link // canonical / final URLs recorded as seen
+	Links                                                                 []link
+	release                                                               func() // returns Doc's body to the memory budget
 }
 
 // written is what commit found new: whether the document row was inserted
@@ -157,17 +157,17 @@ func upsertDocument(ctx context.Context, tx pgx.Tx, d *document) (changed bool, 
 	var id string
 	err = tx.QueryRow(ctx, `
 		INSERT INTO documents (doc_id, url, final_url, host, status, content_type, kind, charset, body,
-		                       content_hash, etag, last_modified, headers, fetched_at)
+		                       body_hash, etag, last_modified, headers, fetched_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now())
 		ON CONFLICT (doc_id) DO UPDATE SET
 			url = EXCLUDED.url, final_url = EXCLUDED.final_url, host = EXCLUDED.host, status = EXCLUDED.status,
 			content_type = EXCLUDED.content_type, kind = EXCLUDED.kind, charset = EXCLUDED.charset,
-			body = EXCLUDED.body, content_hash = EXCLUDED.content_hash, etag = EXCLUDED.etag,
+			body = EXCLUDED.body, body_hash = EXCLUDED.body_hash, etag = EXCLUDED.etag,
 			last_modified = EXCLUDED.last_modified, headers = EXCLUDED.headers, fetched_at = now()
-		WHERE documents.content_hash IS DISTINCT FROM EXCLUDED.content_hash
+		WHERE documents.body_hash IS DISTINCT FROM EXCLUDED.body_hash
 		RETURNING doc_id`,
 		d.DocID, d.URL, d.FinalURL, d.Host, d.Status, d.ContentType, d.Kind, d.Charset, d.Body,
-		d.Hash, d.ETag, d.LastModified, headers).Scan(&id)
+		d.BodyHash, d.ETag, d.LastModified, headers).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
@@ -189,7 +189,7 @@ func upsertURL(ctx context.Context, tx pgx.Tx, r *request, o *outcome, state str
 	}
 	_, err := tx.Exec(ctx, `
 		INSERT INTO urls (url, doc_id, host, state, depth, max_depth, hosts, is_seed, is_hub, kind, status,
-		                  final_url, content_type, content_hash, etag, last_modified, error, discovered_from,
+		                  final_url, content_type, body_hash, etag, last_modified, error, discovered_from,
 		                  recrawl_interval, next_crawl_at, fetch_count, fetched_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
 		        $19::bigint * interval '1 millisecond', now() + $19::bigint * interval '1 millisecond',
@@ -201,7 +201,7 @@ func upsertURL(ctx context.Context, tx pgx.Tx, r *request, o *outcome, state str
 			kind = CASE WHEN EXCLUDED.kind <> '' THEN EXCLUDED.kind ELSE urls.kind END,
 			status = EXCLUDED.status, final_url = EXCLUDED.final_url,
 			content_type = EXCLUDED.content_type,
-			content_hash = CASE WHEN EXCLUDED.content_hash <> '' THEN EXCLUDED.content_hash ELSE urls.content_hash END,
+			body_hash = CASE WHEN EXCLUDED.body_hash <> '' THEN EXCLUDED.body_hash ELSE urls.body_hash END,
 			etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified, error = EXCLUDED.error,
 			recrawl_interval = COALESCE(EXCLUDED.recrawl_interval, urls.recrawl_interval),
 			next_crawl_at = COALESCE(EXCLUDED.next_crawl_at, urls.next_crawl_at),
@@ -211,7 +211,7 @@ func upsertURL(ctx context.Context, tx pgx.Tx, r *request, o *outcome, state str
 			pending_nonce = CASE WHEN urls.pending_nonce = $21 THEN NULL ELSE urls.pending_nonce END,
 			published_at = CASE WHEN urls.pending_nonce = $21 THEN NULL ELSE urls.published_at END`,
 		r.URL, r.DocID, r.Host, state, r.Depth, r.MaxDepth, r.Hosts, r.Seed, o.Hub, o.Kind, o.Status,
-		o.FinalURL, o.ContentType, o.Hash, o.ETag, o.LastModified, o.Err, r.From, recrawlMS, fetched, r.Nonce)
+		o.FinalURL, o.ContentType, o.BodyHash, o.ETag, o.LastModified, o.Err, r.From, recrawlMS, fetched, r.Nonce)
 	if err != nil {
 		return fmt.Errorf("record %s in urls: %w", r.URL, err)
 	}

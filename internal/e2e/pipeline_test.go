@@ -202,8 +202,8 @@ func TestPipeline_SeedToSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(letters) != 1 || letters[0].ErrorType != streamkit.ErrorTypeBadMessage || letters[0].Fields["doc_id"] != "no-hash" ||
-		!strings.Contains(letters[0].Error, "content_hash") {
-		t.Fatalf("dead letters = %+v, want one bad_message naming content_hash", letters)
+		!strings.Contains(letters[0].Error, `"body_hash"`) || !strings.Contains(letters[0].Error, `"content_hash"`) {
+		t.Fatalf("dead letters = %+v, want one bad_message naming body_hash and its old name content_hash", letters)
 	}
 	if out := newsctl(t, bin, environ, "dlq", "replay", "--stage", "clean", "--type", "bad_message"); !strings.Contains(out, "replayed 1") {
 		t.Fatalf("replay said %q", out)

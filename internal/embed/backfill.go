@@ -21,11 +21,16 @@ type Backfill struct {
 	IncludeSkipped bool       // also duplicates and non-articles
 }
 
-// Enqueue publishes one embed message (doc_id, content_hash, url) per
+// Enqueue publishes one embed message (doc_id, text_hash, url) per
 // selected cleaned article, in doc_id order, pausing while the embed stage
-// is over the producer's high-water mark. The ledger key carries the model
-// version, so after a model change every message is embedded again, while
-// documents already embedded with the current model are skipped cheaply.
+// is over the producer's high-water mark. The message is the one the
+// extractor sends on the live path, text hash and all, so its ledger key
+// (embed:doc_id:text_hash:model@dims) is the live one: a document the
+// embedder has done with the current model is acked from the ledger
+// without being read. The key carries the model version, so after a model
+// change every message is embedded again; a document whose key is new but
+// whose chunks of the model come from its current body (embedded under
+// another key) is skipped by the stage without embedding.
 // It returns how many messages were published, also on error.
 func Enqueue(ctx context.Context, pool *pgxpool.Pool, p pipeline.Publisher, b Backfill) (int, error) {
 	conds := []string{"doc_id > $1"}
@@ -52,7 +57,7 @@ func Enqueue(ctx context.Context, pool *pgxpool.Pool, p pipeline.Publisher, b Ba
 	if !b.IncludeSkipped {
 		conds = append(conds, "searchable")
 	}
-	sql := `SELECT doc_id, content_hash, url FROM cleaned WHERE ` + strings.Join(conds, " AND ") +
+	sql := `SELECT doc_id, text_hash, url FROM cleaned WHERE ` + strings.Join(conds, " AND ") +
 		fmt.Sprintf(` ORDER BY doc_id LIMIT %d`, pipeline.EnqueuePage)
 	return pipeline.EnqueueDocs(ctx, pool, p, pipeline.Embed, sql, args, b.Limit, nil)
 }

@@ -74,14 +74,21 @@ func NewStage(pool *pgxpool.Pool, cfg Config) (*Stage, error) {
 	return &Stage{pool: pool, cfg: cfg, id: cfg.Embedder.Identity()}, nil
 }
 
+// Key is the stage's streamkit.KeyFunc: embed:doc_id:text_hash:version
+// (version: the model and dimension), the text hash read from the
+// message's text_hash or, in a message sent before the fields were
+// renamed, from content_hash (the same value on the live path, so the
+// same key).
+var Key = pipeline.HashKey(pipeline.FieldTextHash)
+
 // article is the cleaned row the stage embeds.
 type article struct {
-	contentHash    string
+	bodyHash       string // cleaned.body_hash: what its chunks are stamped with
 	title, text    string
 	host, language string
 	publishedAt    *time.Time
 	searchable     bool    // cleaned.searchable: an article, not a copy
-	stored         *string // content_hash of the stored chunks of the stage's model; nil: none
+	stored         *string // body_hash of the stored chunks of the stage's model; nil: none
 }
 
 // Handle embeds one document. A missing cleaned row is a permanent
@@ -105,7 +112,7 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	if err != nil {
 		return streamkit.Result{}, err
 	}
-	if a.stored != nil && *a.stored == a.contentHash {
+	if a.stored != nil && *a.stored == a.bodyHash {
 		return streamkit.Result{DocID: docID}, nil
 	}
 
@@ -124,7 +131,7 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	if err != nil {
 		return streamkit.Result{}, classify(fmt.Errorf("embed %d chunks of %s: %w", len(chunks), docID, err))
 	}
-	doc := DocChunks{DocID: docID, ContentHash: a.contentHash, Title: a.title, Host: a.host,
+	doc := DocChunks{DocID: docID, BodyHash: a.bodyHash, Title: a.title, Host: a.host,
 		Language: a.language, PublishedAt: a.publishedAt, Chunks: chunks, Vectors: vecs, New: a.stored == nil}
 	return streamkit.Result{
 		DocID: docID,
@@ -134,16 +141,16 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	}, nil
 }
 
-// load reads the article, and the content hash its stored chunks of this
-// model come from, in one query; the message's content_hash is not required
+// load reads the article, and the body hash its stored chunks of this
+// model come from, in one query; the message's text_hash is not required
 // to match: an older message embeds the current text, and the newer message
 // then finds it stored.
 func (s *Stage) load(ctx context.Context, docID string) (article, error) {
 	var a article
-	err := s.pool.QueryRow(ctx, `SELECT content_hash, title, text, host, language, published_at, searchable,
-		(SELECT ch.content_hash FROM chunks ch WHERE ch.doc_id = $1 AND ch.model = $2 AND ch.dims = $3 LIMIT 1)
+	err := s.pool.QueryRow(ctx, `SELECT body_hash, title, text, host, language, published_at, searchable,
+		(SELECT ch.body_hash FROM chunks ch WHERE ch.doc_id = $1 AND ch.model = $2 AND ch.dims = $3 LIMIT 1)
 		FROM cleaned WHERE doc_id = $1`, docID, s.id.Model, s.id.Dims).
-		Scan(&a.contentHash, &a.title, &a.text, &a.host, &a.language, &a.publishedAt,
+		Scan(&a.bodyHash, &a.title, &a.text, &a.host, &a.language, &a.publishedAt,
 			&a.searchable, &a.stored)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return a, streamkit.Permanent(ErrTypeMissingInput, fmt.Errorf("no cleaned article for doc %s", docID))

@@ -46,10 +46,10 @@ func longText(topic string, sentences int) string {
 	return b.String()
 }
 
-// chunkRows returns content_hash -> row count for a doc and model.
+// chunkRows returns body_hash -> row count for a doc and model.
 func chunkRows(t *testing.T, pool *pgxpool.Pool, docID string, id embed.Identity) map[string]int {
 	t.Helper()
-	rows, err := pool.Query(context.Background(), `SELECT content_hash, count(*) FROM chunks
+	rows, err := pool.Query(context.Background(), `SELECT body_hash, count(*) FROM chunks
 		WHERE doc_id = $1 AND model = $2 AND dims = $3 GROUP BY 1`, docID, id.Model, id.Dims)
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +87,7 @@ func TestStage_ReplacesChunksOnContentChange(t *testing.T) {
 			a := embedtest.Article{DocID: fmt.Sprintf("doc%d", i), Title: "Report", Text: tc.before, Host: "example.com", Language: "en"}
 			embedtest.Insert(t, pool, a)
 			embedtest.Embed(t, pool, st, a)
-			if got := chunkRows(t, pool, a.DocID, e.Identity()); got[a.ContentHash()] != len(chunk.Split(chunkCfg, a.Title, a.Text)) {
+			if got := chunkRows(t, pool, a.DocID, e.Identity()); got[a.BodyHash()] != len(chunk.Split(chunkCfg, a.Title, a.Text)) {
 				t.Fatalf("before: rows %v", got)
 			}
 			a.Text = tc.after
@@ -95,8 +95,8 @@ func TestStage_ReplacesChunksOnContentChange(t *testing.T) {
 			embedtest.Embed(t, pool, st, a)
 			got := chunkRows(t, pool, a.DocID, e.Identity())
 			want := len(chunk.Split(chunkCfg, a.Title, a.Text))
-			if (tc.wantNil && len(got) != 0) || (!tc.wantNil && (len(got) != 1 || got[a.ContentHash()] != want)) {
-				t.Fatalf("after: rows by hash %v, want only %d of %s", got, want, a.ContentHash())
+			if (tc.wantNil && len(got) != 0) || (!tc.wantNil && (len(got) != 1 || got[a.BodyHash()] != want)) {
+				t.Fatalf("after: rows by hash %v, want only %d of %s", got, want, a.BodyHash())
 			}
 		})
 	}
@@ -109,7 +109,7 @@ func TestStage_SkipsUnchangedDocument(t *testing.T) {
 	a := embedtest.Article{DocID: "same", Title: "T", Text: longText("rates", 8), Host: "h"}
 	embedtest.Insert(t, pool, a)
 	embedtest.Embed(t, pool, st, a)
-	res, err := st.Handle(context.Background(), &streamkit.Message{Fields: map[string]string{"doc_id": "same", "content_hash": a.ContentHash()}})
+	res, err := st.Handle(context.Background(), &streamkit.Message{Fields: map[string]string{"doc_id": "same", "text_hash": a.TextHash()}})
 	if err != nil || res.Commit != nil || res.DocID != "same" {
 		t.Fatalf("second handle: commit %v err %v; want nothing to commit", res.Commit != nil, err)
 	}
@@ -127,7 +127,7 @@ func TestStage_ModelSwitchCoexists(t *testing.T) {
 	a := embedtest.Article{DocID: "d", Title: "T", Text: longText("trade", 12), Host: "h"}
 	embedtest.Insert(t, pool, a)
 	embedtest.Embed(t, pool, newStage(t, pool, big), a)
-	old := a.ContentHash()
+	old := a.BodyHash()
 	a.Text = longText("tariffs", 6)
 	embedtest.Insert(t, pool, a)
 	embedtest.Embed(t, pool, newStage(t, pool, small), a)
@@ -135,7 +135,7 @@ func TestStage_ModelSwitchCoexists(t *testing.T) {
 	if got := chunkRows(t, pool, "d", big.Identity()); len(got) != 1 || got[old] == 0 {
 		t.Fatalf("384-d rows %v: want the old content's rows kept", got)
 	}
-	if got := chunkRows(t, pool, "d", small.Identity()); len(got) != 1 || got[a.ContentHash()] == 0 {
+	if got := chunkRows(t, pool, "d", small.Identity()); len(got) != 1 || got[a.BodyHash()] == 0 {
 		t.Fatalf("64-d rows %v: want the new content's rows", got)
 	}
 	var models int
@@ -160,7 +160,7 @@ func (e *env) publish(docIDs ...string) {
 	e.T.Helper()
 	for _, d := range docIDs {
 		err := e.RDB.XAdd(context.Background(), &redis.XAddArgs{Stream: e.keys().Stream(),
-			Values: map[string]any{"doc_id": d, "content_hash": "h-" + d, "url": "https://x/" + d}}).Err()
+			Values: map[string]any{"doc_id": d, "text_hash": "h-" + d, "url": "https://x/" + d}}).Err()
 		if err != nil {
 			e.T.Fatal(err)
 		}
@@ -170,7 +170,7 @@ func (e *env) publish(docIDs ...string) {
 func (e *env) run(st *embed.Stage, version string) {
 	e.T.Helper()
 	e.Run(streamkit.Config{
-		Stage: pipeline.Embed, Group: pipeline.EmbedderGroup, Version: version,
+		Stage: pipeline.Embed, Group: pipeline.EmbedderGroup, Version: version, Key: embed.Key,
 		Visibility: 2 * time.Second, Block: 100 * time.Millisecond, RetryBase: time.Minute,
 		PromoteInterval: 50 * time.Millisecond, Concurrency: 2, BatchSize: 10, JanitorInterval: -1,
 	}, st)
@@ -348,7 +348,7 @@ func TestStage_SkipsDuplicatesAndNonArticles(t *testing.T) {
 					t.Fatal(err)
 				}
 				// The verdict came with new content: the message is processed again.
-				if _, err := pool.Exec(context.Background(), `UPDATE cleaned SET content_hash = 'v2' WHERE doc_id = $1`, a.DocID); err != nil {
+				if _, err := pool.Exec(context.Background(), `UPDATE cleaned SET body_hash = 'v2' WHERE doc_id = $1`, a.DocID); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -376,7 +376,7 @@ func TestStage_RacingNewDocumentFailsThenReplaces(t *testing.T) {
 	a := embedtest.Article{DocID: "race", Title: "Race", Text: longText("tides", 12), Host: "h", Language: "en"}
 	embedtest.Insert(t, pool, a)
 	msg := &streamkit.Message{ID: "0-1", Stage: pipeline.Embed, Fields: map[string]string{
-		pipeline.FieldDocID: a.DocID, pipeline.FieldContentHash: a.ContentHash(), pipeline.FieldURL: a.URL()}}
+		pipeline.FieldDocID: a.DocID, pipeline.FieldTextHash: a.TextHash(), pipeline.FieldURL: a.URL()}}
 	commit := func(res streamkit.Result) error {
 		tx, err := pool.Begin(ctx)
 		if err != nil {
@@ -403,13 +403,13 @@ func TestStage_RacingNewDocumentFailsThenReplaces(t *testing.T) {
 		t.Fatalf("second commit of a document both saw as new: err %v, want a primary key violation", err)
 	}
 	want := len(chunk.Split(chunkCfg, a.Title, a.Text))
-	if got := chunkRows(t, pool, a.DocID, e.Identity()); got[a.ContentHash()] != want || len(got) != 1 {
+	if got := chunkRows(t, pool, a.DocID, e.Identity()); got[a.BodyHash()] != want || len(got) != 1 {
 		t.Fatalf("after the failed commit: rows by hash %v, want %d", got, want)
 	}
 	a.Text = longText("currents", 5)
 	embedtest.Insert(t, pool, a)
 	embedtest.Embed(t, pool, st, a)
-	if got := chunkRows(t, pool, a.DocID, e.Identity()); len(got) != 1 || got[a.ContentHash()] != len(chunk.Split(chunkCfg, a.Title, a.Text)) {
+	if got := chunkRows(t, pool, a.DocID, e.Identity()); len(got) != 1 || got[a.BodyHash()] != len(chunk.Split(chunkCfg, a.Title, a.Text)) {
 		t.Fatalf("after the retry: rows by hash %v", got)
 	}
 }
@@ -427,7 +427,99 @@ func TestStage_ChunksPerDocumentAreBounded(t *testing.T) {
 	a := embedtest.Article{DocID: "huge", Host: "news.example", Title: "A very long report", Text: longText("the harbour", 400)}
 	embedtest.Insert(t, pool, a)
 	embedtest.Embed(t, pool, st, a)
-	if got := chunkRows(t, pool, "huge", e.Identity()); got[a.ContentHash()] != 5 {
+	if got := chunkRows(t, pool, "huge", e.Identity()); got[a.BodyHash()] != 5 {
 		t.Fatalf("chunks stored: %v, want 5 (the limit)", got)
+	}
+}
+
+// countingEmbedder counts the inputs it embeds.
+type countingEmbedder struct {
+	embed.Embedder
+	mu     sync.Mutex
+	inputs int
+}
+
+func (c *countingEmbedder) Embed(ctx context.Context, inputs []string, kind embed.Kind) ([][]float32, error) {
+	c.mu.Lock()
+	c.inputs += len(inputs)
+	c.mu.Unlock()
+	return c.Embedder.Embed(ctx, inputs, kind)
+}
+
+func (c *countingEmbedder) embedded() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.inputs
+}
+
+// publishFields sends one embed message as given.
+func (e *env) publishFields(fields map[string]any) string {
+	e.T.Helper()
+	id, err := e.RDB.XAdd(context.Background(), &redis.XAddArgs{Stream: e.keys().Stream(), Values: fields}).Result()
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return id
+}
+
+// settledAfter waits until the group has read id and nothing is pending.
+func (e *env) settledAfter(id string) {
+	e.T.Helper()
+	e.eventually("the group to have handled "+id, func() bool {
+		groups, err := e.RDB.XInfoGroups(context.Background(), e.keys().Stream()).Result()
+		if err != nil || len(groups) != 1 {
+			return false
+		}
+		return groups[0].LastDeliveredID == id && groups[0].Pending == 0
+	})
+}
+
+// ledgerKeys lists the embed stage's ledger keys.
+func (e *env) ledgerKeys() []string {
+	e.T.Helper()
+	rows, err := e.Pool.Query(context.Background(), `SELECT key FROM stage_results WHERE stage = 'embed' ORDER BY key`)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			e.T.Fatal(err)
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// An embed message sent before the hash fields were renamed carries the
+// text hash as content_hash. It is embedded under the key a text_hash
+// message has, so the new message for the same text is answered from the
+// ledger without embedding again.
+func TestStage_OldFormatMessageKeepsItsKey(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	emb := &countingEmbedder{Embedder: local.New(local.Config{})}
+	a := embedtest.Article{DocID: "doc", Title: "Report", Text: longText("floods", 12), Host: "news.example"}
+	embedtest.Insert(t, e.Pool, a)
+	e.run(newStage(t, e.Pool, emb), emb.Identity().Version())
+
+	e.settledAfter(e.publishFields(map[string]any{"doc_id": a.DocID, "content_hash": a.TextHash(), "url": a.URL()}))
+	chunks := len(chunk.Split(chunkCfg, a.Title, a.Text))
+	if got := chunkRows(t, e.Pool, a.DocID, emb.Identity()); got[a.BodyHash()] != chunks || emb.embedded() != chunks {
+		t.Fatalf("after the old-format message: rows %v, %d inputs embedded; want %d of each", got, emb.embedded(), chunks)
+	}
+	e.settledAfter(e.publishFields(map[string]any{"doc_id": a.DocID, "text_hash": a.TextHash(), "url": a.URL()}))
+
+	want := pipeline.LedgerKey(pipeline.Embed, a.DocID, a.TextHash(), emb.Identity().Version())
+	if got := e.ledgerKeys(); len(got) != 1 || got[0] != want {
+		t.Fatalf("ledger keys %v, want only %s", got, want)
+	}
+	if emb.embedded() != chunks {
+		t.Fatalf("%d inputs embedded, want %d: the new-format message embedded again", emb.embedded(), chunks)
+	}
+	if got := e.dlqTypes(); len(got) != 0 {
+		t.Fatalf("dead letters %v, want none", got)
 	}
 }

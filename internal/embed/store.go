@@ -25,7 +25,7 @@ const (
 // A DocChunks is one document's chunks and their vectors, ready to store.
 type DocChunks struct {
 	DocID       string
-	ContentHash string
+	BodyHash    string // cleaned.body_hash of the text the chunks were cut from
 	Title       string
 	Host        string
 	Language    string
@@ -72,7 +72,7 @@ func Replace(ctx context.Context, tx pgx.Tx, id Identity, docs ...DocChunks) err
 		b.Queue(`DELETE FROM chunks WHERE doc_id = ANY($1) AND model = $2 AND dims = $3`, ids, id.Model, id.Dims)
 	}
 	if len(r.docIDs) > 0 {
-		b.Queue(`INSERT INTO chunks (doc_id, model, dims, chunk_index, content_hash, char_start, char_end,
+		b.Queue(`INSERT INTO chunks (doc_id, model, dims, chunk_index, body_hash, char_start, char_end,
 				title, text, host, language, published_at, embedding)
 			SELECT d, $1, $2, i, h, s, e, t, x, o, l, p, v FROM unnest($3::text[], $4::int[], $5::text[], $6::int[], $7::int[],
 				$8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::vector[]) AS r(d, i, h, s, e, t, x, o, l, p, v)`,
@@ -96,7 +96,7 @@ func (r *chunkRows) add(d DocChunks) {
 	for i, c := range d.Chunks {
 		r.docIDs = append(r.docIDs, d.DocID)
 		r.index = append(r.index, int32(c.Index))
-		r.hash = append(r.hash, d.ContentHash)
+		r.hash = append(r.hash, d.BodyHash)
 		r.start = append(r.start, int32(c.Start))
 		r.end = append(r.end, int32(c.End))
 		r.title = append(r.title, d.Title)

@@ -18,14 +18,14 @@ func TestStore_DocumentLookupsUseThePrimaryKeyWithoutStatistics(t *testing.T) {
 	t.Parallel()
 	pool := testenv.Postgres(t)
 	ctx := context.Background()
-	_, err := pool.Exec(ctx, `INSERT INTO chunks (doc_id, model, dims, chunk_index, content_hash, char_start, char_end, text, embedding)
+	_, err := pool.Exec(ctx, `INSERT INTO chunks (doc_id, model, dims, chunk_index, body_hash, char_start, char_end, text, embedding)
 		SELECT 'd' || (i / 4), 'fresh-model', 3, i % 4, 'h', 0, 1, 'word', '[1,0,0]' FROM generate_series(0, 7999) i`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
 		`DELETE FROM chunks WHERE doc_id = ANY('{d1,d2}') AND model = 'fresh-model' AND dims = 3`,
-		`SELECT content_hash FROM chunks WHERE doc_id = 'd1' AND model = 'fresh-model' AND dims = 3 LIMIT 1`,
+		`SELECT body_hash FROM chunks WHERE doc_id = 'd1' AND model = 'fresh-model' AND dims = 3 LIMIT 1`,
 	} {
 		var plan strings.Builder
 		rows, err := pool.Query(ctx, "EXPLAIN "+q)
@@ -164,7 +164,7 @@ func TestEnsureModel_ConcurrentStartsAllSucceed(t *testing.T) {
 	pool := testenv.Postgres(t)
 	ctx := context.Background()
 	id := embed.Identity{Provider: "openai", Model: "race-model", Dims: 8}
-	if _, err := pool.Exec(ctx, `INSERT INTO chunks (doc_id, model, dims, chunk_index, content_hash, char_start, char_end, text, embedding)
+	if _, err := pool.Exec(ctx, `INSERT INTO chunks (doc_id, model, dims, chunk_index, body_hash, char_start, char_end, text, embedding)
 		SELECT 'd' || i, 'race-model', 8, 0, 'h', 0, 1, 'word', '[1,0,0,0,0,0,0,1]' FROM generate_series(0, 1999) i`); err != nil {
 		t.Fatal(err)
 	}

@@ -28,8 +28,8 @@ type Backfill struct {
 	Rerun     string
 }
 
-// Enqueue publishes an extract message (doc_id, content_hash = the cleaned
-// row's text_hash, url) for every selected document, in doc_id order, and
+// Enqueue publishes an extract message (doc_id, text_hash = the cleaned
+// row's, url) for every selected document, in doc_id order, and
 // returns how many it published. It stops at the first error, having
 // published the count returned; ctx cancels it between messages.
 func Enqueue(ctx context.Context, pool *pgxpool.Pool, pub pipeline.Publisher, b Backfill) (int, error) {
@@ -40,11 +40,11 @@ func Enqueue(ctx context.Context, pool *pgxpool.Pool, pub pipeline.Publisher, b 
 		  AND ($3::timestamptz IS NULL OR c.cleaned_at >= $3)
 		  AND ($4 OR c.searchable)
 		  AND ($5 = '' OR NOT EXISTS (SELECT 1 FROM extractions x WHERE x.doc_id = c.doc_id
-		        AND x.content_hash = c.text_hash AND x.provider = $5 AND ($6 = '' OR x.model = $6)))
+		        AND x.text_hash = c.text_hash AND x.provider = $5 AND ($6 = '' OR x.model = $6)))
 		  AND ($8 = '' OR (EXISTS (SELECT 1 FROM extractions x WHERE x.doc_id = c.doc_id
-		        AND x.content_hash = c.text_hash AND x.fallback_for = $8)
+		        AND x.text_hash = c.text_hash AND x.fallback_for = $8)
 		    AND NOT EXISTS (SELECT 1 FROM extractions x WHERE x.doc_id = c.doc_id
-		        AND x.content_hash = c.text_hash AND x.provider || '/' || x.model = $8)))
+		        AND x.text_hash = c.text_hash AND x.provider || '/' || x.model = $8)))
 		ORDER BY c.doc_id LIMIT $7`,
 		[]any{"", store.NonNil(b.DocIDs), nullTime(b.Since), b.IncludeSkipped, b.MissingProvider, b.MissingModel, pipeline.EnqueuePage, b.Fallbacks},
 		b.Limit, rerunField(b.Rerun))

@@ -59,8 +59,8 @@ func TestEnqueue_SelectsDocuments(t *testing.T) {
 			for _, m := range msgs {
 				id := m.Values["doc_id"].(string)
 				got = append(got, id)
-				if id != "dup" && m.Values["content_hash"] != hashes[id] {
-					t.Errorf("%s enqueued with hash %v, want the cleaned text hash", id, m.Values["content_hash"])
+				if id != "dup" && (m.Values["text_hash"] != hashes[id] || m.Values["content_hash"] != nil) {
+					t.Errorf("%s enqueued as %v, want the cleaned text hash as text_hash", id, m.Values)
 				}
 			}
 			sort.Strings(got)

@@ -13,6 +13,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/extract/llm"
 	"github.com/newscrawl/newscrawl/internal/extract/provider"
 	"github.com/newscrawl/newscrawl/internal/extract/schema"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -108,10 +109,15 @@ func latencyMS(d time.Duration) int { return int(d.Milliseconds()) }
 // although the ledger has its key done.
 const FieldRerun = "rerun"
 
-// Key is the stage's streamkit.KeyFunc: streamkit.DefaultKey, plus the
-// message's rerun nonce when it has one.
+// textKey keys extract work on extract:doc_id:text_hash:version.
+var textKey = pipeline.HashKey(pipeline.FieldTextHash)
+
+// Key is the stage's streamkit.KeyFunc: extract:doc_id:text_hash:version,
+// the text hash read from the message's text_hash or, in a message sent
+// before the fields were renamed, from content_hash (the same value, so
+// the same key); plus the message's rerun nonce when it has one.
 func Key(stage, version string, m *streamkit.Message) (string, error) {
-	k, err := streamkit.DefaultKey(stage, version, m)
+	k, err := textKey(stage, version, m)
 	if err != nil {
 		return "", err
 	}

@@ -38,8 +38,8 @@ func NewHandler(pool *pgxpool.Pool, p provider.Provider, cfg Config) *Handler {
 	return &Handler{cfg: cfg, pool: pool, p: p, log: log, metrics: cfg.Metrics.forStage(log)}
 }
 
-// Handle extracts one document. A missing cleaned row or a content hash
-// that matches no version of it is permanent; provider errors come
+// Handle extracts one document. A missing cleaned row or a text hash
+// that is not the row's is permanent; provider errors come
 // classified; when ctx ends (handler timeout, shutdown) its error is
 // returned and nothing is stored.
 func (h *Handler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
@@ -47,7 +47,7 @@ func (h *Handler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	if err != nil {
 		return streamkit.Result{}, err
 	}
-	hash, err := m.Require(pipeline.FieldContentHash)
+	hash, err := pipeline.MessageHash(m, pipeline.FieldTextHash)
 	if err != nil {
 		return streamkit.Result{}, err
 	}
@@ -64,17 +64,17 @@ func (h *Handler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	if err != nil {
 		return streamkit.Result{}, streamkit.Retryable("database", err)
 	}
-	if hash != c.TextHash && hash != c.ContentHash && hash != pipeline.ContentHash([]byte(c.Text)) {
+	if hash != c.TextHash && hash != c.BodyHash && hash != pipeline.BodyHash([]byte(c.Text)) {
 		return streamkit.Result{}, streamkit.Permanent(ErrTypeStaleInput, fmt.Errorf(
-			"extract %s: message content_hash %s matches neither text_hash %s nor content_hash %s of the cleaned row (superseded by a newer version?)",
-			docID, hash, c.TextHash, c.ContentHash))
+			"extract %s: message text_hash %s matches neither text_hash %s nor body_hash %s of the cleaned row (superseded by a newer version?)",
+			docID, hash, c.TextHash, c.BodyHash))
 	}
 	url := m.Get(pipeline.FieldURL)
 	if url == "" {
 		url = c.URL
 	}
 	res := streamkit.Result{DocID: docID, Emit: []streamkit.Emit{{Stage: pipeline.Embed, Fields: map[string]string{
-		pipeline.FieldDocID: docID, pipeline.FieldContentHash: hash, pipeline.FieldURL: url,
+		pipeline.FieldDocID: docID, pipeline.FieldTextHash: hash, pipeline.FieldURL: url,
 	}}}}
 	if !h.wanted(c) {
 		h.log.Info("not extracting a duplicate or non-article", "doc_id", docID, "duplicate_of", c.DuplicateOf, "is_article", c.IsArticle)
@@ -120,7 +120,7 @@ func (h *Handler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 		h.log.Info("partial extraction: optional fields left empty", "doc_id", docID, "invalid", invalidText(out.Invalid))
 	}
 	r := row{
-		DocID: docID, ContentHash: hash, Provider: p.Name(), Model: p.Model(), Mode: out.Mode,
+		DocID: docID, TextHash: hash, Provider: p.Name(), Model: p.Model(), Mode: out.Mode,
 		PromptVersion: p.PromptVersion(), Data: out.Data, InputChars: len(text),
 		InputTruncated: cut || out.Truncated, Repaired: out.Repaired, Dropped: dropped, Requests: out.Requests,
 		Latency: latency, InputTokens: out.InputTokens, OutputTokens: out.OutputTokens,

@@ -135,7 +135,7 @@ func TestHandler_ModelFaultMatrix(t *testing.T) {
 				t.Errorf("unexpected dead letters %+v", d)
 			}
 			emb := e.embedEntries()
-			if len(emb) != 1 || emb[0]["doc_id"] != "doc0" || emb[0]["content_hash"] != hash || emb[0]["url"] != "https://news.example/doc0" {
+			if len(emb) != 1 || emb[0]["doc_id"] != "doc0" || emb[0]["text_hash"] != hash || emb[0]["content_hash"] != nil || emb[0]["url"] != "https://news.example/doc0" {
 				t.Errorf("embed stream = %v, want one message for doc0", emb)
 			}
 		})
@@ -424,5 +424,39 @@ func TestHandler_NewProviderAddsARow(t *testing.T) {
 	}
 	if r := e.row("doc0"); r.Provider != "openai" {
 		t.Fatalf("latest extraction is %s's, want openai's", r.Provider)
+	}
+}
+
+// An extract message sent before the hash fields were renamed carries the
+// text hash as content_hash. It is extracted, under the key a text_hash
+// message has (so an upgrade redoes nothing: the new message for the same
+// text finds the old one's work done), and what goes on to the embedder
+// carries it as text_hash.
+func TestHandler_OldFormatMessageKeepsItsKey(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	hash := e.insertCleaned(article{docID: "doc0"})
+	p := heuristic.New(heuristic.Config{})
+	e.start(p, consumerOpts{})
+
+	e.publishAs(pipeline.FieldLegacyHash, "doc0", hash)
+	e.eventually("the old-format message extracted", 10*time.Second, func() bool { return len(e.embedEntries()) == 1 })
+	e.publishAs(pipeline.FieldTextHash, "doc0", hash)
+	e.eventually("the new-format message answered from the ledger", 10*time.Second, func() bool { return len(e.embedEntries()) == 2 })
+
+	want := pipeline.LedgerKey(pipeline.Extract, "doc0", hash, extract.Version(p))
+	if n := e.count(`SELECT count(*) FROM stage_results WHERE key = $1`, want); n != 1 || e.ledger() != 1 {
+		t.Errorf("ledger has %d rows, %d of them %s; want just that one", e.ledger(), n, want)
+	}
+	if n := e.count(`SELECT count(*) FROM extractions WHERE doc_id = 'doc0' AND text_hash = $1`, hash); n != 1 {
+		t.Errorf("%d extractions of the text, want 1", n)
+	}
+	for _, m := range e.embedEntries() {
+		if m[pipeline.FieldTextHash] != hash || m[pipeline.FieldLegacyHash] != nil {
+			t.Errorf("embed message %v, want text_hash %s and no content_hash", m, hash)
+		}
+	}
+	if d := e.dlq(); len(d) != 0 {
+		t.Errorf("dead letters %+v, want none", d)
 	}
 }

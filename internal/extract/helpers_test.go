@@ -36,8 +36,8 @@ type article struct {
 const defaultText = `PARIS — The city council approved a plan on Monday to plant 10,000 trees along the Seine by 2030. Mayor Anne Hidalgo said the project would cool neighbourhoods during heatwaves. "Paris must adapt now," Hidalgo told reporters.
 Opposition councillors from Les Républicains criticised the cost, estimated at 40 million euros. The work starts in the spring.`
 
-// insertCleaned stores a cleaned row and returns the content hash the
-// cleaner would publish (the hash of the text).
+// insertCleaned stores a cleaned row and returns the text hash the
+// cleaner would publish.
 func (e *env) insertCleaned(a article) string {
 	e.T.Helper()
 	if a.text == "" {
@@ -46,14 +46,14 @@ func (e *env) insertCleaned(a article) string {
 	if a.title == "" {
 		a.title = "Paris to plant 10,000 trees along the Seine"
 	}
-	hash := pipeline.ContentHash([]byte(a.text))
+	hash := pipeline.TextHash(a.text)
 	var dup *string
 	if a.duplicateOf != "" {
 		dup = &a.duplicateOf
 	}
 	pub := time.Date(2024, 3, 4, 18, 0, 0, 0, time.UTC)
 	_, err := e.Pool.Exec(context.Background(), `
-		INSERT INTO cleaned (doc_id, content_hash, text_hash, url, title, text, language, authors, published_at, is_article, duplicate_of, site_name)
+		INSERT INTO cleaned (doc_id, body_hash, text_hash, url, title, text, language, authors, published_at, is_article, duplicate_of, site_name)
 		VALUES ($1, 'rawhash-'||$1, $2, 'https://news.example/'||$1, $3, $4, 'en', '{"Claire Martin"}', $5, $6, $7, 'Example News')`,
 		a.docID, hash, a.title, a.text, pub, !a.notArticle, dup)
 	if err != nil {
@@ -64,8 +64,16 @@ func (e *env) insertCleaned(a article) string {
 
 func (e *env) publish(docID, hash string) {
 	e.T.Helper()
+	e.publishAs(pipeline.FieldTextHash, docID, hash)
+}
+
+// publishAs sends an extract message with the text hash in field: the
+// cleaner's text_hash, or content_hash as cleaners sent it before the
+// rename.
+func (e *env) publishAs(field, docID, hash string) {
+	e.T.Helper()
 	err := e.RDB.XAdd(context.Background(), &redis.XAddArgs{Stream: e.keys(pipeline.Extract).Stream(), Values: map[string]any{
-		pipeline.FieldDocID: docID, pipeline.FieldContentHash: hash, pipeline.FieldURL: "https://news.example/" + docID,
+		pipeline.FieldDocID: docID, field: hash, pipeline.FieldURL: "https://news.example/" + docID,
 	}}).Err()
 	if err != nil {
 		e.T.Fatal(err)

@@ -17,7 +17,7 @@ import (
 
 // cleanedRow is the part of the cleaner's row the extractor reads.
 type cleanedRow struct {
-	ContentHash, TextHash         string
+	BodyHash, TextHash            string
 	URL, Title, Text, Description string
 	SiteName, Language            string
 	Authors, Tags                 []string
@@ -33,10 +33,10 @@ var errNoRow = errors.New("no cleaned row")
 func loadCleaned(ctx context.Context, pool *pgxpool.Pool, docID string) (cleanedRow, error) {
 	var r cleanedRow
 	err := pool.QueryRow(ctx, `
-		SELECT content_hash, text_hash, url, title, text, description, site_name, language,
+		SELECT body_hash, text_hash, url, title, text, description, site_name, language,
 		       authors, tags, published_at, is_article, duplicate_of, searchable
 		FROM cleaned WHERE doc_id = $1`, docID).Scan(
-		&r.ContentHash, &r.TextHash, &r.URL, &r.Title, &r.Text, &r.Description, &r.SiteName, &r.Language,
+		&r.BodyHash, &r.TextHash, &r.URL, &r.Title, &r.Text, &r.Description, &r.SiteName, &r.Language,
 		&r.Authors, &r.Tags, &r.PublishedAt, &r.IsArticle, &r.DuplicateOf, &r.Searchable)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, errNoRow
@@ -49,7 +49,7 @@ func loadCleaned(ctx context.Context, pool *pgxpool.Pool, docID string) (cleaned
 
 // A row is one extraction ready to store.
 type row struct {
-	DocID, ContentHash       string
+	DocID, TextHash          string // the text the extraction is of
 	Provider, Model, Mode    string
 	PromptVersion            int
 	Data                     schema.Extraction
@@ -77,12 +77,12 @@ func (r row) insert(ctx context.Context, tx pgx.Tx) error {
 		}
 	}
 	_, err = tx.Exec(ctx, `
-		INSERT INTO extractions (doc_id, content_hash, provider, model, prompt_version, schema_version, mode, data,
+		INSERT INTO extractions (doc_id, text_hash, provider, model, prompt_version, schema_version, mode, data,
 			title, language, published_at, sentiment, topics, people, organizations, locations,
 			input_chars, input_truncated, repaired, dropped, requests, latency_ms, input_tokens, output_tokens,
 			invalid_fields, fallback_for, fallback_reason)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27)
-		ON CONFLICT (doc_id, content_hash, provider, model, prompt_version, schema_version) DO UPDATE SET
+		ON CONFLICT (doc_id, text_hash, provider, model, prompt_version, schema_version) DO UPDATE SET
 			mode = EXCLUDED.mode, data = EXCLUDED.data, title = EXCLUDED.title, language = EXCLUDED.language,
 			published_at = EXCLUDED.published_at, sentiment = EXCLUDED.sentiment, topics = EXCLUDED.topics,
 			people = EXCLUDED.people, organizations = EXCLUDED.organizations, locations = EXCLUDED.locations,
@@ -91,7 +91,7 @@ func (r row) insert(ctx context.Context, tx pgx.Tx) error {
 			latency_ms = EXCLUDED.latency_ms, input_tokens = EXCLUDED.input_tokens,
 			output_tokens = EXCLUDED.output_tokens, invalid_fields = EXCLUDED.invalid_fields,
 			fallback_for = EXCLUDED.fallback_for, fallback_reason = EXCLUDED.fallback_reason, created_at = now()`,
-		r.DocID, r.ContentHash, r.Provider, r.Model, r.PromptVersion, schema.Version, r.Mode, data,
+		r.DocID, r.TextHash, r.Provider, r.Model, r.PromptVersion, schema.Version, r.Mode, data,
 		r.Data.Title, r.Data.Language, published, r.Data.Sentiment, store.NonNil(r.Data.Topics), store.NonNil(r.Data.People),
 		store.NonNil(r.Data.Organizations), store.NonNil(r.Data.Locations), r.InputChars, r.InputTruncated, r.Repaired,
 		r.Dropped, r.Requests, latencyMS(r.Latency), r.InputTokens, r.OutputTokens,

@@ -46,9 +46,9 @@ func setup(t *testing.T) (*pgxpool.Pool, *embed.Stage) {
 			sql  string
 			args []any
 		}{
-			{`INSERT INTO documents (doc_id, url, host, body, content_hash) VALUES ($1, $2, $3, 'x', 'h')`, []any{d.DocID, d.URL(), d.Host}},
+			{`INSERT INTO documents (doc_id, url, host, body, body_hash) VALUES ($1, $2, $3, 'x', 'h')`, []any{d.DocID, d.URL(), d.Host}},
 			{`INSERT INTO urls (url, doc_id, host, state) VALUES ($2, $1, $3, 'fetched')`, []any{d.DocID, d.URL(), d.Host}},
-			{`INSERT INTO extractions (doc_id, content_hash, provider, model, prompt_version, schema_version, data)
+			{`INSERT INTO extractions (doc_id, text_hash, provider, model, prompt_version, schema_version, data)
 				VALUES ($1, 'h', 'heuristic', 'v1', 1, 1, '{}')`, []any{d.DocID}},
 			{`INSERT INTO extract_answers (key, output) VALUES ('extract:' || $1 || ':h', '{}')`, []any{d.DocID}},
 			{`INSERT INTO simhash_bands (band, value, doc_id) VALUES (0, 1, $1)`, []any{d.DocID}},
@@ -131,7 +131,7 @@ func TestForgetHost(t *testing.T) {
 	}
 	// a message still in flight for a forgotten document is done, not a dead letter
 	if _, err := st.Handle(ctx, &streamkit.Message{ID: "1-1", Stage: pipeline.Embed, Fields: map[string]string{
-		pipeline.FieldDocID: "a", pipeline.FieldContentHash: "h", pipeline.FieldURL: "https://taken.example/a"}}); err != nil {
+		pipeline.FieldDocID: "a", pipeline.FieldTextHash: "h", pipeline.FieldURL: "https://taken.example/a"}}); err != nil {
 		t.Errorf("embedding a forgotten document: %v, want nothing to do", err)
 	}
 

@@ -16,9 +16,10 @@ type Publisher interface {
 const EnqueuePage = 500
 
 // EnqueueDocs pages through the documents sql selects and publishes each
-// onto stage as a claim check (doc_id, content_hash, url): the backfills of
-// `newsctl reextract` and `newsctl reembed`. sql selects those three
-// columns, takes the last doc_id read as $1 (args[0] is that cursor, ""
+// onto stage as a claim check (doc_id, the stage's hash field, url): the
+// backfills of `newsctl reextract` and `newsctl reembed`. sql selects those
+// three columns (the hash the one HashField(stage) names: a text hash for
+// extract and embed, as the live path sends), takes the last doc_id read as $1 (args[0] is that cursor, ""
 // at first), and ends in ORDER BY doc_id LIMIT EnqueuePage. At most limit
 // are published (0: all); extra fields are added to every message. It
 // returns how many were, also on error.
@@ -46,7 +47,7 @@ func EnqueueDocs(ctx context.Context, pool *pgxpool.Pool, pub Publisher, stage, 
 			if limit > 0 && n >= limit {
 				return n, nil
 			}
-			fields := map[string]string{FieldDocID: r[0], FieldContentHash: r[1], FieldURL: r[2]}
+			fields := map[string]string{FieldDocID: r[0], HashField(stage): r[1], FieldURL: r[2]}
 			for k, v := range extra {
 				fields[k] = v
 			}

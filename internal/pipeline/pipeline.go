@@ -135,10 +135,3 @@ func HashKey(field string) streamkit.KeyFunc {
 		return LedgerKey(stage, doc, hash, version), nil
 	}
 }
-
-// FieldContentHash and ContentHash are the names from before the two
-// hashes were told apart, kept until every stage uses the new ones.
-const FieldContentHash = FieldLegacyHash
-
-// ContentHash is the SHA-256 of content, hex: BodyHash or TextHash.
-func ContentHash(content []byte) string { return sha256Hex(content) }

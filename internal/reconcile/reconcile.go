@@ -118,11 +118,16 @@ func (r *Reconciler) frontier(ctx context.Context) ([]owed, error) {
 	})
 }
 
+// The owed queries build each stage's ledger keys in SQL as the stages do
+// in Go (pipeline.LedgerKey): stage:doc_id:hash:version, the hash being the
+// one the stage's messages carry (pipeline.HashField) — the body hash for
+// the cleaner, the text hash for the extractor and the embedder.
+
 // uncleaned is every stored page whose current body the cleaner has not
 // finished.
 func (r *Reconciler) uncleaned(ctx context.Context) ([]owed, error) {
-	return r.docs(ctx, `SELECT d.doc_id, d.content_hash, d.url FROM documents d
-		WHERE NOT EXISTS (SELECT 1 FROM stage_results s WHERE s.key = 'clean:' || d.doc_id || ':' || d.content_hash || ':' || $1)`,
+	return r.docs(ctx, pipeline.Clean, `SELECT d.doc_id, d.body_hash, d.url FROM documents d
+		WHERE NOT EXISTS (SELECT 1 FROM stage_results s WHERE s.key = 'clean:' || d.doc_id || ':' || d.body_hash || ':' || $1)`,
 		r.Versions.Clean)
 }
 
@@ -131,9 +136,9 @@ func (r *Reconciler) uncleaned(ctx context.Context) ([]owed, error) {
 // the first, it owes only what its upstream stage finished: a page still
 // owed to the cleaner reaches the extractor through the cleaner.
 func (r *Reconciler) unextracted(ctx context.Context) ([]owed, error) {
-	return r.docs(ctx, `SELECT c.doc_id, c.text_hash, c.url FROM cleaned c
+	return r.docs(ctx, pipeline.Extract, `SELECT c.doc_id, c.text_hash, c.url FROM cleaned c
 		WHERE c.searchable
-		  AND EXISTS (SELECT 1 FROM stage_results s WHERE s.key = 'clean:' || c.doc_id || ':' || c.content_hash || ':' || $2)
+		  AND EXISTS (SELECT 1 FROM stage_results s WHERE s.key = 'clean:' || c.doc_id || ':' || c.body_hash || ':' || $2)
 		  AND NOT EXISTS (SELECT 1 FROM stage_results s WHERE s.key = 'extract:' || c.doc_id || ':' || c.text_hash || ':' || $1)`,
 		r.Versions.Extract, r.Versions.Clean)
 }
@@ -141,15 +146,16 @@ func (r *Reconciler) unextracted(ctx context.Context) ([]owed, error) {
 // unembedded is every article extracted by the configured extractor but
 // not embedded with the configured model.
 func (r *Reconciler) unembedded(ctx context.Context) ([]owed, error) {
-	return r.docs(ctx, `SELECT c.doc_id, c.text_hash, c.url FROM cleaned c
+	return r.docs(ctx, pipeline.Embed, `SELECT c.doc_id, c.text_hash, c.url FROM cleaned c
 		WHERE c.searchable
 		  AND EXISTS (SELECT 1 FROM stage_results s WHERE s.key = 'extract:' || c.doc_id || ':' || c.text_hash || ':' || $2)
 		  AND NOT EXISTS (SELECT 1 FROM stage_results s WHERE s.key = 'embed:' || c.doc_id || ':' || c.text_hash || ':' || $1)`,
 		r.Versions.Embed, r.Versions.Extract)
 }
 
-// docs reads (doc_id, content_hash, url) claim checks.
-func (r *Reconciler) docs(ctx context.Context, sql string, args ...any) ([]owed, error) {
+// docs reads (doc_id, hash, url) claim checks for stage, the hash going
+// in the field the stage's messages carry it in.
+func (r *Reconciler) docs(ctx context.Context, stage, sql string, args ...any) ([]owed, error) {
 	rows, err := r.Pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read owed documents: %w", err)
@@ -162,7 +168,7 @@ func (r *Reconciler) docs(ctx context.Context, sql string, args ...any) ([]owed,
 			return nil, fmt.Errorf("read owed documents: %w", err)
 		}
 		out = append(out, owed{ref: doc, fields: map[string]string{
-			pipeline.FieldDocID: doc, pipeline.FieldContentHash: hash, pipeline.FieldURL: url}})
+			pipeline.FieldDocID: doc, pipeline.HashField(stage): hash, pipeline.FieldURL: url}})
 	}
 	return out, rows.Err()
 }

@@ -22,14 +22,14 @@ func addExtraction(t *testing.T, pool *pgxpool.Pool, docID string) {
 	t.Helper()
 	ctx := context.Background()
 	_, err := pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS extractions (
-		doc_id text NOT NULL, content_hash text NOT NULL, provider text NOT NULL, model text NOT NULL,
+		doc_id text NOT NULL, text_hash text NOT NULL, provider text NOT NULL, model text NOT NULL,
 		prompt_version int NOT NULL, schema_version int NOT NULL, data jsonb NOT NULL, topics text[], people text[], organizations text[],
 		locations text[], created_at timestamptz NOT NULL DEFAULT now())`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, people := range []string{"Old Name", "Christine Lagarde"} { // the second is the latest
-		_, err = pool.Exec(ctx, `INSERT INTO extractions (doc_id, content_hash, provider, model, prompt_version, schema_version,
+		_, err = pool.Exec(ctx, `INSERT INTO extractions (doc_id, text_hash, provider, model, prompt_version, schema_version,
 			data, topics, people, organizations, locations, created_at)
 			VALUES ($1, 'h', 'heuristic', $8, 1, 1, $2, $3, $4, $5, $6, now() - make_interval(mins => $7::int))`,
 			docID, `{"summary": "ECB holds"}`, []string{"economy"}, []string{people}, []string{"European Central Bank"},
@@ -149,4 +149,46 @@ func TestAPI_QueryEmbeddingFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A document's JSON names each hash by what it is — the cleaned row's
+// body_hash and text_hash, the extraction's text_hash, the chunks'
+// body_hash — and keeps, for clients from before the rename, each row's
+// hash under its old key content_hash with the value it had then.
+func TestAPI_DocumentHashes(t *testing.T) {
+	t.Parallel()
+	pool, e := setup(t, corpus[0])
+	a := corpus[0]
+	addExtraction(t, pool, a.DocID)
+	srv := httptest.NewServer(search.NewHandler(search.New(pool, e, search.Config{}, nil), search.APIConfig{}))
+	t.Cleanup(srv.Close)
+	resp, err := http.Get(srv.URL + "/api/documents/" + a.DocID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var d struct {
+		Document   map[string]any
+		Extraction map[string]any
+		Chunks     []map[string]any
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("status %d, decode: %v", resp.StatusCode, err)
+	}
+	check := func(what string, obj map[string]any, key, want string) {
+		t.Helper()
+		if obj == nil || obj[key] != want {
+			t.Errorf("%s[%q] = %v, want %s", what, key, obj[key], want)
+		}
+	}
+	check("document", d.Document, "body_hash", a.BodyHash())
+	check("document", d.Document, "text_hash", a.TextHash())
+	check("document", d.Document, "content_hash", a.BodyHash())
+	check("extraction", d.Extraction, "text_hash", "h")
+	check("extraction", d.Extraction, "content_hash", "h")
+	if len(d.Chunks) != 1 {
+		t.Fatalf("chunks %v, want one model", d.Chunks)
+	}
+	check("chunks[0]", d.Chunks[0], "body_hash", a.BodyHash())
+	check("chunks[0]", d.Chunks[0], "content_hash", a.BodyHash())
 }

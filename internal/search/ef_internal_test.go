@@ -16,7 +16,7 @@ func TestSearcher_EfSearchFollowsTheIndex(t *testing.T) {
 	pool := testenv.Postgres(t)
 	ctx := context.Background()
 	e := local.New(local.Config{})
-	if _, err := pool.Exec(ctx, `INSERT INTO chunks (doc_id, model, dims, chunk_index, content_hash, char_start, char_end, text, embedding)
+	if _, err := pool.Exec(ctx, `INSERT INTO chunks (doc_id, model, dims, chunk_index, body_hash, char_start, char_end, text, embedding)
 		VALUES ('d', 'local-hash-v1', 384, 0, 'h', 0, 1, 'x', array_fill(0.05, ARRAY[384])::vector)`); err != nil {
 		t.Fatal(err)
 	}

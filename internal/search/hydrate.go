@@ -102,7 +102,7 @@ func (s *Searcher) extractions(ctx context.Context, docs []string) (map[string]e
 	if err != nil || !ok {
 		return out, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (e.doc_id) e.doc_id, to_jsonb(e) FROM extractions e
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (e.doc_id) e.doc_id, to_jsonb(e) || `+legacyHashKey("e.text_hash")+` FROM extractions e
 		WHERE e.doc_id = ANY($1) ORDER BY e.doc_id, e.created_at DESC, (e.provider <> 'heuristic') DESC`, docs)
 	if err != nil {
 		return nil, fmt.Errorf("load extractions: %w", err)
@@ -171,7 +171,12 @@ func (e extraction) list(field string) []string {
 	return out
 }
 
-// A Document is a stored article with its latest extraction.
+// A Document is a stored article with its latest extraction. Document and
+// Extraction are the cleaned and extractions rows as they stand (with
+// body_hash and text_hash), plus, for clients of the API from before the
+// hashes were told apart, each row's hash under its old name
+// "content_hash": the body hash in Document, the text hash in Extraction
+// (deprecated: read body_hash and text_hash).
 type Document struct {
 	Document   map[string]any `json:"document"`
 	Extraction map[string]any `json:"extraction"`
@@ -194,11 +199,28 @@ const maxCopies = 50
 
 // ChunkCount says how many chunks a document has for one model.
 type ChunkCount struct {
-	Model       string    `json:"model"`
-	Dims        int       `json:"dims"`
-	Count       int       `json:"count"`
-	ContentHash string    `json:"content_hash"`
-	EmbeddedAt  time.Time `json:"embedded_at"`
+	Model      string    `json:"model"`
+	Dims       int       `json:"dims"`
+	Count      int       `json:"count"`
+	BodyHash   string    `json:"body_hash"` // the body hash of the page the chunks were cut from
+	EmbeddedAt time.Time `json:"embedded_at"`
+}
+
+// MarshalJSON adds the body hash under its old key "content_hash", for
+// clients of the API from before the hashes were told apart (deprecated:
+// read body_hash).
+func (c ChunkCount) MarshalJSON() ([]byte, error) {
+	type plain ChunkCount
+	return json.Marshal(struct {
+		plain
+		LegacyHash string `json:"content_hash"`
+	}{plain(c), c.BodyHash})
+}
+
+// legacyHashKey is a jsonb object that gives a row's hash column its old
+// name, content_hash, for clients of the API from before the rename.
+func legacyHashKey(column string) string {
+	return "jsonb_build_object('content_hash', " + column + ")"
 }
 
 // ErrNotFound is returned by Document for an unknown doc_id.
@@ -208,7 +230,7 @@ var ErrNotFound = errors.New("document not found")
 // (null when none) and its chunk counts per model; ErrNotFound if absent.
 func (s *Searcher) Document(ctx context.Context, docID string) (*Document, error) {
 	var raw []byte
-	err := s.pool.QueryRow(ctx, `SELECT to_jsonb(c) FROM cleaned c WHERE c.doc_id = $1`, docID).Scan(&raw)
+	err := s.pool.QueryRow(ctx, `SELECT to_jsonb(c) || `+legacyHashKey("c.body_hash")+` FROM cleaned c WHERE c.doc_id = $1`, docID).Scan(&raw)
 	if err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, ErrNotFound
@@ -224,7 +246,7 @@ func (s *Searcher) Document(ctx context.Context, docID string) (*Document, error
 		return nil, err
 	}
 	d.Extraction = ext[docID] // nil (JSON null) without an extraction
-	rows, err := s.pool.Query(ctx, `SELECT model, dims, count(*), min(content_hash), max(embedded_at) FROM chunks
+	rows, err := s.pool.Query(ctx, `SELECT model, dims, count(*), min(body_hash), max(embedded_at) FROM chunks
 		WHERE doc_id = $1 GROUP BY model, dims ORDER BY model, dims`, docID)
 	if err != nil {
 		return nil, fmt.Errorf("count chunks of %s: %w", docID, err)
@@ -232,7 +254,7 @@ func (s *Searcher) Document(ctx context.Context, docID string) (*Document, error
 	defer rows.Close()
 	for rows.Next() {
 		var c ChunkCount
-		if err := rows.Scan(&c.Model, &c.Dims, &c.Count, &c.ContentHash, &c.EmbeddedAt); err != nil {
+		if err := rows.Scan(&c.Model, &c.Dims, &c.Count, &c.BodyHash, &c.EmbeddedAt); err != nil {
 			return nil, fmt.Errorf("read chunk counts: %w", err)
 		}
 		d.Chunks = append(d.Chunks, c)

@@ -280,8 +280,8 @@ func TestSearcher_NothingEmbeddedSaysWhereToLook(t *testing.T) {
 func TestSearcher_ThousandsOfChunksInOneDocument(t *testing.T) {
 	t.Parallel()
 	pool, e := setup(t, corpus...)
-	if _, err := pool.Exec(context.Background(), `INSERT INTO chunks (doc_id, model, dims, chunk_index, content_hash, char_start, char_end, text, embedding)
-		SELECT doc_id, model, dims, chunk_index + g, content_hash, char_start, char_end, text, embedding
+	if _, err := pool.Exec(context.Background(), `INSERT INTO chunks (doc_id, model, dims, chunk_index, body_hash, char_start, char_end, text, embedding)
+		SELECT doc_id, model, dims, chunk_index + g, body_hash, char_start, char_end, text, embedding
 		FROM chunks, generate_series(1000, 4999) g WHERE doc_id = 'earthquake' AND chunk_index = 0`); err != nil {
 		t.Fatal(err)
 	}

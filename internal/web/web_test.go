@@ -64,7 +64,7 @@ func newEnv(t *testing.T, cfg web.Config) *env {
 		{"bridge", "transport", "Mara Lindqvist", "Harbour Council"},
 		{"strike", "labour", "Ana Costa", "Drivers Union"},
 	} {
-		if _, err := pool.Exec(context.Background(), `INSERT INTO extractions (doc_id, content_hash, provider, model, prompt_version, schema_version,
+		if _, err := pool.Exec(context.Background(), `INSERT INTO extractions (doc_id, text_hash, provider, model, prompt_version, schema_version,
 			data, topics, people, organizations, locations) VALUES ($1, 'h', 'openai', 'qwen2.5:7b', 1, 1, $2, $3, $4, $5, '{}')`,
 			a.doc, `{"summary": "Summary of `+a.doc+`.", "sentiment": "neutral", "quotes": [{"text": "We are glad", "speaker": "`+a.person+`"}]}`,
 			[]string{a.topic}, []string{a.person}, []string{a.org}); err != nil {

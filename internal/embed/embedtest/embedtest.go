@@ -27,8 +27,13 @@ type Article struct {
 	Published time.Time // zero: NULL
 }
 
-// ContentHash is the content hash the helper stores for a.
-func (a Article) ContentHash() string { return pipeline.ContentHash([]byte(a.Title + "\x00" + a.Text)) }
+// BodyHash is the body hash the helper stores for a (as if its page were
+// its title and text); the stage stamps a's chunks with it.
+func (a Article) BodyHash() string { return pipeline.BodyHash([]byte(a.Title + "\x00" + a.Text)) }
+
+// TextHash is a's text hash, as the cleaner computes it; the embed
+// messages of the helper carry it, as the extractor's do.
+func (a Article) TextHash() string { return pipeline.TextHash(a.Text) }
 
 // URL is the article's URL.
 func (a Article) URL() string { return "https://" + a.Host + "/" + a.DocID }
@@ -58,12 +63,12 @@ func InsertAll(ctx context.Context, pool *pgxpool.Pool, articles ...Article) err
 			pub = &a.Published
 		}
 		_, err := pool.Exec(ctx, `
-			INSERT INTO cleaned (doc_id, content_hash, text_hash, url, host, title, text, language, published_at, is_article)
-			VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $8, true)
-			ON CONFLICT (doc_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, text_hash = EXCLUDED.text_hash,
+			INSERT INTO cleaned (doc_id, body_hash, text_hash, url, host, title, text, language, published_at, is_article)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true)
+			ON CONFLICT (doc_id) DO UPDATE SET body_hash = EXCLUDED.body_hash, text_hash = EXCLUDED.text_hash,
 				title = EXCLUDED.title, text = EXCLUDED.text, host = EXCLUDED.host, language = EXCLUDED.language,
 				published_at = EXCLUDED.published_at`,
-			a.DocID, a.ContentHash(), a.URL(), a.Host, a.Title, a.Text, a.Language, pub)
+			a.DocID, a.BodyHash(), a.TextHash(), a.URL(), a.Host, a.Title, a.Text, a.Language, pub)
 		if err != nil {
 			return fmt.Errorf("insert cleaned %s: %w", a.DocID, err)
 		}
@@ -75,7 +80,7 @@ func InsertAll(ctx context.Context, pool *pgxpool.Pool, articles ...Article) err
 func EmbedAll(ctx context.Context, pool *pgxpool.Pool, st *embed.Stage, articles ...Article) error {
 	for _, a := range articles {
 		res, err := st.Handle(ctx, &streamkit.Message{ID: "0-1", Stage: pipeline.Embed, Fields: map[string]string{
-			pipeline.FieldDocID: a.DocID, pipeline.FieldContentHash: a.ContentHash(), pipeline.FieldURL: a.URL()}})
+			pipeline.FieldDocID: a.DocID, pipeline.FieldTextHash: a.TextHash(), pipeline.FieldURL: a.URL()}})
 		if err != nil {
 			return fmt.Errorf("embed %s: %w", a.DocID, err)
 		}
