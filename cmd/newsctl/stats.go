@@ -105,7 +105,15 @@ func printStats(stats []streamkit.StageStats) {
 			if p.Pending > 0 {
 				age = fmt.Sprintf("%.1fs", p.OldestPendingAgeS)
 			}
-			fmt.Fprintf(w, "%s:%d\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t\n", s.Stage, p.Partition, p.Length, p.Lag, p.Pending, age, p.Retry, p.Deferred, p.DLQ, p.Consumers)
+			name := fmt.Sprintf("%s:%d", s.Stage, p.Partition)
+			if p.Partition < 0 {
+				name = s.Stage + ":-"
+			}
+			note := ""
+			if p.Former {
+				note = "  former partition count: read until it drains"
+			}
+			fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%s\n", name, p.Length, p.Lag, p.Pending, age, p.Retry, p.Deferred, p.DLQ, p.Consumers, note)
 		}
 	}
 	w.Flush()

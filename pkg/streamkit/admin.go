@@ -57,7 +57,9 @@ type StageStats struct {
 
 // PartitionStats is a snapshot of one partition of a stage.
 type PartitionStats struct {
-	Partition         int     `json:"partition"`
+	Partition int `json:"partition"` // -1: the stream of the stage unpartitioned
+	// Former marks a stream of a former partition count, read until it drains.
+	Former            bool    `json:"former,omitempty"`
 	Stream            string  `json:"stream"`
 	Length            int64   `json:"length"`
 	Lag               int64   `json:"lag"`
@@ -115,13 +117,17 @@ type Admin struct {
 func (a *Admin) Stats(ctx context.Context, stages []StageRef) ([]StageStats, error) {
 	out := make([]StageStats, 0, len(stages))
 	for _, ref := range stages {
-		parts := a.Partitions.Keys(a.Prefix, ref.Stage)
+		parts, err := a.Partitions.Layout(ctx, a.RDB, a.Prefix, ref.Stage)
+		if err != nil {
+			return nil, err
+		}
 		s := StageStats{Stage: ref.Stage, Stream: parts[0].Stream(), Group: ref.Group}
-		for _, k := range parts {
+		for i, k := range parts {
 			p, err := a.partitionStats(ctx, k, ref.Group)
 			if err != nil {
 				return nil, err
 			}
+			p.Former = i >= a.Partitions.Of(ref.Stage)
 			s.Length += p.Length
 			s.Lag += p.Lag
 			s.Pending += p.Pending
@@ -135,7 +141,6 @@ func (a *Admin) Stats(ctx context.Context, stages []StageRef) ([]StageStats, err
 				s.Partitions = append(s.Partitions, p)
 			}
 		}
-		var err error
 		if s.Workers, err = a.Consumers(ctx, ref.Stage); err != nil {
 			return nil, err
 		}
@@ -146,7 +151,7 @@ func (a *Admin) Stats(ctx context.Context, stages []StageRef) ([]StageStats, err
 
 // partitionStats reads one stream's figures for group.
 func (a *Admin) partitionStats(ctx context.Context, k Keys, group string) (PartitionStats, error) {
-	s := PartitionStats{Partition: max(k.Partition, 0), Stream: k.Stream()}
+	s := PartitionStats{Partition: k.Partition, Stream: k.Stream()}
 	pipe := a.RDB.Pipeline()
 	xlen := pipe.XLen(ctx, k.Stream())
 	dlq := pipe.XLen(ctx, k.DLQ())
@@ -260,10 +265,8 @@ type DeadLetter struct {
 	Consumer  string            `json:"consumer"`
 	SourceID  string            `json:"source_id"`
 	Fields    map[string]string `json:"fields"`
-	// Partition is the partition whose DLQ holds it (0 for a stage with one stream).
-	Partition int `json:"partition,omitempty"`
 
-	keys Keys // of the partition it came from
+	keys Keys // of the partition whose DLQ holds it
 }
 
 // DLQFilter selects dead letters: by error type, entry ids and/or age;
@@ -300,8 +303,12 @@ func (f DLQFilter) match(d DeadLetter) bool {
 
 // DLQList returns a stage's dead letters, oldest first, that match f.
 func (a *Admin) DLQList(ctx context.Context, stage string, f DLQFilter) ([]DeadLetter, error) {
+	parts, err := a.Partitions.Layout(ctx, a.RDB, a.Prefix, stage)
+	if err != nil {
+		return nil, err
+	}
 	var out []DeadLetter
-	for _, k := range a.Partitions.Keys(a.Prefix, stage) {
+	for _, k := range parts {
 		var part []DeadLetter
 		err := a.scanDLQ(ctx, k, f.end(), func(d DeadLetter) bool {
 			if f.match(d) {
@@ -323,8 +330,12 @@ func (a *Admin) DLQList(ctx context.Context, stage string, f DLQFilter) ([]DeadL
 
 // DLQNewest returns a stage's n newest dead letters, newest first.
 func (a *Admin) DLQNewest(ctx context.Context, stage string, n int64) ([]DeadLetter, error) {
+	parts, err := a.Partitions.Layout(ctx, a.RDB, a.Prefix, stage)
+	if err != nil {
+		return nil, err
+	}
 	var out []DeadLetter
-	for _, k := range a.Partitions.Keys(a.Prefix, stage) {
+	for _, k := range parts {
 		msgs, err := a.RDB.XRevRangeN(ctx, k.DLQ(), "+", "-", n).Result()
 		if err != nil {
 			return nil, fmt.Errorf("read dead letters of %s: %w", stage, err)
@@ -350,8 +361,12 @@ func sortByID(ds []DeadLetter, newestFirst bool) {
 
 // DLQCounts counts a stage's dead letters by error type.
 func (a *Admin) DLQCounts(ctx context.Context, stage string) (map[string]int64, error) {
+	parts, err := a.Partitions.Layout(ctx, a.RDB, a.Prefix, stage)
+	if err != nil {
+		return nil, err
+	}
 	counts := map[string]int64{}
-	for _, k := range a.Partitions.Keys(a.Prefix, stage) {
+	for _, k := range parts {
 		err := a.scanDLQ(ctx, k, "+", func(d DeadLetter) bool { counts[d.ErrorType]++; return true })
 		if err != nil {
 			return nil, err
@@ -441,8 +456,8 @@ func (a *Admin) scanDLQ(ctx context.Context, k Keys, end string, visit func(Dead
 func decodeDeadLetter(k Keys, m redis.XMessage) DeadLetter {
 	f, _ := fieldsOf(m.Values)
 	d := DeadLetter{
-		keys: k, Partition: max(k.Partition, 0),
-		ID: m.ID, Stage: f[DLQFieldStage], ErrorType: f[DLQFieldErrorType], Error: f[DLQFieldError],
+		keys: k,
+		ID:   m.ID, Stage: f[DLQFieldStage], ErrorType: f[DLQFieldErrorType], Error: f[DLQFieldError],
 		FailedAt: f[DLQFieldFailedAt], Consumer: f[DLQFieldConsumer], SourceID: f[DLQFieldSourceID],
 	}
 	d.Attempts, _ = strconv.Atoi(f[DLQFieldAttempts])

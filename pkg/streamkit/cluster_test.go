@@ -56,6 +56,7 @@ func TestFailureMatrixOnRedisCluster(t *testing.T) {
 		"many consumers, random failures":    TestConsumer_ManyConsumersRandomFailures,
 		"partitioned stage":                  TestConsumer_PartitionedStage,
 		"partitioned reclaim":                TestConsumer_PartitionedReclaim,
+		"former partition count":             TestConsumer_ReadsAFormerPartitionCount,
 	} {
 		t.Run(name, test)
 	}

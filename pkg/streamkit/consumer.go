@@ -198,6 +198,14 @@ type Consumer struct {
 	downstream *Admin
 }
 
+func (c *Consumer) newPartition(k Keys) *partition {
+	return &partition{
+		ops: &ops{rdb: c.rdb, keys: k, prefix: c.cfg.Prefix, partitions: c.cfg.Partitions,
+			group: c.cfg.Group, consumer: c.cfg.Consumer, block: c.cfg.Block},
+		leases: newLeaseTable(),
+	}
+}
+
 // A partition is one stream of the stage as this consumer holds it: the
 // Redis operations on its keys and the leases of the entries read from it.
 // Entry ids are unique within a stream only, so each partition keeps its own.
@@ -235,11 +243,7 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 		hard:      context.Background(),
 	}
 	for _, k := range cfg.Partitions.Keys(cfg.Prefix, cfg.Stage) {
-		c.parts = append(c.parts, &partition{
-			ops: &ops{rdb: rdb, keys: k, prefix: cfg.Prefix, partitions: cfg.Partitions,
-				group: cfg.Group, consumer: cfg.Consumer, block: cfg.Block},
-			leases: newLeaseTable(),
-		})
+		c.parts = append(c.parts, c.newPartition(k))
 	}
 	c.status = newStatus(rdb, KeysFor(cfg.Prefix, cfg.Stage), &c.cfg, deps, c.held, c.metrics.paused)
 	if cfg.Downstream != "" {
@@ -256,6 +260,23 @@ func (c *Consumer) EnsureGroup(ctx context.Context) error {
 		if err := EnsureGroup(ctx, c.rdb, p.ops.keys.Stream(), c.cfg.Group); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// findFormerPartitions adds the streams a former partition count of the
+// stage left behind (see Partitions.Layout): they are read, reclaimed,
+// promoted and leased like the others, so what was written there before a
+// change of the count is processed, not stranded.
+func (c *Consumer) findFormerPartitions(ctx context.Context) error {
+	keys, err := c.cfg.Partitions.Layout(ctx, c.rdb, c.cfg.Prefix, c.cfg.Stage)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys[len(c.parts):] {
+		c.log.Warn("reading a partition stream of a former partition count until it drains",
+			"stream", k.Stream(), "partitions", c.cfg.Partitions.Of(c.cfg.Stage))
+		c.parts = append(c.parts, c.newPartition(k))
 	}
 	return nil
 }
@@ -290,7 +311,10 @@ func (c *Consumer) Run(ctx context.Context) error {
 	}
 	c.status.set(StateStarting)
 	for {
-		err := c.EnsureGroup(ctx)
+		err := c.findFormerPartitions(ctx)
+		if err == nil {
+			err = c.EnsureGroup(ctx)
+		}
 		if err == nil {
 			break
 		}

@@ -1,10 +1,17 @@
 package streamkit
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"strconv"
+
+	"github.com/redis/go-redis/v9"
 )
+
+// MaxPartitions bounds a stage's partition count, and so the search for
+// the streams a former count left behind.
+const MaxPartitions = 64
 
 // Keys names the Redis keys of one stage, or of one partition of a
 // partitioned stage, under a prefix. Every key of a Keys shares one hash
@@ -64,8 +71,8 @@ func (k Keys) Label() string {
 // docs/SCALING.md for changing it on a running system.
 type Partitions map[string]int
 
-// Of is the number of partitions of stage (at least 1).
-func (p Partitions) Of(stage string) int { return max(p[stage], 1) }
+// Of is the number of partitions of stage (between 1 and MaxPartitions).
+func (p Partitions) Of(stage string) int { return min(max(p[stage], 1), MaxPartitions) }
 
 // Keys lists the keys of every partition of stage, in partition order.
 func (p Partitions) Keys(prefix, stage string) []Keys {
@@ -99,4 +106,43 @@ func PartitionOf(docID string, n int) int {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(docID))
 	return int(h.Sum32() % uint32(n))
+}
+
+// Layout returns the keys of every stream of stage that holds or may hold
+// work: the partitions of its configured count, then those of any former
+// count (the stage ran with another <STAGE>_PARTITIONS) whose stream, retry
+// set or DLQ still exists. Consumers read the former ones until they drain,
+// and stats and the DLQ commands show them, so changing a stage's count on
+// a running system loses nothing: producers already on the new count write
+// the new streams, the rest is read where it was written.
+func (p Partitions) Layout(ctx context.Context, rdb redis.UniversalClient, prefix, stage string) ([]Keys, error) {
+	keys := p.Keys(prefix, stage)
+	current := map[int]bool{}
+	for _, k := range keys {
+		current[k.Partition] = true
+	}
+	var candidates []Keys
+	for i := -1; i < MaxPartitions; i++ {
+		if !current[i] {
+			candidates = append(candidates, Keys{Prefix: prefix, Stage: stage, Partition: i})
+		}
+	}
+	// One EXISTS per key: on a cluster the keys of different partitions
+	// live in different slots, so they cannot share a command.
+	pipe := rdb.Pipeline()
+	cmds := make([]*redis.IntCmd, 0, 3*len(candidates))
+	for _, k := range candidates {
+		for _, key := range []string{k.Stream(), k.Retry(), k.DLQ()} {
+			cmds = append(cmds, pipe.Exists(ctx, key))
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("look for former partitions of %s: %w", stage, err)
+	}
+	for i, k := range candidates {
+		if cmds[3*i].Val()+cmds[3*i+1].Val()+cmds[3*i+2].Val() > 0 {
+			keys = append(keys, k)
+		}
+	}
+	return keys, nil
 }

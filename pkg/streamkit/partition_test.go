@@ -233,3 +233,60 @@ func idMillis(id string) int64 {
 	n, _ := strconv.ParseInt(ms, 10, 64)
 	return n
 }
+
+// Changing a stage's partition count loses nothing: entries written under
+// the former count (one stream, then four) are read by consumers on the
+// new count (four, then one) until they drain, and stats show where.
+func TestConsumer_ReadsAFormerPartitionCount(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		from, to int
+	}{
+		{name: "one stream to four partitions", from: 1, to: 4},
+		{name: "four partitions to one stream", from: 4, to: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			e.resultTable()
+			ctx := context.Background()
+			before, after := streamkit.Partitions{"s": tc.from}, streamkit.Partitions{"s": tc.to}
+			publish := func(parts streamkit.Partitions, from, to int) {
+				pub := streamkit.NewProducer(e.RDB, e.Prefix, 0).WithPartitions(parts)
+				for i := from; i < to; i++ {
+					if _, err := pub.Publish(ctx, "s", map[string]string{"doc_id": fmt.Sprintf("doc-%d", i), "content_hash": "h"}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			publish(before, 0, 40) // left by the system before the change
+			admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix, Partitions: after}
+			st, err := admin.Stats(ctx, []streamkit.StageRef{{Stage: "s", Group: "s-group"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			former := 0
+			for _, p := range st[0].Partitions {
+				if p.Former {
+					former++
+				}
+			}
+			if former != tc.from || st[0].Lag != 40 {
+				t.Fatalf("stats before the new consumers: %d former streams, lag %d; want %d, 40", former, st[0].Lag, tc.from)
+			}
+			cfg := e.config("s")
+			cfg.Partitions = after
+			e.start(cfg, streamkit.HandlerFunc(writeResult))
+			publish(after, 40, 80)  // producers already on the new count
+			publish(before, 80, 90) // a producer not yet restarted
+			e.eventually("every entry of both counts processed", 15*time.Second, func() bool { return e.ledgerCount("s") == 90 })
+			if rows, sum := e.resultRows(); rows != 90 || sum != 90 {
+				t.Fatalf("results: %d rows, %d writes; want 90, 90", rows, sum)
+			}
+			e.eventually("nothing left on any stream", 10*time.Second, func() bool {
+				st, err := admin.Stats(ctx, []streamkit.StageRef{{Stage: "s", Group: "s-group"}})
+				return err == nil && st[0].Lag == 0 && st[0].Pending == 0
+			})
+		})
+	}
+}
