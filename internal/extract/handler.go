@@ -64,10 +64,10 @@ func (h *Handler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	if err != nil {
 		return streamkit.Result{}, streamkit.Retryable("database", err)
 	}
-	if hash != c.TextHash && hash != c.BodyHash && hash != pipeline.BodyHash([]byte(c.Text)) {
+	if hash != c.TextHash {
 		return streamkit.Result{}, streamkit.Permanent(ErrTypeStaleInput, fmt.Errorf(
-			"extract %s: message text_hash %s matches neither text_hash %s nor body_hash %s of the cleaned row (superseded by a newer version?)",
-			docID, hash, c.TextHash, c.BodyHash))
+			"extract %s: message text_hash %s is not the cleaned row's %s (superseded by a newer version?)",
+			docID, hash, c.TextHash))
 	}
 	url := m.Get(pipeline.FieldURL)
 	if url == "" {

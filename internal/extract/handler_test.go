@@ -373,14 +373,18 @@ func TestHandler_InputEdgeCases(t *testing.T) {
 	e.publish("nonarticle", e.insertCleaned(article{docID: "nonarticle", notArticle: true}))
 	e.insertCleaned(article{docID: "stale"})
 	e.publish("stale", "an-older-hash")
+	// The row's body hash is not its text hash: a message that carries it
+	// names no text the row has.
+	e.insertCleaned(article{docID: "body"})
+	e.publish("body", "rawhash-body")
 	e.start(openai(t, f, nil), consumerOpts{})
-	e.eventually("2 ledger rows and 2 dead letters", 10*time.Second, func() bool { return e.ledger() == 2 && len(e.dlq()) == 2 })
+	e.eventually("2 ledger rows and 3 dead letters", 10*time.Second, func() bool { return e.ledger() == 2 && len(e.dlq()) == 3 })
 	e.settled()
 	types := map[string]string{}
 	for _, d := range e.dlq() {
 		types[d.Fields[pipeline.FieldDocID]] = d.ErrorType
 	}
-	if types["missing"] != extract.ErrTypeMissingInput || types["stale"] != extract.ErrTypeStaleInput {
+	if types["missing"] != extract.ErrTypeMissingInput || types["stale"] != extract.ErrTypeStaleInput || types["body"] != extract.ErrTypeStaleInput {
 		t.Fatalf("dead letters by doc = %v", types)
 	}
 	if n := len(f.Requests()); n != 0 {

@@ -17,7 +17,7 @@ import (
 
 // cleanedRow is the part of the cleaner's row the extractor reads.
 type cleanedRow struct {
-	BodyHash, TextHash            string
+	TextHash                      string
 	URL, Title, Text, Description string
 	SiteName, Language            string
 	Authors, Tags                 []string
@@ -33,10 +33,10 @@ var errNoRow = errors.New("no cleaned row")
 func loadCleaned(ctx context.Context, pool *pgxpool.Pool, docID string) (cleanedRow, error) {
 	var r cleanedRow
 	err := pool.QueryRow(ctx, `
-		SELECT body_hash, text_hash, url, title, text, description, site_name, language,
+		SELECT text_hash, url, title, text, description, site_name, language,
 		       authors, tags, published_at, is_article, duplicate_of, searchable
 		FROM cleaned WHERE doc_id = $1`, docID).Scan(
-		&r.BodyHash, &r.TextHash, &r.URL, &r.Title, &r.Text, &r.Description, &r.SiteName, &r.Language,
+		&r.TextHash, &r.URL, &r.Title, &r.Text, &r.Description, &r.SiteName, &r.Language,
 		&r.Authors, &r.Tags, &r.PublishedAt, &r.IsArticle, &r.DuplicateOf, &r.Searchable)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, errNoRow
