@@ -11,7 +11,7 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/newscrawl_bench?sslmode
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help build test chaos test-compose screenshots up demo down bench-serve bench-streamkit bench-crawler bench-cleaner bench-search lint clean
+.PHONY: help build test chaos test-compose screenshots up demo down bench-serve bench-streamkit bench-partitions bench-crawler bench-cleaner bench-search lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-16s %s\n", $$1, $$2 }'
@@ -54,6 +54,12 @@ down: ## stop the workers (SIGTERM, 30 s grace) or docker compose down
 bench-streamkit: ## streamkit throughput vs raw go-redis (last line: the ratio)
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./bench/streamkit $(ARGS)
+
+bench-partitions: ## a partitioned stage on a local 6-node Redis Cluster vs one stream on the single node (last line: the ratio)
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
+	@dir=$$(mktemp -d) && trap 'bash scripts/services.sh cluster-stop '"$$dir" EXIT && \
+	  url=$$(bash scripts/services.sh cluster-start "$$dir" $${CLUSTER_PORT:-17000}) && \
+	  DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./bench/streamkit -cluster "$$url" -n 100000 -rounds 5 $(ARGS)
 
 bench-crawler: ## crawler vs colly on a generated local site, 2k and 10k pages (last line: the summary)
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure

@@ -15,6 +15,11 @@
 #                                         from source as ensure does, nothing started (the
 #                                         compose test's PostgreSQL image runs it).
 #   scripts/services.sh mirror            print the Debian mirror this machine's apt uses.
+#   scripts/services.sh cluster-start DIR [PORT]  a local Redis Cluster for trying REDIS_CLUSTER=1:
+#                                         3 masters and 3 replicas of Debian's redis-server on
+#                                         127.0.0.1:PORT..PORT+5 (default 17000), data and logs in
+#                                         DIR; prints the REDIS_URL to use (cluster seed list).
+#   scripts/services.sh cluster-stop DIR  stop the cluster started in DIR (by the pids it wrote).
 #
 # environment:
 #   DATABASE_URL   postgres URL (or key=value conninfo); default
@@ -573,7 +578,53 @@ cmd_mirror() {
   printf '%s\n' "${mirror%%$'\t'*}"
 }
 
+cmd_cluster_start() {
+  local dir=${1:-} base=${2:-17000} i port addrs=() url
+  [[ -n $dir ]] || die "usage: services.sh cluster-start DIR [PORT]"
+  [[ $base =~ ^[0-9]+$ ]] || die "cluster-start: PORT must be a number"
+  have redis-server || apt_install redis-server
+  mkdir -p "$dir"
+  for i in 0 1 2 3 4 5; do
+    port=$((base + i))
+    mkdir -p "$dir/$port"
+    redis-cli -p "$port" ping >/dev/null 2>&1 && die "cluster-start: 127.0.0.1:$port is taken"
+    redis-server --port "$port" --bind 127.0.0.1 --dir "$dir/$port" --daemonize yes \
+      --pidfile "$dir/$port/pid" --logfile "$dir/$port/log" --save "" --appendonly no \
+      --cluster-enabled yes --cluster-config-file "$dir/$port/nodes.conf" --cluster-node-timeout 2000
+    addrs+=("127.0.0.1:$port")
+  done
+  for i in $(seq 50); do
+    local up=0
+    for port in $(seq "$base" $((base + 5))); do redis-cli -p "$port" ping >/dev/null 2>&1 && up=$((up + 1)); done
+    [[ $up -eq 6 ]] && break
+    sleep 0.1
+  done
+  redis-cli --cluster create "${addrs[@]}" --cluster-replicas 1 --cluster-yes >"$dir/create.log" 2>&1 ||
+    die "redis-cli --cluster create failed (see $dir/create.log)"
+  for i in $(seq 100); do # every slot served, every replica attached
+    redis-cli -p "$base" cluster info 2>/dev/null | grep -q 'cluster_state:ok' &&
+      [[ $(redis-cli -p "$base" cluster nodes | grep -c slave) -eq 3 ]] && break
+    sleep 0.2
+  done
+  redis-cli -p "$base" cluster info | grep -q 'cluster_state:ok' || die "the cluster in $dir did not reach cluster_state:ok"
+  url="redis://127.0.0.1:$base"
+  for port in $(seq $((base + 1)) $((base + 2))); do url+="$([[ $url == *\?* ]] && echo '&' || echo '?')addr=127.0.0.1:$port"; done
+  log "redis cluster: 3 masters + 3 replicas on 127.0.0.1:$base-$((base + 5)), data in $dir"
+  printf '%s\n' "$url"
+}
+
+cmd_cluster_stop() {
+  local dir=${1:-} pidfile
+  [[ -n $dir && -d $dir ]] || die "usage: services.sh cluster-stop DIR"
+  for pidfile in "$dir"/*/pid; do
+    [[ -f $pidfile ]] && kill "$(cat "$pidfile")" 2>/dev/null || true
+  done
+  log "redis cluster in $dir stopped"
+}
+
 case ${1:-} in
+  cluster-start) shift; cmd_cluster_start "$@" ;;
+  cluster-stop) shift; cmd_cluster_stop "$@" ;;
   ensure|createdb) shift; cmd_ensure "$@" ;;
   status) cmd_status ;;
   apt-install) shift; cmd_apt_install "$@" ;;

@@ -5,6 +5,13 @@
 // noisy machine; it reports the medians. Its last line is:
 //
 //	streamkit <S> msg/s, raw <R> msg/s, ratio <S/R>
+//
+// With -cluster (a Redis Cluster's seed list, as REDIS_URL takes it with
+// REDIS_CLUSTER=1) it measures instead the same stage on the single node,
+// on the cluster with one stream, and on the cluster with -partitions
+// partition streams, alternating; its last line is then:
+//
+//	partitioned <P> msg/s, cluster one stream <C> msg/s, single node <S> msg/s, ratio <P/S>
 package main
 
 import (
@@ -43,6 +50,8 @@ func run() error {
 	consumers := flag.Int("consumers", 2, "streamkit consumers (one per core is the natural shape)")
 	batch := flag.Int("batch", 100, "streamkit batch size")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the streamkit runs to this file")
+	clusterURL := flag.String("cluster", "", "a Redis Cluster seed list: measure a partitioned stage there against the single node")
+	partitions := flag.Int("partitions", 3, "partition streams of the stage on the cluster (with -cluster)")
 	if err := s.Parse(os.Args[1:]); err != nil {
 		return err
 	}
@@ -74,6 +83,15 @@ func run() error {
 
 	fmt.Printf("machine: %s/%s, %d CPUs, %s; n=%d, rounds=%d, consumers=%d, batch=%d\n",
 		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), *n, *rounds, *consumers, *batch)
+	if *clusterURL != "" {
+		copt, err := redis.ParseClusterURL(*clusterURL)
+		if err != nil {
+			return fmt.Errorf("parse -cluster: %w", err)
+		}
+		crdb := redis.NewClusterClient(copt)
+		defer crdb.Close()
+		return comparePartitions(ctx, rdb, crdb, pool, *n, *rounds, *consumers, *batch, *partitions)
+	}
 	var raws, kits []float64
 	for r := range *rounds {
 		prefix := testenv.Name("bench")
@@ -81,7 +99,7 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		kit, err := measureStreamkit(ctx, rdb, pool, prefix, *n, *consumers, *batch)
+		kit, err := measureStreamkit(ctx, rdb, pool, prefix, nil, *n, *consumers, *batch)
 		if err != nil {
 			return err
 		}
@@ -94,6 +112,45 @@ func run() error {
 	}
 	raw, kit := median(raws), median(kits)
 	fmt.Printf("streamkit %.0f msg/s, raw %.0f msg/s, ratio %.3f\n", kit, raw, kit/raw)
+	return nil
+}
+
+// comparePartitions measures the stage on the single node, on the cluster
+// with one stream, and on the cluster with its stream split in partitions.
+func comparePartitions(ctx context.Context, single redis.UniversalClient, cluster *redis.ClusterClient, pool *pgxpool.Pool,
+	n, rounds, consumers, batch, partitions int) error {
+	runs := []struct {
+		name  string
+		rdb   redis.UniversalClient
+		parts streamkit.Partitions
+	}{
+		{"single node", single, nil},
+		{"cluster one stream", cluster, nil},
+		{fmt.Sprintf("cluster %d partitions", partitions), cluster, streamkit.Partitions{"noop": partitions, "next": partitions}},
+	}
+	got := make([][]float64, len(runs))
+	for r := range rounds {
+		line := fmt.Sprintf("round %d:", r+1)
+		for i, run := range runs {
+			prefix := testenv.Name("bench")
+			rate, err := measureStreamkit(ctx, run.rdb, pool, prefix, run.parts, n, consumers, batch)
+			if err != nil {
+				return fmt.Errorf("%s: %w", run.name, err)
+			}
+			if err := cluster.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { cleanup(ctx, m, prefix); return nil }); err != nil {
+				return err
+			}
+			cleanup(ctx, single, prefix)
+			if _, err := pool.Exec(ctx, "TRUNCATE stage_results"); err != nil {
+				return fmt.Errorf("reset ledger: %w", err)
+			}
+			got[i] = append(got[i], rate)
+			line += fmt.Sprintf(" %s %.0f msg/s;", run.name, rate)
+		}
+		fmt.Println(line)
+	}
+	s, c, p := median(got[0]), median(got[1]), median(got[2])
+	fmt.Printf("partitioned %.0f msg/s, cluster one stream %.0f msg/s, single node %.0f msg/s, ratio %.3f\n", p, c, s, p/s)
 	return nil
 }
 
@@ -127,16 +184,17 @@ func openSchema(ctx context.Context, url, schema string) (*pgxpool.Pool, func(),
 	return pool, drop, nil
 }
 
-// fill appends n small claim-check messages to stream, pipelined.
-func fill(ctx context.Context, rdb *redis.Client, stream string, n int) error {
+// fill appends n small claim-check messages to stage, each on its doc_id's
+// partition, pipelined.
+func fill(ctx context.Context, rdb redis.UniversalClient, prefix, stage string, parts streamkit.Partitions, n int) error {
 	for i := 0; i < n; i += 1000 {
 		pipe := rdb.Pipeline()
 		for j := i; j < min(i+1000, n); j++ {
-			pipe.XAdd(ctx, &redis.XAddArgs{Stream: stream, Values: []string{
-				"doc_id", fmt.Sprintf("doc-%d", j), "content_hash", "0123456789abcdef", "url", fmt.Sprintf("https://example.com/a/%d", j)}})
+			f := map[string]string{"doc_id": fmt.Sprintf("doc-%d", j), "content_hash": "0123456789abcdef", "url": fmt.Sprintf("https://example.com/a/%d", j)}
+			pipe.XAdd(ctx, &redis.XAddArgs{Stream: parts.Route(prefix, stage, f).Stream(), Values: f})
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
-			return fmt.Errorf("fill %s: %w", stream, err)
+			return fmt.Errorf("fill %s: %w", stage, err)
 		}
 	}
 	return nil
@@ -144,8 +202,8 @@ func fill(ctx context.Context, rdb *redis.Client, stream string, n int) error {
 
 // measureRaw is the ceiling: one loop of XREADGROUP COUNT 100 + XACK.
 func measureRaw(ctx context.Context, rdb *redis.Client, prefix string, n int) (float64, error) {
-	stream := prefix + ":{raw}:stream"
-	if err := fill(ctx, rdb, stream, n); err != nil {
+	stream := streamkit.KeysFor(prefix, "raw").Stream()
+	if err := fill(ctx, rdb, prefix, "raw", nil, n); err != nil {
 		return 0, err
 	}
 	if err := streamkit.EnsureGroup(ctx, rdb, stream, "g"); err != nil {
@@ -171,9 +229,8 @@ func measureRaw(ctx context.Context, rdb *redis.Client, prefix string, n int) (f
 
 // measureStreamkit runs consumers with a no-op forwarding handler until
 // every message is acked.
-func measureStreamkit(ctx context.Context, rdb *redis.Client, pool *pgxpool.Pool, prefix string, n, consumers, batch int) (float64, error) {
-	keys := streamkit.KeysFor(prefix, "noop")
-	if err := fill(ctx, rdb, keys.Stream(), n); err != nil {
+func measureStreamkit(ctx context.Context, rdb redis.UniversalClient, pool *pgxpool.Pool, prefix string, parts streamkit.Partitions, n, consumers, batch int) (float64, error) {
+	if err := fill(ctx, rdb, prefix, "noop", parts, n); err != nil {
 		return 0, err
 	}
 	forward := streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
@@ -187,18 +244,14 @@ func measureStreamkit(ctx context.Context, rdb *redis.Client, pool *pgxpool.Pool
 	for range consumers {
 		c, err := streamkit.NewConsumer(rdb, pool, streamkit.Config{
 			Prefix: prefix, Stage: "noop", Group: "noop", Concurrency: 8, BatchSize: batch,
-			Block: 50 * time.Millisecond, JanitorInterval: -1, Metrics: metrics,
+			Block: 50 * time.Millisecond, JanitorInterval: -1, Metrics: metrics, Partitions: parts,
 		}, forward)
 		if err != nil {
 			return 0, err
 		}
 		go func() { errs <- c.Run(runCtx) }()
 	}
-	for {
-		g, err := rdb.XInfoGroups(ctx, keys.Stream()).Result()
-		if err == nil && len(g) == 1 && g[0].EntriesRead >= int64(n) && g[0].Pending == 0 {
-			break
-		}
+	for !finished(ctx, rdb, parts.Keys(prefix, "noop"), n) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
@@ -212,11 +265,28 @@ func measureStreamkit(ctx context.Context, rdb *redis.Client, pool *pgxpool.Pool
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM stage_results").Scan(&rows); err != nil {
 		return 0, err
 	}
-	forwarded := rdb.XLen(ctx, streamkit.KeysFor(prefix, "next").Stream()).Val()
+	var forwarded int64
+	for _, k := range parts.Keys(prefix, "next") {
+		forwarded += rdb.XLen(ctx, k.Stream()).Val()
+	}
 	if rows != n || forwarded != int64(n) {
 		return 0, fmt.Errorf("streamkit run incomplete: %d ledger rows, %d forwarded, want %d", rows, forwarded, n)
 	}
 	return float64(n) / elapsed.Seconds(), nil
+}
+
+// finished says whether the group has read n entries over the partitions
+// and holds none pending (one XINFO GROUPS per partition: a light poll).
+func finished(ctx context.Context, rdb redis.UniversalClient, keys []streamkit.Keys, n int) bool {
+	var read, pending int64
+	for _, k := range keys {
+		g, err := rdb.XInfoGroups(ctx, k.Stream()).Result()
+		if err != nil || len(g) != 1 {
+			return false
+		}
+		read, pending = read+g[0].EntriesRead, pending+g[0].Pending
+	}
+	return read >= int64(n) && pending == 0
 }
 
 func median(xs []float64) float64 {
@@ -228,7 +298,7 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-func cleanup(ctx context.Context, rdb *redis.Client, prefix string) {
+func cleanup(ctx context.Context, rdb redis.UniversalClient, prefix string) {
 	iter := rdb.Scan(ctx, 0, prefix+":*", 1000).Iterator()
 	for iter.Next(ctx) {
 		rdb.Del(ctx, iter.Val())
