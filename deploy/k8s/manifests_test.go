@@ -2,6 +2,7 @@ package k8s
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -143,15 +144,32 @@ func checkWorkers(t *testing.T, o objects, maxExtractors int32) {
 		if b := o.budgets[name]; b == nil || b.Spec.Selector.MatchLabels["app.kubernetes.io/name"] != name {
 			t.Errorf("%s: no PodDisruptionBudget selecting it", name)
 		}
+		// One trigger per partition stream of the stage; on a Redis
+		// Cluster, KEDA's cluster scaler.
+		cfg := o.configMaps["newscrawl-config"]
+		streams := []string{st.stream}
+		if n, _ := strconv.Atoi(cfg.Data[st.prefix+"_PARTITIONS"]); n > 1 {
+			streams = nil
+			for i := range n {
+				streams = append(streams, strings.Replace(st.stream, "}", ":"+strconv.Itoa(i)+"}", 1))
+			}
+		}
+		kind, address := "redis-streams", "addressFromEnv"
+		if cfg.Data["REDIS_CLUSTER"] == "1" {
+			kind, address = "redis-cluster-streams", "addressesFromEnv"
+		}
 		so := o.scaled[name]
-		if so == nil || so.Spec.ScaleTargetRef.Name != name || len(so.Spec.Triggers) != 1 {
-			t.Errorf("%s: no ScaledObject with one trigger targeting it", name)
+		if so == nil || so.Spec.ScaleTargetRef.Name != name || len(so.Spec.Triggers) != len(streams) {
+			t.Errorf("%s: no ScaledObject with %d triggers (one per partition stream) targeting it", name, len(streams))
 			continue
 		}
-		tr := so.Spec.Triggers[0]
-		if tr.Type != "redis-streams" || tr.Metadata["stream"] != st.stream || tr.Metadata["consumerGroup"] != st.group ||
-			tr.Metadata["lagCount"] == "" || tr.AuthenticationRef == nil || o.triggerAuth[tr.AuthenticationRef.Name] == nil {
-			t.Errorf("%s: trigger %+v, want redis-streams on %s / %s by lag, with its TriggerAuthentication", name, tr, st.stream, st.group)
+		for i, tr := range so.Spec.Triggers {
+			if tr.Type != kind || tr.Metadata["stream"] != streams[i] || tr.Metadata["consumerGroup"] != st.group ||
+				cfg.Data[tr.Metadata[address]] == "" || tr.Metadata["lagCount"] == "" ||
+				tr.AuthenticationRef == nil || o.triggerAuth[tr.AuthenticationRef.Name] == nil {
+				t.Errorf("%s: trigger %+v, want %s on %s / %s by lag, its %s set, with its TriggerAuthentication",
+					name, tr, kind, streams[i], st.group, address)
+			}
 		}
 		if so.Spec.MaxReplicaCount == nil || so.Spec.MinReplicaCount == nil || *so.Spec.MinReplicaCount < 1 {
 			t.Errorf("%s: replica bounds %v..%v", name, so.Spec.MinReplicaCount, so.Spec.MaxReplicaCount)
@@ -190,6 +208,18 @@ func TestExampleOverlay_BuildsAndDecodesStrictly(t *testing.T) {
 		t.Errorf("the overlay's settings did not merge into the base's: %+v", cm)
 	}
 	fmt.Fprintf(testingWriter{t}, "%d Deployments, %d ScaledObjects\n", len(o.deployments), len(o.scaled))
+}
+
+func TestClusterOverlay_BuildsAndDecodesStrictly(t *testing.T) {
+	o := build(t, "overlays/cluster")
+	checkWorkers(t, o, 2)
+	cm := o.configMaps["newscrawl-config"]
+	if cm == nil || cm.Data["REDIS_CLUSTER"] != "1" || cm.Data["CLEAN_PARTITIONS"] != "4" || cm.Data["EMBED_PARTITIONS"] != "4" {
+		t.Errorf("the cluster overlay's settings: %+v", cm)
+	}
+	if len(o.scaled["cleaner"].Spec.Triggers) != 4 {
+		t.Errorf("the cleaner scales on %d partition streams, want 4", len(o.scaled["cleaner"].Spec.Triggers))
+	}
 }
 
 type testingWriter struct{ t *testing.T }
