@@ -1,16 +1,10 @@
--- The idempotency ledger of pkg/streamkit: one row per finished unit of work.
+-- pgvector, for the chunks table. (This migration also created
+-- pkg/streamkit's ledger, stage_results, until streamkit shipped its own
+-- schema: store.Migrate runs streamkit.Migrate before these migrations, and
+-- on a database migrated before, the table it finds is the same.)
 
 -- +goose Up
 CREATE EXTENSION IF NOT EXISTS vector SCHEMA public;
 
-CREATE TABLE stage_results (
-    key      text PRIMARY KEY,            -- stage:doc_id:content_hash[:version]
-    stage    text NOT NULL,
-    doc_id   text NOT NULL DEFAULT '',
-    emitted  json,                        -- downstream messages, re-sent when a finished key is redelivered
-    done_at  timestamptz NOT NULL DEFAULT now()
-);
--- No secondary index: every lookup is by key, and each index costs every commit.
-
 -- +goose Down
-DROP TABLE stage_results;
+SELECT 1;

@@ -236,7 +236,7 @@ func measureStreamkit(ctx context.Context, rdb redis.UniversalClient, pool *pgxp
 	forward := streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
 		return streamkit.Result{DocID: m.Get("doc_id"), Emit: []streamkit.Emit{{Stage: "next", Fields: m.Fields}}}, nil
 	})
-	metrics := streamkit.NewMetrics(prometheus.NewRegistry())
+	metrics := streamkit.NewMetrics("", prometheus.NewRegistry())
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	errs := make(chan error, consumers)

@@ -28,6 +28,9 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
+// MetricsNamespace prefixes the metric names of every binary (newscrawl_…).
+const MetricsNamespace = "newscrawl"
+
 // Deps are what a stage's handler may use; they live as long as Run.
 type Deps struct {
 	Redis    redis.UniversalClient
@@ -132,7 +135,7 @@ func (w Worker) RunContext(ctx context.Context, build func(Deps) (streamkit.Hand
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	parts := w.Common.Partitions()
-	reg.MustRegister(streamkit.NewStatsCollector(&streamkit.Admin{RDB: rdb, Prefix: *w.Common.StreamPrefix, Partitions: parts},
+	reg.MustRegister(streamkit.NewStatsCollector(MetricsNamespace, &streamkit.Admin{RDB: rdb, Prefix: *w.Common.StreamPrefix, Partitions: parts},
 		streamkit.StageRef{Stage: w.Stage, Group: w.Group}))
 	var starting atomic.Pointer[string]
 	phase := "starting: waiting for redis and postgres"
@@ -188,7 +191,7 @@ func (w Worker) RunContext(ctx context.Context, build func(Deps) (streamkit.Hand
 		Concurrency: *s.Concurrency, BatchSize: *s.BatchSize, GracePeriod: *s.GracePeriod,
 		Downstream: w.Downstream, HighWater: *s.HighWater, Partitions: parts, Version: w.Version, Key: w.Key,
 		PromoteInterval: w.PromoteInterval, JanitorInterval: *s.JanitorInterval, RetainLen: retain(*s.Retain),
-		Status: w.Status, ErrorTypes: w.ErrorTypes, Dependencies: deps, Logger: log, Metrics: streamkit.NewMetrics(reg),
+		Status: w.Status, ErrorTypes: w.ErrorTypes, Dependencies: deps, Logger: log, Metrics: streamkit.NewMetrics(MetricsNamespace, reg),
 	}, h)
 	if err != nil {
 		return err

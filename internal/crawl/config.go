@@ -35,11 +35,11 @@ const (
 // Config describes the crawler stage. Zero fields take the defaults above
 // or those of the fetch, robots and politeness packages.
 type Config struct {
-	Prefix    string // Redis key prefix (STREAM_PREFIX)
+	Prefix string // Redis key prefix (STREAM_PREFIX)
 	// Partitions are the stages' partition counts (<STAGE>_PARTITIONS): the
 	// feeder publishes each request on its partition of the crawl stage.
 	Partitions streamkit.Partitions
-	UserAgent string // sent with every request; its first word names us in robots.txt
+	UserAgent  string // sent with every request; its first word names us in robots.txt
 
 	// HostDelay is the minimum gap between two requests to one host, across
 	// every crawler process; robots.txt Crawl-delay raises it, never lowers

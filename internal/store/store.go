@@ -13,6 +13,7 @@ import (
 	"github.com/pressly/goose/v3/lock"
 
 	"github.com/newscrawl/newscrawl/migrations"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // Open connects a pool to databaseURL and checks that the server answers.
@@ -37,9 +38,13 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config) (*pgxpool.Pool, error)
 	return pool, nil
 }
 
-// Migrate applies every pending migration and returns the versions applied.
-// It takes goose's advisory lock, so concurrent callers are safe.
+// Migrate creates streamkit's ledger (streamkit.Migrate), then applies
+// every pending migration of the project and returns the versions applied.
+// Both take an advisory lock, so concurrent callers are safe.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]int64, error) {
+	if err := streamkit.Migrate(ctx, pool); err != nil {
+		return nil, err
+	}
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
 	return migrateDB(ctx, db)

@@ -156,7 +156,7 @@ func (c *Config) setDefaults() error {
 	}
 	c.Logger = slog.New(clipHandler{c.Logger.Handler()})
 	if c.Metrics == nil {
-		c.Metrics = NewMetrics(nil)
+		c.Metrics = NewMetrics("", nil)
 	}
 	return nil
 }

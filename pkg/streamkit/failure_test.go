@@ -526,7 +526,7 @@ func TestConsumer_LaterIsNoFailure(t *testing.T) {
 	cfg := e.config("s")
 	cfg.MaxAttempts = 2 // two failures would dead-letter it
 	reg := prometheus.NewRegistry()
-	cfg.Metrics = streamkit.NewMetrics(reg)
+	cfg.Metrics = streamkit.NewMetrics("", reg)
 	var calls atomic.Int64
 	e.start(cfg, streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
 		if calls.Add(1) <= 3 {
@@ -539,7 +539,7 @@ func TestConsumer_LaterIsNoFailure(t *testing.T) {
 		t.Fatalf("%d dead letters", n)
 	}
 	count := func(name string) float64 { return counter(t, reg, name) }
-	if d, f, r := count("newscrawl_stage_deferred_total"), count("newscrawl_stage_failed_total"), count("newscrawl_stage_retried_total"); d != 3 || f != 0 || r != 0 {
+	if d, f, r := count("streamkit_stage_deferred_total"), count("streamkit_stage_failed_total"), count("streamkit_stage_retried_total"); d != 3 || f != 0 || r != 0 {
 		t.Fatalf("deferred_total %v, failed_total %v, retried_total %v; want 3, 0, 0", d, f, r)
 	}
 }

@@ -256,7 +256,7 @@ func TestConsumer_BadKeysDeadLetteredAlone(t *testing.T) {
 	cfg := e.config("s")
 	cfg.BatchSize = 50
 	reg := prometheus.NewRegistry()
-	cfg.Metrics = streamkit.NewMetrics(reg)
+	cfg.Metrics = streamkit.NewMetrics("", reg)
 	e.start(cfg, streamkit.HandlerFunc(writeResult))
 	e.eventually("good entries processed", 10*time.Second, func() bool { return e.ledgerCount("s") == 40 })
 	e.eventually("bad entries dead-lettered", 5*time.Second, func() bool { return e.xlen(e.keys("s").DLQ()) == 3 })
@@ -268,7 +268,7 @@ func TestConsumer_BadKeysDeadLetteredAlone(t *testing.T) {
 	if counts[streamkit.ErrorTypeBadMessage] != 3 {
 		t.Fatalf("dead letters by type %v, want 3 bad_message", counts)
 	}
-	if r, f := counter(t, reg, "newscrawl_stage_retried_total"), counter(t, reg, "newscrawl_stage_failed_total"); r != 0 || f != 0 {
+	if r, f := counter(t, reg, "streamkit_stage_retried_total"), counter(t, reg, "streamkit_stage_failed_total"); r != 0 || f != 0 {
 		t.Fatalf("retried_total %v, failed_total %v; want 0, 0", r, f)
 	}
 	if rows, sum := e.resultRows(); rows != 40 || sum != 40 {

@@ -11,8 +11,8 @@ import (
 )
 
 // A ledgerStore records finished work in the Postgres table stage_results
-// (created by the project's migrations), keyed on content, never on the
-// Redis entry id.
+// (Schema, created by Migrate), keyed on content, never on the Redis entry
+// id.
 type ledgerStore struct {
 	pool *pgxpool.Pool
 }

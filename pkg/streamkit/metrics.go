@@ -1,12 +1,17 @@
 package streamkit
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
+
+// DefaultNamespace prefixes streamkit's metric names (<namespace>_stage_…)
+// when no other is given.
+const DefaultNamespace = "streamkit"
 
 // Metrics holds the counters and latency histogram of every stage in a
 // process, labelled by stage. Build one per registry with NewMetrics.
@@ -23,10 +28,12 @@ type Metrics struct {
 	latency      *prometheus.HistogramVec
 }
 
-// NewMetrics creates the vectors and registers them with reg (nil: unregistered).
-func NewMetrics(reg prometheus.Registerer) *Metrics {
+// NewMetrics creates the vectors, named <namespace>_stage_… (""
+// is DefaultNamespace), and registers them with reg (nil: unregistered).
+func NewMetrics(namespace string, reg prometheus.Registerer) *Metrics {
+	namespace = cmp.Or(namespace, DefaultNamespace)
 	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
-		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "newscrawl", Subsystem: "stage", Name: name, Help: help}, append([]string{"stage"}, labels...))
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Subsystem: "stage", Name: name, Help: help}, append([]string{"stage"}, labels...))
 	}
 	m := &Metrics{
 		processed:    counter("processed_total", "Messages whose work was committed and acked."),
@@ -36,12 +43,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		deadLettered: counter("dead_lettered_total", "Messages moved to the dead-letter stream, by error type.", "error_type"),
 		duplicates:   counter("duplicate_total", "Messages whose key was already in the ledger (acked without redoing the work)."),
 		lost:         counter("lost_total", "Pending entries whose bodies had been trimmed (acked and counted)."),
-		paused: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "newscrawl", Subsystem: "stage", Name: "paused",
+		paused: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Subsystem: "stage", Name: "paused",
 			Help: "1 while the consumer is paused because a dependency (Redis, PostgreSQL, a model server) is away."}, []string{"stage"}),
-		visibility: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "newscrawl", Subsystem: "stage", Name: "visibility_seconds",
+		visibility: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Subsystem: "stage", Name: "visibility_seconds",
 			Help: "The stage's visibility: an entry pending longer is reclaimed (alerts compare the oldest pending age with it)."}, []string{"stage"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: "newscrawl", Subsystem: "stage", Name: "handler_seconds",
+			Namespace: namespace, Subsystem: "stage", Name: "handler_seconds",
 			Help:    "Handler latency.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2.5, 14),
 		}, []string{"stage"}),
@@ -105,10 +112,12 @@ type StatsCollector struct {
 }
 
 // NewStatsCollector returns a collector for stages, read through admin
-// (summed over each stage's partitions); register it with a registry.
-func NewStatsCollector(admin *Admin, stages ...StageRef) *StatsCollector {
+// (summed over each stage's partitions), its gauges named
+// <namespace>_stage_… ("" is DefaultNamespace); register it with a registry.
+func NewStatsCollector(namespace string, admin *Admin, stages ...StageRef) *StatsCollector {
+	namespace = cmp.Or(namespace, DefaultNamespace)
 	d := func(name, help string) *prometheus.Desc {
-		return prometheus.NewDesc("newscrawl_stage_"+name, help, []string{"stage"}, nil)
+		return prometheus.NewDesc(namespace+"_stage_"+name, help, []string{"stage"}, nil)
 	}
 	return &StatsCollector{
 		admin:  admin,
@@ -121,7 +130,7 @@ func NewStatsCollector(admin *Admin, stages ...StageRef) *StatsCollector {
 			"dlq":      d("dlq_length", "Entries in the stage's dead-letter stream."),
 			"retry":    d("retry_set_size", "Entries waiting for a delayed retry after a failure."),
 			"deferred": d("deferred_set_size", "Entries a handler stepped aside with until later (a host's politeness slot): not failures."),
-			"backlog": prometheus.NewDesc("newscrawl_stage_partition_backlog",
+			"backlog": prometheus.NewDesc(namespace+"_stage_partition_backlog",
 				"Entries waiting on one partition of a partitioned stage (lag + pending): a hot partition shows here.",
 				[]string{"stage", "partition"}, nil),
 		},

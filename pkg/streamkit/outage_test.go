@@ -59,7 +59,7 @@ func (e *env) assertNothingSpent(reg *prometheus.Registry, n int) {
 	if d := e.xlen(e.keys("s").DLQ()); d != 0 {
 		t.Fatalf("%d dead letters", d)
 	}
-	if f, r := counter(t, reg, "newscrawl_stage_failed_total"), counter(t, reg, "newscrawl_stage_retried_total"); f != 0 || r != 0 {
+	if f, r := counter(t, reg, "streamkit_stage_failed_total"), counter(t, reg, "streamkit_stage_retried_total"); f != 0 || r != 0 {
 		t.Fatalf("failed_total %v, retried_total %v: the outage spent attempts", f, r)
 	}
 	if rows, _ := e.resultRows(); rows != n {
@@ -79,7 +79,7 @@ func TestConsumer_PostgresOutagePausesWithoutSpendingAttempts(t *testing.T) {
 	cfg := e.config("s")
 	cfg.StatusInterval = 100 * time.Millisecond
 	reg := prometheus.NewRegistry()
-	cfg.Metrics = streamkit.NewMetrics(reg)
+	cfg.Metrics = streamkit.NewMetrics("", reg)
 	e.start(cfg, streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
 		var one int // the handler reads the database too
 		if err := e.Pool.QueryRow(ctx, `SELECT 1`).Scan(&one); err != nil {
@@ -107,7 +107,7 @@ func TestConsumer_RedisOutagePausesWithoutSpendingAttempts(t *testing.T) {
 	e.publish("s", 60)
 	cfg := e.config("s")
 	reg := prometheus.NewRegistry()
-	cfg.Metrics = streamkit.NewMetrics(reg)
+	cfg.Metrics = streamkit.NewMetrics("", reg)
 	e.start(cfg, streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
 		time.Sleep(20 * time.Millisecond)
 		return writeResult(ctx, m)
@@ -141,7 +141,7 @@ func TestConsumer_UnavailableDependencyPauses(t *testing.T) {
 	cfg.Dependencies = deps
 	cfg.StatusInterval = 100 * time.Millisecond
 	reg := prometheus.NewRegistry()
-	cfg.Metrics = streamkit.NewMetrics(reg)
+	cfg.Metrics = streamkit.NewMetrics("", reg)
 	var calls atomic.Int64
 	e.start(cfg, streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
 		calls.Add(1)
