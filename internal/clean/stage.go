@@ -293,8 +293,8 @@ func (c *Cleaned) save(ctx context.Context, tx pgx.Tx) error {
 	_, err := tx.Exec(ctx, `
 		INSERT INTO cleaned (doc_id, body_hash, text_hash, simhash, url, canonical_url, host, title, text,
 			description, site_name, language, authors, published_at, modified_at, top_image, section, tags,
-			is_article, page_kind, word_count, duplicate_of, first_seen_at, text_cut_from, cleaned_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24, now())
+			is_article, page_kind, word_count, duplicate_of, first_seen_at, text_cut_from, paywalled, cleaned_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25, now())
 		ON CONFLICT (doc_id) DO UPDATE SET body_hash = EXCLUDED.body_hash, text_hash = EXCLUDED.text_hash,
 			simhash = EXCLUDED.simhash, url = EXCLUDED.url, canonical_url = EXCLUDED.canonical_url, host = EXCLUDED.host,
 			title = EXCLUDED.title, text = EXCLUDED.text, description = EXCLUDED.description, site_name = EXCLUDED.site_name,
@@ -302,10 +302,10 @@ func (c *Cleaned) save(ctx context.Context, tx pgx.Tx) error {
 			modified_at = EXCLUDED.modified_at, top_image = EXCLUDED.top_image, section = EXCLUDED.section,
 			tags = EXCLUDED.tags, is_article = EXCLUDED.is_article, page_kind = EXCLUDED.page_kind,
 			word_count = EXCLUDED.word_count, duplicate_of = EXCLUDED.duplicate_of, text_cut_from = EXCLUDED.text_cut_from,
-			cleaned_at = now()`,
+			paywalled = EXCLUDED.paywalled, cleaned_at = now()`,
 		c.DocID, c.BodyHash, c.TextHash, int64(c.SimHash), c.URL, c.CanonicalURL, c.Host, c.Title, c.Text,
 		c.Description, c.SiteName, c.Language, store.NonNil(c.Authors), c.PublishedAt, c.ModifiedAt, c.TopImage, c.Section,
-		store.NonNil(c.Tags), c.IsArticle, c.PageKind, c.WordCount, dup, c.FirstSeenAt, c.TextCutFrom)
+		store.NonNil(c.Tags), c.IsArticle, c.PageKind, c.WordCount, dup, c.FirstSeenAt, c.TextCutFrom, c.Paywalled)
 	if err != nil {
 		return fmt.Errorf("save cleaned %s: %w", c.DocID, err)
 	}

@@ -268,3 +268,31 @@ func TestStage_OldFormatMessageKeepsItsKey(t *testing.T) {
 		t.Errorf("%d dead letters, want none", dead)
 	}
 }
+
+// A page its publisher marks for subscribers is stored with its text and
+// flagged; a free one is not flagged.
+func TestStage_FlagsPaywalledArticles(t *testing.T) {
+	t.Parallel()
+	f := &fixture{testenv.New(t)}
+	f.Run(streamkit.Config{Stage: pipeline.Clean, Group: pipeline.CleanerGroup, Version: clean.Version, Key: clean.Key,
+		Concurrency: 2, Visibility: 5 * time.Second, Block: 100 * time.Millisecond, JanitorInterval: -1},
+		clean.NewStage(f.Pool, clean.Config{}, nil))
+	paid := strings.Replace(articlePage("Council approves budget", story), "</head>",
+		`<script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle",
+		"headline":"Council approves budget","isAccessibleForFree":false,
+		"hasPart":{"@type":"WebPageElement","isAccessibleForFree":false,"cssSelector":".paywall"}}</script></head>`, 1)
+	f.document("paid", "https://example.com/news/budget", []byte(paid))
+	f.document("free", "https://example.com/news/budget-free", []byte(articlePage("Council approves a budget", story[:3])))
+	f.waitFor("both cleaned", func(ctx context.Context) bool { return f.ledgerRows(ctx) == 2 })
+
+	for doc, want := range map[string]bool{"paid": true, "free": false} {
+		var paywalled bool
+		var text string
+		if err := f.Pool.QueryRow(context.Background(), `SELECT paywalled, text FROM cleaned WHERE doc_id = $1`, doc).Scan(&paywalled, &text); err != nil {
+			t.Fatal(err)
+		}
+		if paywalled != want || !strings.Contains(text, "approved a new budget") {
+			t.Errorf("%s: paywalled=%v (want %v), text %q", doc, paywalled, want, text)
+		}
+	}
+}

@@ -359,6 +359,7 @@ type documentPage struct {
 	ID, Title, URL, Canonical, Host, Site, Language, Section, Published, Modified, Kind, DuplicateOf string
 	Authors, Tags                                                                                    []string
 	Words                                                                                            int
+	Paywalled                                                                                        bool
 	Paragraphs                                                                                       []string
 	Extraction                                                                                       *extractionView
 	Chunks                                                                                           []search.ChunkCount
@@ -408,6 +409,7 @@ func (s *Server) documentPage(w http.ResponseWriter, r *http.Request) {
 	if wc, ok := doc["word_count"].(float64); ok {
 		p.Words = int(wc)
 	}
+	p.Paywalled, _ = doc["paywalled"].(bool)
 	for _, para := range strings.Split(str(doc, "text"), "\n") {
 		if para = strings.TrimSpace(para); para != "" {
 			p.Paragraphs = append(p.Paragraphs, para)
