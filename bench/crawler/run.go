@@ -22,8 +22,8 @@ import (
 	"github.com/newscrawl/newscrawl/internal/crawl"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/store"
-	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // Timing of the crawl-completion watch.
@@ -54,8 +54,8 @@ type result struct {
 // it, waits until the crawl stream is idle, and stops it with SIGTERM.
 func ours(ctx context.Context, o *options, rdb *redis.Client, s *site, delay time.Duration) (result, error) {
 	r := result{who: "newscrawl", n: s.n, delay: delay}
-	schema := testenv.Name("benchcrawl_")
-	prefix := testenv.Name("benchcrawl")
+	schema := streamkittest.Name("benchcrawl_")
+	prefix := streamkittest.Name("benchcrawl")
 	pool, drop, err := scratchSchema(ctx, o.databaseURL, schema)
 	if err != nil {
 		return r, err

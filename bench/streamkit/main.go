@@ -31,8 +31,8 @@ import (
 
 	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/store"
-	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 func main() {
@@ -74,7 +74,7 @@ func run() error {
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
 
-	schema := testenv.Name("bench_")
+	schema := streamkittest.Name("bench_")
 	pool, drop, err := openSchema(ctx, *common.DatabaseURL, schema)
 	if err != nil {
 		return err
@@ -94,7 +94,7 @@ func run() error {
 	}
 	var raws, kits []float64
 	for r := range *rounds {
-		prefix := testenv.Name("bench")
+		prefix := streamkittest.Name("bench")
 		raw, err := measureRaw(ctx, rdb, prefix, *n)
 		if err != nil {
 			return err
@@ -132,7 +132,7 @@ func comparePartitions(ctx context.Context, single redis.UniversalClient, cluste
 	for r := range rounds {
 		line := fmt.Sprintf("round %d:", r+1)
 		for i, run := range runs {
-			prefix := testenv.Name("bench")
+			prefix := streamkittest.Name("bench")
 			rate, err := measureStreamkit(ctx, run.rdb, pool, prefix, run.parts, n, consumers, batch)
 			if err != nil {
 				return fmt.Errorf("%s: %w", run.name, err)

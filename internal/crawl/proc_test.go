@@ -15,6 +15,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // crawlerBinary is cmd/crawler built once for the package's process-level
@@ -72,9 +73,9 @@ func (e *env) startCrawler(name string, env ...string) *proc {
 	bin := buildCrawler(e.T)
 	redisURL := os.Getenv("REDIS_URL")
 	if redisURL == "" {
-		redisURL = testenv.DefaultRedisURL
+		redisURL = streamkittest.DefaultRedisURL
 	}
-	dbURL := testenv.SchemaURL(testenv.SchemaOf(e.Pool))
+	dbURL := testenv.SchemaURL(streamkittest.SchemaOf(e.Pool))
 	p := &proc{t: e.T, name: name, out: &lockedBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(bin)
 	p.cmd.Env = append(os.Environ(), "REDIS_URL="+redisURL, "DATABASE_URL="+dbURL, "STREAM_PREFIX="+e.Prefix,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // CLI conventions: -h exits 0 for every binary and every newsctl command
@@ -72,7 +73,7 @@ func TestCLI_SeedRefusesWhatTheCrawlerWouldNot(t *testing.T) {
 		t.Skip("builds the binaries")
 	}
 	bin := build(t)
-	_, prefix := testenv.Redis(t)
+	_, prefix := streamkittest.Redis(t)
 	// No DATABASE_URL: refusing needs Redis alone (the running crawlers' settings).
 	environ := []string{"PATH=/usr/bin:/bin", "STREAM_PREFIX=" + prefix, "REDIS_URL=" + redisURL()}
 	cmd := exec.Command(filepath.Join(bin, "newsctl"), "seed", "http://127.0.0.1:18999/", "http://no-such-host.invalid/", "ftp://example.org/x")
@@ -89,7 +90,7 @@ func TestCLI_SeedRefusesWhatTheCrawlerWouldNot(t *testing.T) {
 	// Queueing records the seed in the frontier, in PostgreSQL.
 	pool := testenv.Postgres(t)
 	cmd = exec.Command(filepath.Join(bin, "newsctl"), "seed", "http://127.0.0.1:18999/")
-	cmd.Env = append(environ, "CRAWL_ALLOW_CIDRS=127.0.0.1/32", "DATABASE_URL="+testenv.SchemaURL(testenv.SchemaOf(pool)))
+	cmd.Env = append(environ, "CRAWL_ALLOW_CIDRS=127.0.0.1/32", "DATABASE_URL="+testenv.SchemaURL(streamkittest.SchemaOf(pool)))
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "queued 1 of 1") {
 		t.Errorf("seed with the guard opened for the address: %v\n%s", err, out)
 	}
@@ -103,7 +104,7 @@ func redisURL() string {
 	if u := os.Getenv("REDIS_URL"); u != "" {
 		return u
 	}
-	return testenv.DefaultRedisURL
+	return streamkittest.DefaultRedisURL
 }
 
 // A fresh worker exports its counters at zero, every label it knows, so
@@ -114,9 +115,9 @@ func TestWorker_MetricsExistAtZero(t *testing.T) {
 	}
 	bin := build(t)
 	pool := testenv.Postgres(t)
-	_, prefix := testenv.Redis(t)
+	_, prefix := streamkittest.Redis(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
-	environ := env(t, testenv.SchemaOf(pool), prefix)
+	environ := env(t, streamkittest.SchemaOf(pool), prefix)
 	cmd := exec.Command(filepath.Join(bin, "cleaner"))
 	cmd.Env = append(environ, "METRICS_ADDR="+addr)
 	if err := cmd.Start(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // A 300-article site through the binaries on a 6-node Redis Cluster (three
@@ -26,11 +27,11 @@ func TestPipeline_PartitionedStagesOnRedisCluster(t *testing.T) {
 	bin := build(t)
 	pool := testenv.Postgres(t)
 	c := testenv.StartRedisClusterWithReplicas(t, 3)
-	prefix := testenv.Name("t")
+	prefix := streamkittest.Name("t")
 	site := gazette.New(articles)
 	t.Cleanup(site.Close)
 	var environ []string
-	for _, kv := range env(t, testenv.SchemaOf(pool), prefix) {
+	for _, kv := range env(t, streamkittest.SchemaOf(pool), prefix) {
 		if !strings.HasPrefix(kv, "CRAWL_ALLOW_PRIVATE=") {
 			environ = append(environ, kv)
 		}

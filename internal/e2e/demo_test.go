@@ -17,6 +17,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // The demo site through the built binaries, with the SSRF guard opened for
@@ -28,7 +29,7 @@ func TestPipeline_DemoSite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binaries")
 	}
-	_, prefix := testenv.Redis(t)
+	_, prefix := streamkittest.Redis(t)
 	demoSite(t, prefix)
 }
 
@@ -39,7 +40,7 @@ func TestPipeline_DemoSiteOnRedisCluster(t *testing.T) {
 		t.Skip("builds and runs the binaries")
 	}
 	c := testenv.StartRedisCluster(t, 3)
-	prefix := testenv.Name("t")
+	prefix := streamkittest.Name("t")
 	demoSite(t, prefix, "REDIS_URL="+c.URL(), "REDIS_CLUSTER=1")
 	// the streams were the cluster's, one stage per slot, on more than one master
 	rdb := c.Client(t)
@@ -131,7 +132,7 @@ func serveDemo(t *testing.T, pool *pgxpool.Pool, prefix string, extra ...string)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	var environ []string
-	for _, kv := range env(t, testenv.SchemaOf(pool), prefix) {
+	for _, kv := range env(t, streamkittest.SchemaOf(pool), prefix) {
 		if !strings.HasPrefix(kv, "CRAWL_ALLOW_PRIVATE=") {
 			environ = append(environ, kv)
 		}

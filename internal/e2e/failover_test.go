@@ -9,6 +9,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // A Redis Cluster master dies mid-crawl (SIGKILL): its replica takes over,
@@ -24,7 +25,7 @@ func TestPipeline_SurvivesARedisClusterFailover(t *testing.T) {
 	bin := build(t)
 	pool := testenv.Postgres(t)
 	c := testenv.StartRedisClusterWithReplicas(t, 3)
-	prefix := testenv.Name("t")
+	prefix := streamkittest.Name("t")
 	srv, _, environ := serveDemo(t, pool, prefix, "CRAWL_HOST_DELAY=200ms", "REDIS_URL="+c.URL(), "REDIS_CLUSTER=1",
 		"CLEAN_PARTITIONS=2", "EMBED_PARTITIONS=2",
 		// entries in flight on the dead master are reclaimed after a visibility

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // quirkyModel is an OpenAI-compatible chat server with the quirks local
@@ -69,10 +70,10 @@ func TestPipeline_QuirkyLocalModel(t *testing.T) {
 	}
 	bin := build(t)
 	pool := testenv.Postgres(t)
-	_, prefix := testenv.Redis(t)
+	_, prefix := streamkittest.Redis(t)
 	srv, _ := site(t)
 	model, requests := quirkyModel(t)
-	environ := append(env(t, testenv.SchemaOf(pool), prefix),
+	environ := append(env(t, streamkittest.SchemaOf(pool), prefix),
 		"OPENAI_BASE_URL="+model.URL+"/v1", "EXTRACT_MODEL=local-7b", "EMBED_PROVIDER=local")
 	ws := startWorkers(t, bin, environ)
 	newsctl(t, bin, environ, "seed", srv.URL+"/")

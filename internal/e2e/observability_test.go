@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // Every metric the alert rules and the Grafana dashboard name is one that
@@ -27,8 +28,8 @@ func TestObservability_EveryNamedMetricIsExported(t *testing.T) {
 	}
 	bin := build(t)
 	pool := testenv.Postgres(t)
-	_, prefix := testenv.Redis(t)
-	environ := env(t, testenv.SchemaOf(pool), prefix)
+	_, prefix := streamkittest.Redis(t)
+	environ := env(t, streamkittest.SchemaOf(pool), prefix)
 	exported := map[string]bool{"up": true} // Prometheus' own
 	family := regexp.MustCompile(`(?m)^# TYPE (\S+) (\S+)`)
 	// each binary, with a metric it exports once it is fully started

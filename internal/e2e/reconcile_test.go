@@ -10,6 +10,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/reconcile"
 	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // Redis loses everything (every key of the pipeline deleted, as a FLUSHALL
@@ -24,9 +25,9 @@ func TestPipeline_ReconcileAfterRedisLoss(t *testing.T) {
 	}
 	bin := build(t)
 	pool := testenv.Postgres(t)
-	rdb, prefix := testenv.Redis(t)
+	rdb, prefix := streamkittest.Redis(t)
 	srv, hits := site(t)
-	environ := env(t, testenv.SchemaOf(pool), prefix)
+	environ := env(t, streamkittest.SchemaOf(pool), prefix)
 	ctx := context.Background()
 
 	ws := startWorkers(t, bin, environ)

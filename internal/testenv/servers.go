@@ -15,6 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // Tests that stop or crash a service run their own instance of it, on a
@@ -119,8 +121,11 @@ func (s *PostgresServer) URL() string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.Port)
 }
 
-// Pool is a pool on a fresh migrated schema of the server, like Postgres.
-func (s *PostgresServer) Pool(t testing.TB) *pgxpool.Pool { return postgresOn(t, s.URL()) }
+// Pool is a pool on a fresh schema of the server with every migration
+// applied, like Postgres.
+func (s *PostgresServer) Pool(t testing.TB) *pgxpool.Pool {
+	return streamkittest.PostgresOn(t, s.URL(), migrate)
+}
 
 // A RedisServer is a redis-server of the test's own, with an append-only
 // file that is synced on every write, so a kill and restart loses nothing.

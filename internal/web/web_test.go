@@ -23,6 +23,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/internal/web"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 const token = "s3cret-token"
@@ -52,7 +53,7 @@ type env struct {
 func newEnv(t *testing.T, cfg web.Config) *env {
 	t.Helper()
 	pool := testenv.Postgres(t)
-	rdb, prefix := testenv.Redis(t)
+	rdb, prefix := streamkittest.Redis(t)
 	e := local.New(local.Config{})
 	st, err := embed.NewStage(pool, embed.Config{Embedder: e, Chunk: chunk.Config{TargetTokens: 60, OverlapTokens: 10}})
 	if err != nil {
@@ -177,7 +178,7 @@ func TestSearchPage(t *testing.T) {
 func TestNothingEmbeddedSaysSo(t *testing.T) {
 	t.Parallel()
 	pool := testenv.Postgres(t)
-	rdb, prefix := testenv.Redis(t)
+	rdb, prefix := streamkittest.Redis(t)
 	s, err := web.New(web.Config{Searcher: search.New(pool, local.New(local.Config{}), search.Config{}, nil),
 		Admin: &streamkit.Admin{RDB: rdb, Prefix: prefix}, Stages: pipeline.Stages(), Loopback: true})
 	if err != nil {

@@ -18,8 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // starts counts handler starts per doc_id, and how many run at once.
@@ -290,7 +290,7 @@ func TestConsumer_ResumedStalledConsumerRunsNothingTwice(t *testing.T) {
 	e.publish("s", 30)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperStalledConsumer$")
 	cmd.Env = append(os.Environ(), "STREAMKIT_HELPER=1", "HELPER_PREFIX="+e.Prefix,
-		"HELPER_SCHEMA="+testenv.SchemaOf(e.Pool), "DATABASE_URL="+testenv.DatabaseURL())
+		"HELPER_SCHEMA="+streamkittest.SchemaOf(e.Pool), "DATABASE_URL="+streamkittest.DatabaseURL())
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -354,7 +354,7 @@ func TestHelperStalledConsumer(t *testing.T) {
 	if os.Getenv("STREAMKIT_HELPER") == "" {
 		t.Skip("helper process of TestConsumer_ResumedStalledConsumerRunsNothingTwice")
 	}
-	rdb, _ := testenv.Redis(t)
+	rdb, _ := streamkittest.Redis(t)
 	cfg, err := pgxpool.ParseConfig(os.Getenv("DATABASE_URL"))
 	if err != nil {
 		t.Fatal(err)
@@ -420,7 +420,7 @@ func TestConsumer_StalledTransactionDoesNotBlockOthers(t *testing.T) {
 	e.publish("s", 1)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperStalledConsumer$")
 	cmd.Env = append(os.Environ(), "STREAMKIT_HELPER=stall-in-commit", "HELPER_PREFIX="+e.Prefix,
-		"HELPER_SCHEMA="+testenv.SchemaOf(e.Pool), "DATABASE_URL="+testenv.DatabaseURL())
+		"HELPER_SCHEMA="+streamkittest.SchemaOf(e.Pool), "DATABASE_URL="+streamkittest.DatabaseURL())
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/crawl/politeness"
-	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // Waiters whose slots all passed while their process was stalled (a
 // descheduled process fires every overdue timer at once) must not send
 // together: their sends are stamped one delay apart, across limiters.
 func TestLimiter_OverdueSlotsDoNotBurst(t *testing.T) {
-	rdb, prefix := testenv.Redis(t)
+	rdb, prefix := streamkittest.Redis(t)
 	limiters := []*politeness.Limiter{politeness.New(rdb, prefix, 5*time.Second), politeness.New(rdb, prefix, 5*time.Second)}
 	const (
 		delay   = 50 * time.Millisecond

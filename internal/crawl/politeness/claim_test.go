@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/crawl/politeness"
-	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // A request whose slot is far away holds it and gets the same slot back
 // when it returns, however often it asks; nobody else gets that slot, and
 // a request beyond the horizon reserves nothing.
 func TestLimiter_ClaimHoldsOneSlotPerRequest(t *testing.T) {
-	rdb, prefix := testenv.Redis(t)
+	rdb, prefix := streamkittest.Redis(t)
 	l := politeness.New(rdb, prefix, time.Second)
 	ctx := context.Background()
 	const (

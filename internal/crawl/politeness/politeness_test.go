@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/crawl/politeness"
-	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // Two limiters stand for two crawler processes sharing one Redis.
 func TestLimiter_GapsHoldAcrossProcesses(t *testing.T) {
-	rdb, prefix := testenv.Redis(t)
+	rdb, prefix := streamkittest.Redis(t)
 	a := politeness.New(rdb, prefix, 5*time.Second)
 	b := politeness.New(rdb, prefix, 5*time.Second)
 	const delay = 40 * time.Millisecond
@@ -57,7 +57,7 @@ func TestLimiter_GapsHoldAcrossProcesses(t *testing.T) {
 }
 
 func TestLimiter_TooLongIsNotReserved(t *testing.T) {
-	rdb, prefix := testenv.Redis(t)
+	rdb, prefix := streamkittest.Redis(t)
 	l := politeness.New(rdb, prefix, 100*time.Millisecond)
 	ctx := context.Background()
 	if _, err := l.Reserve(ctx, "h", time.Second); err != nil {
@@ -79,7 +79,7 @@ func TestLimiter_TooLongIsNotReserved(t *testing.T) {
 // host takes 150 ms to answer holds the host that long, and the next one
 // goes a delay after the answer, also from another process.
 func TestLimiter_GapCountsFromTheAnswer(t *testing.T) {
-	rdb, prefix := testenv.Redis(t)
+	rdb, prefix := streamkittest.Redis(t)
 	a, b := politeness.New(rdb, prefix, 5*time.Second), politeness.New(rdb, prefix, 5*time.Second)
 	const delay, answer = 40 * time.Millisecond, 150 * time.Millisecond
 	ctx := context.Background()
@@ -111,7 +111,7 @@ func TestLimiter_GapCountsFromTheAnswer(t *testing.T) {
 // mid-request) holds it for a bounded time only: the next request still
 // goes, and not closer than the delay.
 func TestLimiter_AnUnreleasedTurnExpires(t *testing.T) {
-	rdb, prefix := testenv.Redis(t)
+	rdb, prefix := streamkittest.Redis(t)
 	a, b := politeness.New(rdb, prefix, 5*time.Second), politeness.New(rdb, prefix, 5*time.Second)
 	const delay = 20 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

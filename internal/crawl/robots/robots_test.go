@@ -14,11 +14,11 @@ import (
 
 	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
 	"github.com/newscrawl/newscrawl/internal/crawl/robots"
-	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 func TestCache_Rules(t *testing.T) {
-	rdb, prefix := testenv.Redis(t)
+	rdb, prefix := streamkittest.Redis(t)
 	var hits atomic.Int32
 	status, body := 200, ""
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -85,7 +85,7 @@ func TestCache_Rules(t *testing.T) {
 // the crawler out (it once meant "allow all"). The server streams it; the
 // crawler stops reading at the limit.
 func TestCache_HugeRobotsTxtAppliesItsFirstRules(t *testing.T) {
-	rdb, prefix := testenv.Redis(t)
+	rdb, prefix := streamkittest.Redis(t)
 	var sent atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
