@@ -187,9 +187,9 @@ type Consumer struct {
 	// waits for a dependency gives up then.
 	hard context.Context
 
-	slots   chan struct{}     // one token per held entry, over all partitions
-	work    chan *Message     // entries waiting for a handler
-	commits chan *ledgerEntry // finished entries waiting for the ledger
+	inflight *inflight         // one slot per held entry, over all partitions
+	work     chan *Message     // entries waiting for a handler
+	commits  chan *ledgerEntry // finished entries waiting for the ledger
 	// abandoned is closed when shutdown gives up on handlers that ignore
 	// cancellation: the gatherer stops, and a late result is dropped (its
 	// entry stays pending for another consumer) instead of being sent on.
@@ -221,7 +221,7 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 	}
 	// Enough slots for every committer to hold a batch while the reader
 	// fetches the next one and the handlers stay busy.
-	inflight := cfg.Concurrency + (cfg.Committers+1)*cfg.BatchSize
+	capacity := cfg.Concurrency + (cfg.Committers+1)*cfg.BatchSize
 	log := cfg.Logger.With("stage", cfg.Stage, "consumer", cfg.Consumer)
 	deps, own := cfg.Dependencies, false
 	if deps == nil {
@@ -236,9 +236,9 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 		metrics:   cfg.Metrics.forStage(cfg.Stage, cfg.Visibility, cfg.ErrorTypes...),
 		deps:      deps,
 		ownDeps:   own,
-		slots:     make(chan struct{}, inflight),
-		work:      make(chan *Message, inflight),
-		commits:   make(chan *ledgerEntry, inflight),
+		inflight:  newInflight(capacity),
+		work:      make(chan *Message, capacity),
+		commits:   make(chan *ledgerEntry, capacity),
 		abandoned: make(chan struct{}),
 		hard:      context.Background(),
 	}
@@ -262,6 +262,27 @@ func (c *Consumer) EnsureGroup(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// readerOf builds the reader of partition p, with its reclaimer.
+func (c *Consumer) readerOf(p *partition) *reader {
+	log := c.log.partition(p.ops.keys, len(c.parts))
+	dispatch := func(ctx context.Context, msgs []redis.XMessage, deliveries map[string]int64) {
+		c.dispatch(ctx, p, msgs, deliveries)
+	}
+	var pressure func(ctx context.Context) (int64, error)
+	if c.downstream != nil {
+		pressure = func(ctx context.Context) (int64, error) { return c.downstream.Pressure(ctx, c.cfg.Downstream) }
+	}
+	return newReader(readerParams{
+		ops: p.ops, inflight: c.inflight, deps: c.deps, log: log, batch: c.cfg.BatchSize,
+		pressure: pressure, highWater: c.cfg.HighWater, dispatch: dispatch,
+		reclaimer: newReclaimer(reclaimerParams{
+			stage: c.cfg.Stage, part: p, inflight: c.inflight, deps: c.deps, log: log,
+			visibility: c.cfg.Visibility, batch: c.cfg.BatchSize, maxDeliveries: c.cfg.MaxDeliveries, lost: c.metrics.lost,
+			dispatch: dispatch, deadLetter: c.deadLetter, bookkeep: c.bookkeep,
+		}),
+	})
 }
 
 // findFormerPartitions adds the streams a former partition count of the
@@ -362,7 +383,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 	// only for what its own stream holds.
 	var readers sync.WaitGroup
 	for _, p := range c.parts {
-		readers.Go(func() { newReader(c, p).run(ctx) }) // returns when ctx is cancelled
+		readers.Go(func() { c.readerOf(p).run(ctx) }) // returns when ctx is cancelled
 	}
 	readers.Wait()
 
@@ -405,41 +426,10 @@ func (c *Consumer) Run(ctx context.Context) error {
 	return nil
 }
 
-// acquire takes between 1 and n slots, blocking for the first; it returns 0
-// when ctx is done.
-func (c *Consumer) acquire(ctx context.Context, n int) int {
-	select {
-	case c.slots <- struct{}{}:
-	case <-ctx.Done():
-		return 0
-	}
-	return 1 + c.tryAcquire(n-1)
-}
-
-// tryAcquire takes up to n slots without blocking.
-func (c *Consumer) tryAcquire(n int) int {
-	got := 0
-	for got < n {
-		select {
-		case c.slots <- struct{}{}:
-			got++
-		default:
-			return got
-		}
-	}
-	return got
-}
-
-func (c *Consumer) release(n int) {
-	for range n {
-		<-c.slots
-	}
-}
-
 // finish ends an entry's life in this consumer: its lease and its slot.
 func (c *Consumer) finish(m *Message) {
 	m.part.leases.remove(m.ID)
-	c.release(1)
+	c.inflight.release(1)
 }
 
 // bookkeeping is the context for acks and ledger writes: short, and

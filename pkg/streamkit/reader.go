@@ -2,6 +2,7 @@ package streamkit
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -13,63 +14,79 @@ import (
 const ledgerRecheck = time.Second
 
 // A reader feeds the workers from one partition of the stage: first the
-// consumer's own pending entries, then idle entries of others, then new
-// entries, never more than the free in-flight slots, none while a
-// dependency is away, and no more than the downstream stage has room for
-// below its high-water mark.
+// consumer's own pending entries, then idle entries of others (its
+// reclaimer), then new entries, never more than the free in-flight slots,
+// none while a dependency is away, and no more than the downstream stage
+// has room for below its high-water mark.
 type reader struct {
-	c         *Consumer
-	part      *partition
-	reclaimer *reclaimer
-	budget    int64 // entries that may still be read before the next pressure check
+	p      readerParams
+	budget int64 // entries that may still be read before the next pressure check
 }
 
-func newReader(c *Consumer, p *partition) *reader {
-	return &reader{c: c, part: p, reclaimer: newReclaimer(c, p)}
+type readerParams struct {
+	ops      *ops
+	inflight *inflight
+	deps     *Dependencies
+	log      logger
+	batch    int
+	// pressure reads the work waiting on the downstream stage; nil: there is
+	// none, and reading is bounded by the slots alone.
+	pressure  func(ctx context.Context) (int64, error)
+	highWater int64
+	// dispatch hands read entries (one slot held for each) to the consumer.
+	dispatch  func(ctx context.Context, msgs []redis.XMessage, deliveries map[string]int64)
+	reclaimer *reclaimer
 }
+
+func newReader(p readerParams) *reader { return &reader{p: p} }
 
 // run reads until ctx is cancelled. The reclaimer runs on its own ticker
 // once the start-up sequence is done; run returns only after it stopped,
 // so nothing is dispatched once the consumer starts draining.
 func (r *reader) run(ctx context.Context) {
-	c := r.c
 	r.readOwnPending(ctx)
-	r.reclaimer.exec(ctx)
-	reclaiming := make(chan struct{})
-	go func() { defer close(reclaiming); r.reclaimer.loop(ctx) }()
-	defer func() { <-reclaiming }()
+	r.p.reclaimer.exec(ctx)
+	var reclaiming sync.WaitGroup
+	r.p.reclaimer.start(&reclaiming)
+	defer reclaiming.Wait()
+	defer r.p.reclaimer.shutdown()
 	for ctx.Err() == nil {
-		if c.deps.Wait(ctx) != nil {
-			return
-		}
-		want := r.room(ctx, c.cfg.BatchSize)
-		if want == 0 {
-			continue
-		}
-		n := c.acquire(ctx, want)
-		if n == 0 {
-			return
-		}
-		msgs, err := r.part.ops.readNew(ctx, n)
-		if err != nil {
-			c.release(n)
-			if ctx.Err() != nil {
-				continue
-			}
-			if isNoGroup(err) {
-				if err := r.part.ops.ensureGroup(ctx); err != nil && !c.deps.Down(err) {
-					c.log.failed("recreate group", err)
-				}
-			} else if !c.deps.Down(err) {
-				c.log.failed("read new entries", err)
-				sleep(ctx, time.Second)
-			}
-			continue
-		}
-		r.budget -= int64(len(msgs))
-		c.release(n - len(msgs))
-		c.dispatch(ctx, r.part, msgs, nil)
+		r.exec(ctx)
 	}
+}
+
+// exec reads one batch of new entries, as many as there is room for.
+func (r *reader) exec(ctx context.Context) {
+	if r.p.deps.Wait(ctx) != nil {
+		return
+	}
+	want := r.room(ctx, r.p.batch)
+	if want == 0 {
+		return
+	}
+	n := r.p.inflight.acquire(ctx, want)
+	if n == 0 {
+		return
+	}
+	msgs, err := r.p.ops.readNew(ctx, n)
+	if err != nil {
+		r.p.inflight.release(n)
+		if ctx.Err() != nil {
+			return
+		}
+		if isNoGroup(err) {
+			if err := r.p.ops.ensureGroup(ctx); err != nil && !r.p.deps.Down(err) {
+				r.p.log.failed("recreate group", err)
+			}
+		} else if !r.p.deps.Down(err) {
+			r.p.log.failed("read new entries", err)
+			sleep(ctx, time.Second)
+		}
+		return
+	}
+	r.budget -= int64(len(msgs))
+	r.p.inflight.release(n - len(msgs))
+	r.p.dispatch(ctx, msgs, nil)
 }
 
 // room is how many entries (at most want) may be read now: without a
@@ -78,24 +95,23 @@ func (r *reader) run(ctx context.Context) {
 // emit). It waits while there is no room, and returns 0 when ctx ends or a
 // dependency went away.
 func (r *reader) room(ctx context.Context, want int) int {
-	c := r.c
-	if c.downstream == nil {
+	if r.p.pressure == nil {
 		return want
 	}
 	for ctx.Err() == nil {
 		if r.budget >= int64(want) {
 			return want
 		}
-		waiting, err := c.downstream.Pressure(ctx, c.cfg.Downstream)
+		waiting, err := r.p.pressure(ctx)
 		if err != nil {
-			if ctx.Err() != nil || c.deps.Down(err) {
+			if ctx.Err() != nil || r.p.deps.Down(err) {
 				return 0
 			}
 			// Read on rather than stall the stage on a failed check.
-			c.log.Warn("read downstream pressure", "err", err)
+			r.p.log.Warn("read downstream pressure", "err", err)
 			return want
 		}
-		r.budget = c.cfg.HighWater - waiting - int64(len(c.slots))
+		r.budget = r.p.highWater - waiting - int64(r.p.inflight.held())
 		if r.budget > 0 {
 			return int(min(int64(want), r.budget))
 		}
@@ -107,106 +123,33 @@ func (r *reader) room(ctx context.Context, want int) int {
 // readOwnPending re-reads entries delivered to this consumer name before
 // (a restart with a stable CONSUMER name), oldest first.
 func (r *reader) readOwnPending(ctx context.Context) {
-	c := r.c
 	start := "0"
 	for ctx.Err() == nil {
-		if c.deps.Wait(ctx) != nil {
+		if r.p.deps.Wait(ctx) != nil {
 			return
 		}
-		n := c.acquire(ctx, c.cfg.BatchSize)
+		n := r.p.inflight.acquire(ctx, r.p.batch)
 		if n == 0 {
 			return
 		}
-		msgs, err := r.part.ops.readOwn(ctx, start, n)
+		msgs, err := r.p.ops.readOwn(ctx, start, n)
 		if err != nil {
-			c.release(n)
-			if ctx.Err() == nil && c.deps.Down(err) {
+			r.p.inflight.release(n)
+			if ctx.Err() == nil && r.p.deps.Down(err) {
 				continue
 			}
 			if ctx.Err() == nil {
-				c.log.failed("read own pending entries", err)
+				r.p.log.failed("read own pending entries", err)
 			}
 			return
 		}
-		c.release(n - len(msgs))
+		r.p.inflight.release(n - len(msgs))
 		if len(msgs) == 0 {
 			return
 		}
 		start = msgs[len(msgs)-1].ID
-		c.dispatch(ctx, r.part, msgs, nil)
+		r.p.dispatch(ctx, msgs, nil)
 	}
-}
-
-// dispatch turns entries read from partition p into work. The caller holds one slot per
-// entry. Trimmed entries are acked as lost; malformed ones, and ones whose
-// key or doc_id could not be stored, are dead-lettered; entries whose key
-// is already in the ledger re-emit and ack; the rest go to the workers.
-// Every entry is leased from here on.
-func (c *Consumer) dispatch(ctx context.Context, p *partition, msgs []redis.XMessage, deliveries map[string]int64) {
-	if len(msgs) == 0 {
-		return
-	}
-	now := time.Now()
-	fresh := make([]*Message, 0, len(msgs))
-	keys := make([]string, 0, len(msgs))
-	for _, xm := range msgs {
-		fields, ok := fieldsOf(xm.Values)
-		if !ok {
-			c.ackLost(p, xm.ID)
-			c.release(1)
-			continue
-		}
-		if !p.leases.add(xm.ID, now) {
-			// Already held here (a reclaim of our own entry).
-			c.release(1)
-			continue
-		}
-		m := &Message{ID: xm.ID, Stage: c.cfg.Stage, Fields: fields, Attempt: attemptOf(fields),
-			Deferred: counterOf(fields, FieldDeferred), Deliveries: deliveries[xm.ID], read: now, part: p}
-		key, err := c.cfg.Key(c.cfg.Stage, c.cfg.Version, m)
-		if err == nil {
-			err = storable("idempotency key", key)
-		}
-		if err == nil {
-			err = storable("field "+FieldDocID, fields[FieldDocID])
-		}
-		if err != nil {
-			c.deadLetter(m, ErrorTypeBadMessage, err)
-			continue
-		}
-		m.Key = key
-		fresh = append(fresh, m)
-		keys = append(keys, key)
-	}
-	done, err := c.ledger.Lookup(ctx, keys)
-	if err != nil {
-		// The commit will find out again; redoing work is safe, losing it is not.
-		c.log.failed("ledger pre-check failed; processing anyway", err)
-		done = nil
-	}
-	for _, m := range fresh {
-		if emits, ok := done[m.Key]; ok {
-			c.finished(m, emits)
-			continue
-		}
-		c.work <- m
-	}
-}
-
-// finished hands an entry whose key is already in the ledger to the
-// committers, which re-emit its messages and ack it.
-func (c *Consumer) finished(m *Message, emits []Emit) {
-	c.metrics.duplicates.Inc()
-	c.commits <- &ledgerEntry{key: m.Key, stage: c.cfg.Stage, result: Result{Emit: emits}, msg: m, finished: true}
-}
-
-func (c *Consumer) ackLost(p *partition, id string) {
-	if err := c.bookkeep(func(ctx context.Context) error { return p.ops.ack(ctx, id) }); err != nil {
-		c.log.failed("ack trimmed entry", err, "id", id)
-		return
-	}
-	c.metrics.lost.Inc()
-	c.log.Warn("pending entry was trimmed before it was processed; acked as lost", "id", id)
 }
 
 func sleep(ctx context.Context, d time.Duration) {

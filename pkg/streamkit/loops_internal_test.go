@@ -1,0 +1,144 @@
+package streamkit
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+)
+
+// The reader's and the reclaimer's loops, each built alone from its params
+// against real Redis: no consumer, no handler, no PostgreSQL.
+
+// collected records what a loop dispatched, as the consumer would receive it.
+type collected struct {
+	mu         sync.Mutex
+	ids        []string
+	deliveries map[string]int64
+}
+
+func (c *collected) dispatch(_ context.Context, msgs []redis.XMessage, deliveries map[string]int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ids = append(c.ids, idsOf(msgs)...)
+	for id, n := range deliveries {
+		if c.deliveries == nil {
+			c.deliveries = map[string]int64{}
+		}
+		c.deliveries[id] = n
+	}
+}
+
+func (c *collected) got() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.ids)
+}
+
+func quietLogger() logger {
+	return logger{Logger: slog.New(slog.DiscardHandler), deps: NewDependencies(nil)}
+}
+
+func TestReclaimer_ClaimsIdleAndDeadLettersPoison(t *testing.T) {
+	o, rdb := opsFor(t, "me")
+	ctx := context.Background()
+	ids := add(t, rdb, o.keys.Stream(), 3)
+	if _, err := o.as("dead").readNew(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	// ids[2] has been delivered often: poison.
+	for range 3 {
+		rdb.XClaim(ctx, &redis.XClaimArgs{Stream: o.keys.Stream(), Group: "g", Consumer: "dead", Messages: ids[2:]})
+	}
+	time.Sleep(30 * time.Millisecond)
+	part := &partition{ops: o, leases: newLeaseTable()}
+	slots := newInflight(10)
+	var got collected
+	var poisoned []string
+	r := newReclaimer(reclaimerParams{stage: "s", part: part, inflight: slots, deps: NewDependencies(nil), log: quietLogger(),
+		visibility: 20 * time.Millisecond, batch: 10, maxDeliveries: 3, lost: prometheus.NewCounter(prometheus.CounterOpts{Name: "lost"}),
+		dispatch: got.dispatch,
+		deadLetter: func(m *Message, errType string, cause error) {
+			poisoned = append(poisoned, m.ID+" "+errType)
+			part.leases.remove(m.ID)
+			slots.release(1)
+		},
+		bookkeep: func(op func(ctx context.Context) error) error { return op(ctx) },
+	})
+	r.exec(ctx)
+
+	if !slices.Equal(got.got(), ids[:2]) {
+		t.Fatalf("dispatched %v, want the two idle entries %v", got.got(), ids[:2])
+	}
+	if got.deliveries[ids[0]] != 2 {
+		t.Fatalf("delivery counts %v: the claim's must reach the consumer", got.deliveries)
+	}
+	if !slices.Equal(poisoned, []string{ids[2] + " " + ErrorTypePoison}) {
+		t.Fatalf("dead-lettered %v, want %s as poison", poisoned, ids[2])
+	}
+	if held := slots.held(); held != 2 {
+		t.Fatalf("%d slots held after the pass, want 2 (one per dispatched entry)", held)
+	}
+}
+
+func TestReclaimer_TakesNothingWithoutSlotsOrWhileADependencyIsAway(t *testing.T) {
+	o, rdb := opsFor(t, "me")
+	ctx := context.Background()
+	add(t, rdb, o.keys.Stream(), 2)
+	if _, err := o.as("dead").readNew(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	deps := NewDependencies(nil)
+	full := newInflight(1)
+	full.acquire(ctx, 1)
+	var got collected
+	params := reclaimerParams{stage: "s", part: &partition{ops: o, leases: newLeaseTable()}, inflight: full, deps: deps,
+		log: quietLogger(), visibility: 20 * time.Millisecond, batch: 10, maxDeliveries: 5,
+		lost: prometheus.NewCounter(prometheus.CounterOpts{Name: "lost"}), dispatch: got.dispatch,
+		bookkeep: func(op func(ctx context.Context) error) error { return op(ctx) }}
+	newReclaimer(params).exec(ctx)
+	if len(got.got()) != 0 {
+		t.Fatalf("claimed %v with no free slot", got.got())
+	}
+	params.inflight = newInflight(10)
+	b := deps.Add("model", func(context.Context) error { return errors.New("still away") }, nil)
+	b.Trip(errors.New("away"))
+	newReclaimer(params).exec(ctx)
+	if len(got.got()) != 0 {
+		t.Fatalf("claimed %v while a dependency was away", got.got())
+	}
+	deps.Close()
+}
+
+func TestReader_ReadsOnlyWhatTheDownstreamHasRoomFor(t *testing.T) {
+	o, rdb := opsFor(t, "me")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	add(t, rdb, o.keys.Stream(), 9)
+	var got collected
+	waiting := int64(7) // the downstream stage holds 7 of its high-water mark of 10
+	slots := newInflight(100)
+	r := newReader(readerParams{ops: o, inflight: slots, deps: NewDependencies(nil), log: quietLogger(), batch: 5,
+		pressure: func(context.Context) (int64, error) { return waiting, nil }, highWater: 10, dispatch: got.dispatch})
+	r.exec(ctx)
+	if n := len(got.got()); n != 3 {
+		t.Fatalf("read %d with room for 3 downstream", n)
+	}
+	// The three it holds count against the room until they are done.
+	waiting = 0
+	r.budget = 0
+	r.exec(ctx)
+	if n := len(got.got()); n != 3+5 {
+		t.Fatalf("read %d in all; want 3, then a batch of 5 (10 - 0 waiting - 3 held leaves 7)", n)
+	}
+	if held := slots.held(); held != 8 {
+		t.Fatalf("%d slots held, want one per dispatched entry (8)", held)
+	}
+}
