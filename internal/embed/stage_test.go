@@ -281,6 +281,8 @@ func TestStage_ProviderFailures(t *testing.T) {
 		{name: "500 is retried", server: &modelServer{status: 500}, wantRetry: 1},
 		{name: "dimension mismatch is dead-lettered", server: &modelServer{dims: 12}, wantDLQ: []string{embed.ErrTypeDimensionMismatch}},
 		{name: "400 is dead-lettered", server: &modelServer{status: 400}, wantDLQ: []string{embed.ErrTypeRejected}},
+		{name: "404 (a misnamed model) is dead-lettered", server: &modelServer{status: 404}, wantDLQ: []string{embed.ErrTypeRejected}},
+		{name: "401 is retried", server: &modelServer{status: 401}, wantRetry: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
