@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"syscall"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
-	"github.com/newscrawl/newscrawl/internal/retryafter"
+	"github.com/newscrawl/newscrawl/internal/modelclient"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -26,36 +23,6 @@ const (
 	ErrTypeTruncated     = "output_truncated"   // finish_reason length even with half the input
 	ErrTypeRateLimited   = "rate_limited"       // 429 or the local limiter
 )
-
-// statusOf returns the HTTP status of a go-openai error, or 0.
-func statusOf(err error) int {
-	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.HTTPStatusCode
-	}
-	var reqErr *openai.RequestError
-	if errors.As(err, &reqErr) {
-		return reqErr.HTTPStatusCode
-	}
-	return 0
-}
-
-// serverMessage is the server's own error text, for dead letters.
-func serverMessage(err error) string {
-	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.Message
-	}
-	var reqErr *openai.RequestError
-	if errors.As(err, &reqErr) {
-		body := strings.TrimSpace(string(reqErr.Body))
-		if len(body) > 500 {
-			body = body[:500] + "…"
-		}
-		return body
-	}
-	return err.Error()
-}
 
 // isClientError reports a 4xx that retrying unchanged cannot fix (and that
 // may mean the server does not support the requested output mode).
@@ -71,7 +38,7 @@ func isClientError(status int) bool {
 // classify turns a failed call into a streamkit-classified error. parent is
 // the handler's context: when it is done, its error is returned unchanged
 // so streamkit can tell a shutdown or handler timeout apart.
-func (p *Provider) classify(parent context.Context, err error, rec *recorder) error {
+func (p *Provider) classify(parent context.Context, err error, rec *modelclient.Response) error {
 	if parent.Err() != nil {
 		return fmt.Errorf("model call cancelled: %w", context.Cause(parent))
 	}
@@ -79,14 +46,11 @@ func (p *Provider) classify(parent context.Context, err error, rec *recorder) er
 	if errors.As(err, &wait) {
 		return streamkit.RetryAfter(wait.Delay, err)
 	}
-	status := statusOf(err)
-	if status == 0 && rec != nil {
-		status = rec.status
-	}
-	msg := serverMessage(err)
+	status := modelclient.Status(err, rec)
+	msg := modelclient.Message(err)
 	switch {
 	case status == http.StatusTooManyRequests: // still limited after call's own waits
-		d := retryAfter(rec, time.Now())
+		d := rec.RetryAfter(time.Now(), DefaultRateLimitDelay, MaxRateLimitDelay)
 		p.cfg.Limiter.Pause(d)
 		p.log.Warn("model server rate-limited the stage", "retry_after", d.String(), "message", msg)
 		return streamkit.RetryAfter(d, fmt.Errorf("model server answered 429 (retry after %s): %s", d, msg))
@@ -135,15 +99,4 @@ func isTimeout(err error) bool {
 	}
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
-}
-
-// retryAfter is the wait a 429 asks for, DefaultRateLimitDelay without a
-// readable header, at most MaxRateLimitDelay: a server cannot pause the
-// whole stage for longer by saying so.
-func retryAfter(rec *recorder, now time.Time) time.Duration {
-	var h http.Header
-	if rec != nil {
-		h = rec.header
-	}
-	return retryafter.Or(h, now, DefaultRateLimitDelay, MaxRateLimitDelay)
 }

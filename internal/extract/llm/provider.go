@@ -16,6 +16,7 @@ import (
 
 	"github.com/newscrawl/newscrawl/internal/extract/provider"
 	"github.com/newscrawl/newscrawl/internal/extract/schema"
+	"github.com/newscrawl/newscrawl/internal/modelclient"
 	"github.com/newscrawl/newscrawl/internal/sleep"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
@@ -59,11 +60,9 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = recordingDoer{c: cfg.HTTPClient}
+	client := modelclient.New(modelclient.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, HTTPClient: cfg.HTTPClient})
 	return &Provider{
-		cfg: cfg, client: openai.NewClientWithConfig(oc), modes: map[string]string{},
+		cfg: cfg, client: client, modes: map[string]string{},
 		log: cfg.Logger.With("provider", Name, "model", cfg.Model),
 	}, nil
 }
@@ -161,20 +160,17 @@ func (p *Provider) complete(ctx context.Context, msgs []openai.ChatCompletionMes
 		resp, rec, err := p.call(ctx, p.request(mode, msgs))
 		total.Requests++
 		if err != nil {
-			status := statusOf(err)
-			if status == 0 {
-				status = rec.status
-			}
+			status := modelclient.Status(err, rec)
 			if isClientError(status) && i+1 < len(modeLadder) && ctx.Err() == nil {
 				if firstReject == nil {
 					firstReject = err
 				}
-				p.log.Info("model server rejected the request; trying the next output mode", "mode", mode, "status", status, "message", serverMessage(err))
+				p.log.Info("model server rejected the request; trying the next output mode", "mode", mode, "status", status, "message", modelclient.Message(err))
 				continue
 			}
 			cerr := p.classify(ctx, err, rec)
 			if firstReject != nil && streamkit.IsPermanent(cerr) {
-				cerr = streamkit.Permanent(ErrTypeRejected, fmt.Errorf("%w (with %s: %s)", cerr, modeLadder[0], serverMessage(firstReject)))
+				cerr = streamkit.Permanent(ErrTypeRejected, fmt.Errorf("%w (with %s: %s)", cerr, modeLadder[0], modelclient.Message(firstReject)))
 			}
 			return "", mode, cerr
 		}
@@ -211,20 +207,20 @@ const maxRateLimited = 5
 // they count neither against the handler's deadline nor its lease. A 429
 // pauses the whole stage (the shared limiter) and the request is sent again
 // after it, so an answer is never lost to a rate limit.
-func (p *Provider) call(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, *recorder, error) {
+func (p *Provider) call(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, *modelclient.Response, error) {
 	for limited := 0; ; limited++ {
 		tokens := estimateTokens(req.Messages) + p.cfg.MaxTokens
 		if err := streamkit.Wait(ctx, func(ctx context.Context) error { return p.cfg.Limiter.Wait(ctx, tokens) }); err != nil {
-			return openai.ChatCompletionResponse{}, &recorder{}, err
+			return openai.ChatCompletionResponse{}, &modelclient.Response{}, err
 		}
 		cctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
-		cctx, rec := withRecorder(cctx)
+		cctx, rec := modelclient.Record(cctx, false)
 		resp, err := p.client.CreateChatCompletion(cctx, req)
 		cancel()
 		if err == nil || limited == maxRateLimited || ctx.Err() != nil || !rateLimited(err, rec) {
 			return resp, rec, err
 		}
-		d := retryAfter(rec, time.Now())
+		d := rec.RetryAfter(time.Now(), DefaultRateLimitDelay, MaxRateLimitDelay)
 		p.cfg.Limiter.Pause(d)
 		p.log.Info("model server rate-limited the stage; waiting", "retry_after", d.String())
 		if p.cfg.Limiter == nil {
@@ -235,12 +231,8 @@ func (p *Provider) call(ctx context.Context, req openai.ChatCompletionRequest) (
 	}
 }
 
-func rateLimited(err error, rec *recorder) bool {
-	status := statusOf(err)
-	if status == 0 && rec != nil {
-		status = rec.status
-	}
-	return status == http.StatusTooManyRequests
+func rateLimited(err error, rec *modelclient.Response) bool {
+	return modelclient.Status(err, rec) == http.StatusTooManyRequests
 }
 
 // Probe checks that the server answers, and, after it said the model was
@@ -249,7 +241,7 @@ func rateLimited(err error, rec *recorder) bool {
 func (p *Provider) Probe(ctx context.Context) error {
 	list, err := p.client.ListModels(ctx)
 	if err != nil {
-		if status := statusOf(err); status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
+		if status := modelclient.Status(err, nil); status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
 			return nil // no /models endpoint: answering at all is all a probe can tell
 		}
 		return fmt.Errorf("model server %s: %w", p.cfg.BaseURL, err)
