@@ -41,9 +41,6 @@ func run(args []string) error {
 	if err := s.Parse(args); err != nil {
 		return err
 	}
-	if *overlap == 0 {
-		*overlap = -1 // chunk.Config: negative is none, zero the default
-	}
 
 	log := app.Logger(*common.LogLevel).With("binary", "embedder")
 	emb, err := newEmbedder()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/pprof"
 
+	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/version"
 )
 
@@ -20,7 +21,7 @@ func Main(name string, run func(args []string) error) {
 		fmt.Println(name + " " + version.String())
 		os.Exit(0)
 	}
-	err := profiled(os.Getenv("CPU_PROFILE"), func() error { return run(os.Args[1:]) })
+	err := profiled(config.CPUProfile(), func() error { return run(os.Args[1:]) })
 	switch {
 	case err == nil:
 		os.Exit(0)

@@ -174,6 +174,10 @@ func (s *Set) Parse(args []string) error {
 	return nil
 }
 
+// CPUProfile is CPU_PROFILE: a file to write a whole run's CPU profile to
+// ("" for none). Read before flags are parsed, so it has no flag.
+func CPUProfile() string { return os.Getenv("CPU_PROFILE") }
+
 // Common holds the settings every binary shares.
 type Common struct {
 	RedisURL     *string

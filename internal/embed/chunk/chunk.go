@@ -16,11 +16,13 @@ const (
 	minTargetTokens      = 16
 )
 
-// Config sizes chunks. Zero fields take the defaults; Overlap is clamped
-// below half of Target.
+// Config sizes chunks. A zero TargetTokens takes DefaultTargetTokens; a
+// zero OverlapTokens is no overlap (DefaultOverlapTokens is what the
+// embedder's EMBED_CHUNK_OVERLAP starts from). Overlap is clamped below
+// half of Target.
 type Config struct {
 	TargetTokens  int // estimated tokens per chunk body (title excluded)
-	OverlapTokens int // estimated tokens repeated from the end of the previous chunk
+	OverlapTokens int // estimated tokens repeated from the end of the previous chunk; 0: none
 }
 
 func (c Config) withDefaults() Config {
@@ -28,12 +30,7 @@ func (c Config) withDefaults() Config {
 		c.TargetTokens = DefaultTargetTokens
 	}
 	c.TargetTokens = max(c.TargetTokens, minTargetTokens)
-	if c.OverlapTokens < 0 {
-		c.OverlapTokens = 0
-	} else if c.OverlapTokens == 0 {
-		c.OverlapTokens = min(DefaultOverlapTokens, c.TargetTokens/4)
-	}
-	c.OverlapTokens = min(c.OverlapTokens, c.TargetTokens/2)
+	c.OverlapTokens = min(max(c.OverlapTokens, 0), c.TargetTokens/2)
 	return c
 }
 

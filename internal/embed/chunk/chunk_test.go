@@ -103,7 +103,7 @@ func TestSplit_OverlapRepeatsTrailingSentences(t *testing.T) {
 		wantOverlap bool
 	}{
 		{name: "with overlap", overlap: 15, wantOverlap: true},
-		{name: "without overlap", overlap: -1, wantOverlap: false},
+		{name: "without overlap", overlap: 0, wantOverlap: false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
