@@ -17,6 +17,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 func get(url string) (int, string) {
@@ -34,11 +35,11 @@ func get(url string) (int, string) {
 // starts working once they are there.
 func TestWorker_StartsWithDependenciesDown(t *testing.T) {
 	t.Parallel()
-	pg := testenv.StartPostgres(t)
+	pg := streamkittest.StartPostgres(t)
 	pg.Stop()
-	rd := testenv.StartRedis(t)
+	rd := streamkittest.StartRedis(t)
 	rd.Kill()
-	metrics := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+	metrics := fmt.Sprintf("127.0.0.1:%d", streamkittest.FreePort(t))
 	s := config.NewSet(flag.NewFlagSet("worker", flag.ContinueOnError))
 	common := config.BindCommon(s, metrics)
 	stage := config.BindStage(s, "TEST", 2, time.Second)

@@ -25,6 +25,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/gazette"
 	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 var long = flag.Bool("chaos.long", false, "run the long fault schedule (make chaos)")
@@ -64,8 +65,8 @@ type cluster struct {
 	bin     string
 	environ []string
 	logs    string
-	pg      *testenv.PostgresServer
-	rd      *testenv.RedisServer
+	pg      *streamkittest.PostgresServer
+	rd      *streamkittest.RedisServer
 
 	mu         sync.Mutex
 	procs      map[string]*proc
@@ -183,8 +184,8 @@ func TestChaos(t *testing.T) {
 		sch = full
 	}
 	started := time.Now()
-	pg := testenv.StartPostgres(t)
-	rd := testenv.StartRedis(t)
+	pg := streamkittest.StartPostgres(t)
+	rd := streamkittest.StartRedis(t)
 	s := gazette.New(sch.articles)
 	defer s.Close()
 	c := &cluster{t: t, bin: testenv.Build(t, "../.."), logs: t.TempDir(), pg: pg, rd: rd, procs: map[string]*proc{}}

@@ -116,7 +116,7 @@ func TestWorker_MetricsExistAtZero(t *testing.T) {
 	bin := build(t)
 	pool := testenv.Postgres(t)
 	_, prefix := streamkittest.Redis(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+	addr := fmt.Sprintf("127.0.0.1:%d", streamkittest.FreePort(t))
 	environ := env(t, streamkittest.SchemaOf(pool), prefix)
 	cmd := exec.Command(filepath.Join(bin, "cleaner"))
 	cmd.Env = append(environ, "METRICS_ADDR="+addr)

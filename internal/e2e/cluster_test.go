@@ -26,7 +26,7 @@ func TestPipeline_PartitionedStagesOnRedisCluster(t *testing.T) {
 	const articles = 300
 	bin := build(t)
 	pool := testenv.Postgres(t)
-	c := testenv.StartRedisClusterWithReplicas(t, 3)
+	c := streamkittest.StartRedisClusterWithReplicas(t, 3)
 	prefix := streamkittest.Name("t")
 	site := gazette.New(articles)
 	t.Cleanup(site.Close)

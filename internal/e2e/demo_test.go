@@ -39,7 +39,7 @@ func TestPipeline_DemoSiteOnRedisCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binaries")
 	}
-	c := testenv.StartRedisCluster(t, 3)
+	c := streamkittest.StartRedisCluster(t, 3)
 	prefix := streamkittest.Name("t")
 	demoSite(t, prefix, "REDIS_URL="+c.URL(), "REDIS_CLUSTER=1")
 	// the streams were the cluster's, one stage per slot, on more than one master

@@ -24,7 +24,7 @@ func TestPipeline_SurvivesARedisClusterFailover(t *testing.T) {
 	}
 	bin := build(t)
 	pool := testenv.Postgres(t)
-	c := testenv.StartRedisClusterWithReplicas(t, 3)
+	c := streamkittest.StartRedisClusterWithReplicas(t, 3)
 	prefix := streamkittest.Name("t")
 	srv, _, environ := serveDemo(t, pool, prefix, "CRAWL_HOST_DELAY=200ms", "REDIS_URL="+c.URL(), "REDIS_CLUSTER=1",
 		"CLEAN_PARTITIONS=2", "EMBED_PARTITIONS=2",

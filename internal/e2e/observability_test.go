@@ -35,7 +35,7 @@ func TestObservability_EveryNamedMetricIsExported(t *testing.T) {
 	// each binary, with a metric it exports once it is fully started
 	for name, ready := range map[string]string{"crawler": "newscrawl_crawl_outcomes_total", "cleaner": "newscrawl_clean_pages_total",
 		"extractor": "newscrawl_extract_outcomes_total", "embedder": "newscrawl_stage_visibility_seconds", "newsctl": "newscrawl_serve_requests_total"} {
-		addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+		addr := fmt.Sprintf("127.0.0.1:%d", streamkittest.FreePort(t))
 		cmd := exec.Command(filepath.Join(bin, name))
 		cmd.Env = append(environ, "METRICS_ADDR="+addr)
 		if name == "newsctl" {

@@ -13,8 +13,8 @@ import (
 
 	"github.com/newscrawl/newscrawl/internal/extract"
 	"github.com/newscrawl/newscrawl/internal/extract/llm"
-	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // quirky is a local model server as users meet them: it refuses
@@ -192,7 +192,7 @@ func TestHandler_FallbackThenReextract(t *testing.T) {
 func TestHandler_ServerStartedLaterPausesTheStage(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	port := testenv.FreePort(t)
+	port := streamkittest.FreePort(t)
 	f := &fakeLLM{reply: func(int, chatRequest) fakeReply { return answer(validJSON()) }, models: []string{"test-model"}}
 	f.srv = httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)

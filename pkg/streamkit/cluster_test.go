@@ -7,7 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // clusterPrefix names the subtests that run on a Redis Cluster.
@@ -35,7 +35,7 @@ func TestFailureMatrixOnRedisCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Redis Cluster")
 	}
-	c := testenv.StartRedisCluster(t, 3)
+	c := streamkittest.StartRedisCluster(t, 3)
 	cluster.Lock()
 	cluster.rdb = c.Client(t)
 	cluster.Unlock()

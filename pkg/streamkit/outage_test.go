@@ -13,8 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // outageEnv is an env whose Redis or PostgreSQL is a server of the test's
@@ -72,7 +72,7 @@ func (e *env) assertNothingSpent(reg *prometheus.Registry, n int) {
 // status record, and drains once the database is back.
 func TestConsumer_PostgresOutagePausesWithoutSpendingAttempts(t *testing.T) {
 	t.Parallel()
-	pg := testenv.StartPostgres(t)
+	pg := streamkittest.StartPostgres(t)
 	e := outageEnv(t, nil, pg.Pool(t))
 	e.resultTable()
 	e.publish("s", 60)
@@ -101,7 +101,7 @@ func TestConsumer_PostgresOutagePausesWithoutSpendingAttempts(t *testing.T) {
 // nothing, and drains after.
 func TestConsumer_RedisOutagePausesWithoutSpendingAttempts(t *testing.T) {
 	t.Parallel()
-	srv := testenv.StartRedis(t)
+	srv := streamkittest.StartRedis(t)
 	e := outageEnv(t, srv.Client(t), nil)
 	e.resultTable()
 	e.publish("s", 60)

@@ -1,4 +1,4 @@
-package testenv
+package streamkittest
 
 import (
 	"context"
@@ -23,7 +23,8 @@ type RedisCluster struct {
 
 // StartRedisCluster starts n masters (3 at least, as redis-cli requires),
 // joins them into a cluster that covers every slot, and waits until it says
-// ok; every server is killed when the test ends.
+// ok; every server is killed when the test ends. It skips the test when
+// redis-server or redis-cli is not on the PATH.
 func StartRedisCluster(t testing.TB, n int) *RedisCluster {
 	t.Helper()
 	return startCluster(t, n, 0)
@@ -98,7 +99,8 @@ func (c *RedisCluster) WaitOK(t testing.TB) {
 	}
 }
 
-// KillMasterOf SIGKILLs the master that serves key, and returns its port.
+// KillMasterOf SIGKILLs the master that serves key, and returns its port;
+// it fails the test when no live node serves the key.
 func (c *RedisCluster) KillMasterOf(t testing.TB, key string) int {
 	t.Helper()
 	rdb := c.Client(t)

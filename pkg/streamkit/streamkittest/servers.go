@@ -1,4 +1,4 @@
-package testenv
+package streamkittest
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // Tests that stop or crash a service run their own instance of it, on a
@@ -34,9 +34,9 @@ func FreePort(t testing.TB) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// A PostgresServer is a PostgreSQL cluster of the test's own, built with the
-// machine's server binaries (so it has the same extensions, pgvector
-// included).
+// A PostgresServer is a PostgreSQL cluster of the test's own, run with the
+// machine's server binaries (so it has the machine's extensions), which the
+// test may stop and start again.
 type PostgresServer struct {
 	t    testing.TB
 	bin  string
@@ -44,15 +44,19 @@ type PostgresServer struct {
 	Port int
 }
 
-// StartPostgres initialises and starts a cluster; it is stopped when the
-// test ends.
+// StartPostgres initialises a cluster in a temp folder (trust
+// authentication, user postgres, fsync off) and starts it on a free port;
+// it is stopped and removed when the test ends. It skips the test when no
+// server binaries are found (pg_config --bindir, or
+// /usr/lib/postgresql/*/bin), and runs them as the postgres user when the
+// test runs as root.
 func StartPostgres(t testing.TB) *PostgresServer {
 	t.Helper()
 	bin, err := postgresBin()
 	if err != nil {
 		t.Skipf("no PostgreSQL server binaries: %v", err)
 	}
-	dir, err := os.MkdirTemp("", "nc-pg-")
+	dir, err := os.MkdirTemp("", "streamkittest-pg-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,10 +125,11 @@ func (s *PostgresServer) URL() string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.Port)
 }
 
-// Pool is a pool on a fresh schema of the server with every migration
-// applied, like Postgres.
+// Pool is a pool on a fresh schema of the server with streamkit's table,
+// like Postgres; use PostgresOn(t, s.URL(), migrate) for other migrations.
 func (s *PostgresServer) Pool(t testing.TB) *pgxpool.Pool {
-	return streamkittest.PostgresOn(t, s.URL(), migrate)
+	t.Helper()
+	return PostgresOn(t, s.URL(), streamkit.Migrate)
 }
 
 // A RedisServer is a redis-server of the test's own, with an append-only
@@ -136,7 +141,9 @@ type RedisServer struct {
 	cmd  *exec.Cmd
 }
 
-// StartRedis starts a server; it is killed when the test ends.
+// StartRedis starts a server on a free port with its data in a temp
+// folder; it is killed when the test ends. It skips the test when there is
+// no redis-server on the PATH.
 func StartRedis(t testing.TB) *RedisServer {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
@@ -190,25 +197,4 @@ func (s *RedisServer) Client(t testing.TB) *redis.Client {
 	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DialTimeout: time.Second})
 	t.Cleanup(func() { rdb.Close() })
 	return rdb
-}
-
-// Build compiles the project's binaries (the five by default) into a temp
-// folder and returns it. root is the repository root relative to the test.
-func Build(t testing.TB, root string, names ...string) string {
-	t.Helper()
-	if len(names) == 0 {
-		names = []string{"crawler", "cleaner", "extractor", "embedder", "newsctl"}
-	}
-	dir := t.TempDir()
-	rev, _ := exec.Command("git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
-	args := []string{"build", "-ldflags", "-X github.com/newscrawl/newscrawl/internal/version.Revision=" + strings.TrimSpace(string(rev)), "-o", dir + "/"}
-	for _, n := range names {
-		args = append(args, "./cmd/"+n)
-	}
-	cmd := exec.Command("go", args...)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build binaries: %v\n%s", err, out)
-	}
-	return dir
 }

@@ -1,0 +1,28 @@
+package testenv
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// Build compiles the project's binaries (the five by default) into a temp
+// folder and returns it. root is the repository root relative to the test.
+func Build(t testing.TB, root string, names ...string) string {
+	t.Helper()
+	if len(names) == 0 {
+		names = []string{"crawler", "cleaner", "extractor", "embedder", "newsctl"}
+	}
+	dir := t.TempDir()
+	rev, _ := exec.Command("git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
+	args := []string{"build", "-ldflags", "-X github.com/newscrawl/newscrawl/internal/version.Revision=" + strings.TrimSpace(string(rev)), "-o", dir + "/"}
+	for _, n := range names {
+		args = append(args, "./cmd/"+n)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build binaries: %v\n%s", err, out)
+	}
+	return dir
+}
