@@ -10,20 +10,20 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
-// env is one test's Redis prefix and Postgres schema.
-type env struct{ *testenv.Env }
+// env is one test's Redis prefix and a Postgres schema with streamkit's table only.
+type env struct{ *streamkittest.Env }
 
 // newEnv is the test's slice of the real services: the machine's Redis, or
 // the cluster of TestFailureMatrixOnRedisCluster for its subtests.
 func newEnv(t *testing.T) *env {
 	if c := onCluster(t); c != nil {
-		return &env{testenv.NewWith(t, c)}
+		return &env{streamkittest.NewWith(t, c)}
 	}
-	return &env{testenv.New(t)}
+	return &env{streamkittest.New(t)}
 }
 
 func (e *env) keys(stage string) streamkit.Keys { return e.Keys(stage) }
