@@ -63,7 +63,7 @@ type Config struct {
 	RetryBase      time.Duration // first retry delay; doubles per attempt
 	RetryMax       time.Duration // retry delay ceiling
 	Version        string        // appended to idempotency keys (model/prompt version)
-	Key            KeyFunc       // default DefaultKey
+	Key            KeyFunc       // default: stage:doc_id:content_hash[:version]
 
 	Downstream string // stage whose stream is watched for backpressure ("" = none)
 	HighWater  int64  // pause reading while Downstream's lag+pending is above this
@@ -149,7 +149,7 @@ func (c *Config) setDefaults() error {
 		c.RetainLen = DefaultRetainLen
 	}
 	if c.Key == nil {
-		c.Key = DefaultKey
+		c.Key = defaultKey
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

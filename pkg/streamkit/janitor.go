@@ -38,7 +38,7 @@ func (j *janitor) exec(ctx context.Context) {
 	if j.p.deps.Err() != nil {
 		return
 	}
-	if _, err := Trim(ctx, j.p.ops.rdb, j.p.ops.keys.Stream(), j.p.retain); err != nil {
+	if _, err := trim(ctx, j.p.ops.rdb, j.p.ops.keys.Stream(), j.p.retain); err != nil {
 		j.p.log.failed("trim stream", err)
 	}
 	if err := j.removeDeadConsumers(ctx); err != nil {
@@ -100,10 +100,10 @@ func safeTrimPoint(ctx context.Context, rdb redis.UniversalClient, stream string
 	return low.String(), true, nil
 }
 
-// Trim removes entries of stream that every group has finished, keeping
+// trim removes entries of stream that every group has finished, keeping
 // the newest retain of them for inspection. It never removes an entry that
 // is undelivered or pending in any group, and returns how many it removed.
-func Trim(ctx context.Context, rdb redis.UniversalClient, stream string, retain int64) (int64, error) {
+func trim(ctx context.Context, rdb redis.UniversalClient, stream string, retain int64) (int64, error) {
 	safe, ok, err := safeTrimPoint(ctx, rdb, stream)
 	if err != nil || !ok {
 		return 0, err

@@ -9,9 +9,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// MaxPartitions bounds a stage's partition count, and so the search for
+// maxPartitions bounds a stage's partition count, and so the search for
 // the streams a former count left behind.
-const MaxPartitions = 64
+const maxPartitions = 64
 
 // Keys names the Redis keys of one stage, or of one partition of a
 // partitioned stage, under a prefix. Every key of a Keys shares one hash
@@ -66,13 +66,13 @@ func (k Keys) Label() string {
 // is absent, or set below 2, has one stream with the keys of KeysFor. A
 // stage with N partitions has N streams, each with its own retry set,
 // deferred set and DLQ in its own hash slot; a message goes to the
-// partition of its doc_id (PartitionOf), so one document's messages stay in
+// partition of its doc_id (a stable hash), so one document's messages stay in
 // order. Producers and consumers of a stage must agree on its N; see
 // docs/SCALING.md for changing it on a running system.
 type Partitions map[string]int
 
-// Of is the number of partitions of stage (between 1 and MaxPartitions).
-func (p Partitions) Of(stage string) int { return min(max(p[stage], 1), MaxPartitions) }
+// Of is the number of partitions of stage (between 1 and maxPartitions).
+func (p Partitions) Of(stage string) int { return min(max(p[stage], 1), maxPartitions) }
 
 // Keys lists the keys of every partition of stage, in partition order.
 func (p Partitions) Keys(prefix, stage string) []Keys {
@@ -94,12 +94,12 @@ func (p Partitions) Route(prefix, stage string, fields map[string]string) Keys {
 	if n == 1 {
 		return KeysFor(prefix, stage)
 	}
-	return Keys{Prefix: prefix, Stage: stage, Partition: PartitionOf(fields[FieldDocID], n)}
+	return Keys{Prefix: prefix, Stage: stage, Partition: partitionOf(fields[FieldDocID], n)}
 }
 
-// PartitionOf is the partition of docID among n: a stable hash (FNV-1a),
+// partitionOf is the partition of docID among n: a stable hash (FNV-1a),
 // the same in every process and release.
-func PartitionOf(docID string, n int) int {
+func partitionOf(docID string, n int) int {
 	if n <= 1 {
 		return 0
 	}
@@ -122,7 +122,7 @@ func (p Partitions) Layout(ctx context.Context, rdb redis.UniversalClient, prefi
 		current[k.Partition] = true
 	}
 	var candidates []Keys
-	for i := -1; i < MaxPartitions; i++ {
+	for i := -1; i < maxPartitions; i++ {
 		if !current[i] {
 			candidates = append(candidates, Keys{Prefix: prefix, Stage: stage, Partition: i})
 		}

@@ -11,7 +11,7 @@ import (
 )
 
 // A ledgerStore records finished work in the Postgres table stage_results
-// (Schema, created by Migrate), keyed on content, never on the Redis entry
+// (schema, created by Migrate), keyed on content, never on the Redis entry
 // id.
 type ledgerStore struct {
 	pool *pgxpool.Pool

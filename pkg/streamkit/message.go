@@ -13,8 +13,8 @@ import (
 const (
 	FieldAttempt     = "attempt"      // failed attempts so far, set by streamkit
 	FieldDeferred    = "deferred"     // RetryAfter deferrals so far, set by streamkit
-	FieldDocID       = "doc_id"       // used by DefaultKey
-	FieldContentHash = "content_hash" // used by DefaultKey
+	FieldDocID       = "doc_id"       // keys the default idempotency key and picks the partition
+	FieldContentHash = "content_hash" // keys the default idempotency key
 )
 
 // A Message is one stream entry handed to a Handler.
@@ -84,8 +84,8 @@ func (f HandlerFunc) Handle(ctx context.Context, m *Message) (Result, error) { r
 // the message as bad input.
 type KeyFunc func(stage, version string, m *Message) (string, error)
 
-// DefaultKey keys work on stage:doc_id:content_hash[:version].
-func DefaultKey(stage, version string, m *Message) (string, error) {
+// defaultKey keys work on stage:doc_id:content_hash[:version].
+func defaultKey(stage, version string, m *Message) (string, error) {
 	doc, err := m.Require(FieldDocID)
 	if err != nil {
 		return "", err

@@ -33,7 +33,7 @@ func newPromoter(p promoterParams) *promoter {
 
 func (p *promoter) exec(ctx context.Context) {
 	for ctx.Err() == nil && p.p.deps.Err() == nil {
-		n, err := Promote(ctx, p.p.ops.rdb, p.p.ops.keys, p.p.limit)
+		n, err := promote(ctx, p.p.ops.rdb, p.p.ops.keys, p.p.limit)
 		if err != nil {
 			if !p.p.deps.Down(err) {
 				p.p.log.failed("promote due retries", err)
@@ -46,10 +46,10 @@ func (p *promoter) exec(ctx context.Context) {
 	}
 }
 
-// Promote moves up to limit due retries and up to limit due deferrals of
+// promote moves up to limit due retries and up to limit due deferrals of
 // a stage back onto its stream and returns how many moved. Safe to call
 // from many processes at once.
-func Promote(ctx context.Context, rdb redis.UniversalClient, k Keys, limit int) (int, error) {
+func promote(ctx context.Context, rdb redis.UniversalClient, k Keys, limit int) (int, error) {
 	moved := 0
 	for _, set := range []string{k.Retry(), k.Deferred()} {
 		n, err := promoteScript.Run(ctx, rdb, []string{set, k.Stream()}, limit).Int()

@@ -7,11 +7,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Schema is the SQL of streamkit's one table, the idempotency ledger: one
+// schema is the SQL of streamkit's one table, the idempotency ledger: one
 // row per finished unit of work, keyed on content. Every statement is
 // idempotent, so Migrate may run it at every start; a later change to the
 // table must be written the same way (ADD COLUMN IF NOT EXISTS, …).
-const Schema = `
+const schema = `
 CREATE TABLE IF NOT EXISTS stage_results (
     key      text PRIMARY KEY,            -- the handler's idempotency key (Config.Key)
     stage    text NOT NULL,
@@ -34,7 +34,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('streamkit-migrate:' || current_schema()))`); err != nil {
 		return fmt.Errorf("streamkit migrate: lock: %w", err)
 	}
-	if _, err := tx.Exec(ctx, Schema); err != nil {
+	if _, err := tx.Exec(ctx, schema); err != nil {
 		return fmt.Errorf("streamkit migrate: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
