@@ -1,12 +1,12 @@
 // Package openai embeds texts with any OpenAI-compatible /v1/embeddings
-// endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, LocalAI): many
-// inputs per request, optional dimensions, float or base64 encodings, and
-// a length check on every vector because several servers ignore both
-// encoding_format and dimensions.
+// endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, LocalAI) through
+// go-openai's CreateEmbeddings, on the client the extractor uses
+// (internal/modelclient): many inputs per request, optional dimensions,
+// float or base64 encodings, and a length check on every vector because
+// several servers ignore both encoding_format and dimensions.
 package openai
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -15,14 +15,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strings"
 	"time"
 
+	goopenai "github.com/sashabaranov/go-openai"
+
 	"github.com/newscrawl/newscrawl/internal/embed"
-	"github.com/newscrawl/newscrawl/internal/retryafter"
+	"github.com/newscrawl/newscrawl/internal/modelclient"
 )
 
 // Defaults for Config fields left zero.
@@ -30,7 +31,6 @@ const (
 	DefaultTimeout    = 30 * time.Second
 	DefaultRetryAfter = 5 * time.Second // a 429 without a usable Retry-After header
 	maxRetryAfter     = 10 * time.Minute
-	maxErrorBody      = 512
 	maxResponseBody   = 256 << 20
 )
 
@@ -57,10 +57,10 @@ type Config struct {
 
 // An Embedder calls the embeddings endpoint. It is safe for concurrent use.
 type Embedder struct {
-	cfg Config
-	id  embed.Identity
-	hc  *http.Client
-	url string
+	cfg    Config
+	id     embed.Identity
+	client *goopenai.Client
+	url    string // for error messages
 }
 
 // New checks cfg and returns an embedder.
@@ -94,7 +94,8 @@ func New(cfg Config) (*Embedder, error) {
 		sum := sha256.Sum256([]byte(cfg.QueryPrefix + "\x00" + cfg.DocumentPrefix))
 		model += "+p" + hex.EncodeToString(sum[:4])
 	}
-	return &Embedder{cfg: cfg, hc: hc, url: strings.TrimRight(cfg.BaseURL, "/") + "/embeddings",
+	client := modelclient.New(modelclient.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, HTTPClient: hc, MaxBody: maxResponseBody})
+	return &Embedder{cfg: cfg, client: client, url: strings.TrimRight(cfg.BaseURL, "/") + "/embeddings",
 		id: embed.Identity{Provider: "openai", Model: model, Dims: cfg.Dims}}, nil
 }
 
@@ -102,13 +103,8 @@ func New(cfg Config) (*Embedder, error) {
 // task prefixes are set) and the configured dimension.
 func (e *Embedder) Identity() embed.Identity { return e.id }
 
-type request struct {
-	Model          string   `json:"model"`
-	Input          []string `json:"input"`
-	EncodingFormat string   `json:"encoding_format,omitempty"`
-	Dimensions     int      `json:"dimensions,omitempty"`
-}
-
+// response is an embeddings answer read without go-openai's types: each
+// vector as it came, a JSON array or a base64 string.
 type response struct {
 	Data []struct {
 		Index     int             `json:"index"`
@@ -129,62 +125,73 @@ func (e *Embedder) Embed(ctx context.Context, inputs []string, kind embed.Kind) 
 	if kind == embed.Query {
 		prefix = e.cfg.QueryPrefix
 	}
-	req := request{Model: e.cfg.Model, Input: make([]string, len(inputs)), EncodingFormat: e.cfg.Encoding}
+	input := make([]string, len(inputs))
 	for i, in := range inputs {
-		req.Input[i] = prefix + in
+		input[i] = prefix + in
 	}
+	// The body is model, input, encoding_format and, when set, dimensions:
+	// go-openai leaves out an empty user and a zero dimensions.
+	req := goopenai.EmbeddingRequestStrings{Model: goopenai.EmbeddingModel(e.cfg.Model), Input: input,
+		EncodingFormat: goopenai.EmbeddingEncodingFormat(e.cfg.Encoding)}
 	if e.cfg.SendDimensions {
 		req.Dimensions = e.cfg.Dims
 	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		return nil, fmt.Errorf("encode embeddings request: %w", err)
-	}
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
 	defer cancel()
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("build embeddings request: %w", err)
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	if e.cfg.APIKey != "" {
-		hr.Header.Set("Authorization", "Bearer "+e.cfg.APIKey)
-	}
-	resp, err := e.hc.Do(hr)
-	if err != nil {
+	ctx, rec := modelclient.Record(ctx, true)
+	res, err := e.client.CreateEmbeddings(ctx, req)
+	var got []indexed
+	switch {
+	case rec.Status == http.StatusTooManyRequests:
+		return nil, &embed.RateLimitError{RetryAfter: max(rec.RetryAfter(time.Now(), DefaultRetryAfter, maxRetryAfter), time.Second),
+			Err: &embed.StatusError{Code: rec.Status, Body: rec.Snippet}}
+	case rec.Status != 0 && rec.Status/100 != 2:
+		return nil, &embed.StatusError{Code: rec.Status, Body: rec.Snippet}
+	case err != nil && rec.Body == nil: // no answer, or not all of it
 		return nil, fmt.Errorf("post %s: %w", e.url, err)
+	case err != nil:
+		// go-openai reads only the encoding it asked for, and several
+		// servers ignore encoding_format (floats answered to base64): the
+		// kept body is read again, each vector in whichever encoding it has.
+		var r response
+		if jerr := json.Unmarshal(rec.Body, &r); jerr != nil {
+			return nil, fmt.Errorf("decode embeddings response: %w", jerr)
+		}
+		for _, d := range r.Data {
+			v, err := decodeVector(d.Embedding)
+			got = append(got, indexed{d.Index, v, err})
+		}
+	default:
+		for _, d := range res.Data {
+			v, err := checkFinite(d.Embedding)
+			got = append(got, indexed{d.Index, v, err})
+		}
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusTooManyRequests {
-		msg := readSnippet(resp.Body)
-		return nil, &embed.RateLimitError{RetryAfter: max(retryafter.Or(resp.Header, time.Now(), DefaultRetryAfter, maxRetryAfter), time.Second),
-			Err: &embed.StatusError{Code: resp.StatusCode, Body: msg}}
-	}
-	if resp.StatusCode/100 != 2 {
-		return nil, &embed.StatusError{Code: resp.StatusCode, Body: readSnippet(resp.Body)}
-	}
-	var r response
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxResponseBody)).Decode(&r); err != nil {
-		return nil, fmt.Errorf("decode embeddings response: %w", err)
-	}
-	return e.vectors(r, len(inputs))
+	return e.vectors(got, len(inputs))
 }
 
-// vectors orders the response's vectors by index and checks their count and length.
-func (e *Embedder) vectors(r response, n int) ([][]float32, error) {
-	if len(r.Data) != n {
-		return nil, fmt.Errorf("embeddings response has %d vectors for %d inputs", len(r.Data), n)
+// An indexed vector is one of a response's vectors, the input index it
+// names, and why it could not be read.
+type indexed struct {
+	index int
+	vec   []float32
+	err   error
+}
+
+// vectors orders a response's vectors by index and checks their count and length.
+func (e *Embedder) vectors(got []indexed, n int) ([][]float32, error) {
+	if len(got) != n {
+		return nil, fmt.Errorf("embeddings response has %d vectors for %d inputs", len(got), n)
 	}
 	out := make([][]float32, n)
-	for _, d := range r.Data {
-		if d.Index < 0 || d.Index >= n || out[d.Index] != nil {
-			return nil, fmt.Errorf("embeddings response has a bad or repeated index %d", d.Index)
+	for _, d := range got {
+		if d.index < 0 || d.index >= n || out[d.index] != nil {
+			return nil, fmt.Errorf("embeddings response has a bad or repeated index %d", d.index)
 		}
-		v, err := decodeVector(d.Embedding)
-		if err != nil {
-			return nil, fmt.Errorf("vector %d: %w", d.Index, err)
+		if d.err != nil {
+			return nil, fmt.Errorf("vector %d: %w", d.index, d.err)
 		}
-		out[d.Index] = v
+		out[d.index] = d.vec
 	}
 	if err := embed.CheckDims(e.id.Model, e.cfg.Dims, out); err != nil {
 		return nil, err
@@ -227,9 +234,4 @@ func checkFinite(v []float32) ([]float32, error) {
 		}
 	}
 	return v, nil
-}
-
-func readSnippet(r io.Reader) string {
-	b, _ := io.ReadAll(io.LimitReader(r, maxErrorBody))
-	return strings.TrimSpace(string(b))
 }
