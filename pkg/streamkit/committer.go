@@ -4,23 +4,52 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
-// gather group-commits finished entries: one gatherer collects a batch,
-// for at most the linger after its first entry, and hands it to the first
-// free of the committers, each of which writes a batch in one ledger
-// transaction, then emits downstream and acks in one pipeline. While every
-// committer is busy the gatherer keeps filling the waiting batch (up to
-// BatchSize), so batches grow with the load. One gatherer rather than
-// committers gathering on their own: those split a slow trickle into
-// batches of one (at a few hundred messages a second, a transaction per
-// message). It returns when the commits channel is closed and drained, or
-// once shutdown has abandoned stuck handlers (what is still queued then stays
+// A committer group-commits finished entries: one gatherer collects a
+// batch, for at most the linger after its first entry, and hands it to the
+// first free of the committers, each of which writes a batch in one ledger
+// transaction, then emits downstream and acks. While every committer is
+// busy the gatherer keeps filling the waiting batch (up to the batch size),
+// so batches grow with the load. One gatherer rather than committers
+// gathering on their own: those split a slow trickle into batches of one
+// (at a few hundred messages a second, a transaction per message).
+type committer struct {
+	p committerParams
+}
+
+type committerParams struct {
+	ledger     *ledgerStore
+	deps       *Dependencies
+	log        logger
+	in         <-chan *ledgerEntry // finished entries; closed when no handler sends any more
+	abandoned  <-chan struct{}     // closed when shutdown gives up on stuck handlers
+	hard       context.Context     // cancelled when shutdown's grace runs out
+	committers int                 // ledger transactions in flight at once
+	batch      int
+	linger     time.Duration
+	processed  prometheus.Counter
+	// emit sends messages downstream; ack acks entries of a partition.
+	emit func(ctx context.Context, emits []Emit) error
+	ack  func(ctx context.Context, p *partition, ids []string) error
+	// bookkeep runs an operation, waiting out an outage; fail routes a
+	// failed entry (retry or DLQ); finish ends an entry's life here.
+	bookkeep func(op func(ctx context.Context) error) error
+	fail     func(m *Message, err error)
+	finish   func(m *Message)
+}
+
+func newCommitter(p committerParams) *committer { return &committer{p: p} }
+
+// run gathers and commits until the input is closed and drained, or once
+// shutdown has abandoned stuck handlers (what is still queued then stays
 // pending in Redis).
-func (c *Consumer) gather() {
+func (c *committer) run() {
 	batches := make(chan []*ledgerEntry)
 	var committers sync.WaitGroup
-	for range c.cfg.Committers {
+	for range c.p.committers {
 		committers.Go(func() {
 			for b := range batches {
 				c.commitBatch(b)
@@ -32,11 +61,11 @@ func (c *Consumer) gather() {
 
 	linger := time.NewTimer(0)
 	<-linger.C
-	abandoned := c.abandoned
+	abandoned := c.p.abandoned
 	for {
 		var first *ledgerEntry
 		select {
-		case e, ok := <-c.commits:
+		case e, ok := <-c.p.in:
 			if !ok {
 				return
 			}
@@ -44,14 +73,14 @@ func (c *Consumer) gather() {
 		case <-abandoned:
 			return
 		}
-		batch := make([]*ledgerEntry, 1, c.cfg.BatchSize)
+		batch := make([]*ledgerEntry, 1, c.p.batch)
 		batch[0] = first
-		linger.Reset(c.cfg.CommitLinger)
+		linger.Reset(c.p.linger)
 		open, lingering := true, true // more may come; the linger timer runs
 		for {
 			var in <-chan *ledgerEntry
-			if open && len(batch) < c.cfg.BatchSize {
-				in = c.commits
+			if open && len(batch) < c.p.batch {
+				in = c.p.in
 			}
 			var out chan<- []*ledgerEntry
 			if !lingering || in == nil {
@@ -90,7 +119,7 @@ func (c *Consumer) gather() {
 // commitBatch writes a batch to the ledger, then emits and acks it. A
 // conflict is run again at once; while PostgreSQL or Redis is away it waits
 // and tries again, holding the batch (and its leases) instead of failing it.
-func (c *Consumer) commitBatch(batch []*ledgerEntry) {
+func (c *committer) commitBatch(batch []*ledgerEntry) {
 	var todo []*ledgerEntry
 	for _, e := range batch {
 		if !e.finished {
@@ -99,14 +128,14 @@ func (c *Consumer) commitBatch(batch []*ledgerEntry) {
 	}
 	if len(todo) > 0 && !c.commitTodo(todo) {
 		for _, e := range batch {
-			c.finish(e.msg) // shutdown while paused: left pending
+			c.p.finish(e.msg) // shutdown while paused: left pending
 		}
 		return
 	}
 	ok := batch[:0:0]
 	for _, e := range batch {
 		if e.err != nil {
-			c.fail(e.msg, e.err)
+			c.p.fail(e.msg, e.err)
 			continue
 		}
 		ok = append(ok, e)
@@ -116,25 +145,25 @@ func (c *Consumer) commitBatch(batch []*ledgerEntry) {
 	}
 	if err := c.emitAndAck(ok); err != nil {
 		// Committed but not acked: redelivery finds the ledger row and re-emits.
-		c.log.failed("emit and ack", err, "n", len(ok))
+		c.p.log.failed("emit and ack", err, "n", len(ok))
 	}
 	for _, e := range ok {
 		if !e.finished {
-			c.metrics.processed.Inc()
+			c.p.processed.Inc()
 		}
-		c.finish(e.msg)
+		c.p.finish(e.msg)
 	}
 }
 
 // commitTodo commits entries to the ledger; false when shutdown's grace
 // ran out while PostgreSQL was away (nothing was written).
-func (c *Consumer) commitTodo(todo []*ledgerEntry) bool {
+func (c *committer) commitTodo(todo []*ledgerEntry) bool {
 	for conflicts := 0; ; {
 		for _, e := range todo {
 			e.err = nil
 		}
 		ctx, cancel := bookkeeping()
-		err := c.ledger.commit(ctx, todo)
+		err := c.p.ledger.commit(ctx, todo)
 		cancel()
 		switch {
 		case err == nil:
@@ -142,13 +171,13 @@ func (c *Consumer) commitTodo(todo []*ledgerEntry) bool {
 		case retryNow(err) && conflicts < conflictRetries:
 			conflicts++
 			continue
-		case c.deps.Down(err):
-			if c.deps.Wait(c.hard) != nil {
+		case c.p.deps.Down(err):
+			if c.p.deps.Wait(c.p.hard) != nil {
 				return false
 			}
 			continue
 		}
-		c.log.Error("ledger commit failed; scheduling the batch for retry", "n", len(todo), "err", err)
+		c.p.log.Error("ledger commit failed; scheduling the batch for retry", "n", len(todo), "err", err)
 		for _, e := range todo {
 			e.err = Retryable("ledger", err)
 		}
@@ -161,19 +190,19 @@ func (c *Consumer) commitTodo(todo []*ledgerEntry) bool {
 // duplicates (absorbed downstream) rather than loses. Two steps, not one
 // pipeline: on a cluster the downstream stream lives on another node, and a
 // pipeline runs each node's part in parallel.
-func (c *Consumer) emitAndAck(batch []*ledgerEntry) error {
+func (c *committer) emitAndAck(batch []*ledgerEntry) error {
 	var emits []Emit
 	ids := map[*partition][]string{}
 	for _, e := range batch {
 		emits = append(emits, e.result.Emit...)
 		ids[e.msg.part] = append(ids[e.msg.part], e.msg.ID)
 	}
-	return c.bookkeep(func(ctx context.Context) error {
-		if err := c.parts[0].ops.emit(ctx, emits); err != nil {
+	return c.p.bookkeep(func(ctx context.Context) error {
+		if err := c.p.emit(ctx, emits); err != nil {
 			return err
 		}
 		for p, ids := range ids {
-			if err := p.ops.ack(ctx, ids...); err != nil {
+			if err := c.p.ack(ctx, p, ids); err != nil {
 				return err
 			}
 		}

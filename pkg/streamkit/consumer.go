@@ -376,7 +376,14 @@ func (c *Consumer) Run(ctx context.Context) error {
 	for range c.cfg.Concurrency {
 		workers.Go(func() { c.workLoop(hardCtx) })
 	}
-	committing.Go(c.gather)
+	commit := newCommitter(committerParams{
+		ledger: c.ledger, deps: c.deps, log: c.log, in: c.commits, abandoned: c.abandoned, hard: hardCtx,
+		committers: c.cfg.Committers, batch: c.cfg.BatchSize, linger: c.cfg.CommitLinger, processed: c.metrics.processed,
+		emit:     c.parts[0].ops.emit,
+		ack:      func(ctx context.Context, p *partition, ids []string) error { return p.ops.ack(ctx, ids...) },
+		bookkeep: c.bookkeep, fail: c.fail, finish: c.finish,
+	})
+	committing.Go(commit.run)
 
 	// One reader per partition, all drawing on the same slots: a busy
 	// partition cannot starve the others, since each reader takes slots

@@ -29,9 +29,7 @@ func opsFor(t *testing.T, consumer string) (*ops, redis.UniversalClient) {
 		t.Fatal(err)
 	}
 	rdb := redis.NewClient(opt)
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	prefix := "t" + hex.EncodeToString(b[:])
+	prefix := "t" + randomName()
 	t.Cleanup(func() {
 		ctx := context.Background()
 		iter := rdb.Scan(ctx, 0, prefix+":*", 1000).Iterator()
@@ -45,6 +43,12 @@ func opsFor(t *testing.T, consumer string) (*ops, redis.UniversalClient) {
 		t.Fatalf("redis at %s: %v", url, err)
 	}
 	return o, rdb
+}
+
+func randomName() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // as is o for another consumer of the same group.

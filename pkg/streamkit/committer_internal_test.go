@@ -1,0 +1,135 @@
+package streamkit
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/redis/go-redis/v9"
+)
+
+// ledgerFor returns a pool on a fresh schema of DATABASE_URL holding
+// streamkit's table alone, dropped when the test ends.
+func ledgerFor(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	url := os.Getenv("DATABASE_URL")
+	if url == "" {
+		url = "postgres://postgres@127.0.0.1:5432/newscrawl_test?sslmode=disable"
+	}
+	ctx := context.Background()
+	schema := "t_" + randomName()
+	admin, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatalf("postgres at %s: %v", url, err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		pool.Close()
+		if c, err := pgx.Connect(context.Background(), url); err == nil {
+			c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+			c.Close(context.Background())
+		}
+	})
+	if err := Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	if err := Migrate(ctx, pool); err != nil { // idempotent: every worker runs it at start
+		t.Fatalf("second Migrate: %v", err)
+	}
+	return pool
+}
+
+// The committer alone: a batch of handler results and one already in the
+// ledger; the failing Commit's entry goes to fail, the others are written
+// once, emitted downstream and acked, and every entry is finished.
+func TestCommitter_CommitsEmitsAcksAndIsolatesAFailure(t *testing.T) {
+	o, rdb := opsFor(t, "me")
+	pool := ledgerFor(t)
+	ctx := context.Background()
+	ids := add(t, rdb, o.keys.Stream(), 4)
+	if _, err := o.readNew(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `CREATE TABLE out (doc text PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	part := &partition{ops: o, leases: newLeaseTable()}
+	write := func(doc string) func(context.Context, pgx.Tx) error {
+		return func(ctx context.Context, tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, `INSERT INTO out VALUES ($1)`, doc)
+			return err
+		}
+	}
+	broken := func(context.Context, pgx.Tx) error { return errors.New("disk full") }
+	entry := func(i int, commit func(context.Context, pgx.Tx) error, finished bool) *ledgerEntry {
+		doc := string(rune('a' + i))
+		return &ledgerEntry{key: "s:" + doc, stage: "s", msg: &Message{ID: ids[i], part: part}, finished: finished,
+			result: Result{Commit: commit, Emit: []Emit{{Stage: "next", Fields: map[string]string{"doc_id": doc}}}}}
+	}
+	in := make(chan *ledgerEntry, 4)
+	in <- entry(0, write("a"), false)
+	in <- entry(1, broken, false)
+	in <- entry(2, write("c"), false)
+	in <- entry(3, nil, true) // its key was in the ledger: only re-emit and ack
+	close(in)
+
+	var mu sync.Mutex
+	var failed, finished []string
+	processed := prometheus.NewCounter(prometheus.CounterOpts{Name: "processed"})
+	c := newCommitter(committerParams{
+		ledger: newLedger(pool), deps: NewDependencies(nil), log: quietLogger(), in: in, abandoned: make(chan struct{}),
+		hard: ctx, committers: 2, batch: 10, linger: 50 * time.Millisecond, processed: processed,
+		emit:     o.emit,
+		ack:      func(ctx context.Context, p *partition, ids []string) error { return p.ops.ack(ctx, ids...) },
+		bookkeep: func(op func(ctx context.Context) error) error { return op(ctx) },
+		fail:     func(m *Message, err error) { mu.Lock(); failed = append(failed, m.ID); mu.Unlock() },
+		finish:   func(m *Message) { mu.Lock(); finished = append(finished, m.ID); mu.Unlock() },
+	})
+	c.run() // returns once the closed input is drained
+
+	var rows, written int
+	pool.QueryRow(ctx, `SELECT count(*) FROM stage_results`).Scan(&rows)
+	pool.QueryRow(ctx, `SELECT count(*) FROM out`).Scan(&written)
+	if rows != 2 || written != 2 {
+		t.Fatalf("%d ledger rows, %d result rows; want 2 and 2 (the broken entry's rolled back alone)", rows, written)
+	}
+	if len(failed) != 1 || failed[0] != ids[1] {
+		t.Fatalf("failed %v, want the broken entry %s", failed, ids[1])
+	}
+	if len(finished) != 3 {
+		t.Fatalf("finished %v, want the three committed or re-emitted (fail finishes its own)", finished)
+	}
+	if n := rdb.XLen(ctx, KeysFor(o.prefix, "next").Stream()).Val(); n != 3 {
+		t.Fatalf("%d messages downstream, want 3", n)
+	}
+	p, _ := rdb.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: o.keys.Stream(), Group: "g", Start: "-", End: "+", Count: 10}).Result()
+	if len(p) != 1 || p[0].ID != ids[1] {
+		t.Fatalf("pending after the commit: %+v; want only the broken entry, left for its retry", p)
+	}
+	var m dto.Metric
+	if err := processed.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.GetCounter().GetValue(); got != 2 {
+		t.Fatalf("processed %v, want 2 (a re-emit is no new work)", got)
+	}
+}
