@@ -60,6 +60,10 @@ func run(args []string) error {
 		if err := embed.EnsureModel(ctx, d.DB, id, *createIndex); err != nil {
 			return nil, err
 		}
+		if id.Provider != "local" {
+			// A server away, or refusing the key or the model, pauses the stage.
+			d.Dependencies.Add(embed.Dependency, embed.Probe(emb), nil)
+		}
 		if st, err := embed.Index(ctx, d.DB, id); err == nil && !st.Valid {
 			d.Log.Warn("the model's HNSW index is not usable: vector searches scan every chunk", "index", st.Name, "state", st)
 		}

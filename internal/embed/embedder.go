@@ -78,11 +78,21 @@ func (e *StatusError) Error() string {
 }
 
 // Permanent reports whether retrying the same input cannot help (the
-// request itself was rejected). Auth errors are not permanent: an operator
-// fixes the key and the retries go through.
+// request itself was rejected: malformed, too large).
 func (e *StatusError) Permanent() bool {
 	switch e.Code {
-	case 400, 404, 413, 422:
+	case 400, 413, 422:
+		return true
+	}
+	return false
+}
+
+// Refused reports an answer that is about the configuration, not the
+// document: credentials refused (401, 403), or no such model or endpoint
+// (404). The stage pauses on it until the operator fixes the setting.
+func (e *StatusError) Refused() bool {
+	switch e.Code {
+	case 401, 403, 404:
 		return true
 	}
 	return false

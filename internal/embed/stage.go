@@ -12,6 +12,7 @@ import (
 
 	"github.com/newscrawl/newscrawl/internal/embed/chunk"
 	"github.com/newscrawl/newscrawl/internal/forget"
+	"github.com/newscrawl/newscrawl/internal/modelclient"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
@@ -198,7 +199,26 @@ func classify(err error) error {
 		return streamkit.Permanent(ErrTypeDimensionMismatch, err)
 	case errors.As(err, &st) && st.Permanent():
 		return streamkit.Permanent(ErrTypeRejected, err)
+	case errors.As(err, &st) && st.Refused():
+		return streamkit.Unavailable(Dependency, fmt.Errorf("%w; check EMBED_MODEL, EMBED_BASE_URL (…/v1) and EMBED_API_KEY", err))
+	case modelclient.Unreachable(err):
+		return streamkit.Unavailable(Dependency, fmt.Errorf("embedding server is not answering: %w; is it started?", err))
 	default:
 		return streamkit.Retryable(ErrTypeUnavailable, err)
+	}
+}
+
+// Dependency names the embedding server among the stage's dependencies: a
+// server that is not there, refuses the credentials or does not serve the
+// model pauses the stage (streamkit.Unavailable) when the binary registered
+// a probe under this name (Probe); without one, such a failure is retried.
+const Dependency = "embedding server"
+
+// Probe is the embedding server's probe: one tiny embedding, so it passes
+// only when the server answers, accepts the credentials and serves the model.
+func Probe(e Embedder) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := e.Embed(ctx, []string{"probe"}, Query)
+		return err
 	}
 }

@@ -281,7 +281,9 @@ func TestStage_ProviderFailures(t *testing.T) {
 		{name: "500 is retried", server: &modelServer{status: 500}, wantRetry: 1},
 		{name: "dimension mismatch is dead-lettered", server: &modelServer{dims: 12}, wantDLQ: []string{embed.ErrTypeDimensionMismatch}},
 		{name: "400 is dead-lettered", server: &modelServer{status: 400}, wantDLQ: []string{embed.ErrTypeRejected}},
-		{name: "404 (a misnamed model) is dead-lettered", server: &modelServer{status: 404}, wantDLQ: []string{embed.ErrTypeRejected}},
+		// Without a probe registered (TestStage_RefusedModelPauses has one) a
+		// misnamed model is retried, never dead-lettered.
+		{name: "404 (a misnamed model) is retried", server: &modelServer{status: 404}, wantRetry: 1},
 		{name: "401 is retried", server: &modelServer{status: 401}, wantRetry: 1},
 	}
 	for _, tc := range tests {
@@ -523,5 +525,56 @@ func TestStage_OldFormatMessageKeepsItsKey(t *testing.T) {
 	}
 	if got := e.dlqTypes(); len(got) != 0 {
 		t.Fatalf("dead letters %v, want none", got)
+	}
+}
+
+// A server that does not serve the configured model (404) pauses the stage
+// with a probe registered, as the embedder binary registers one: the entry
+// stays pending, no attempt spent, nothing dead-lettered; once the server
+// serves the model, the probe passes and the document is embedded.
+func TestStage_RefusedModelPausesUntilFixed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	server := &modelServer{status: 404, dims: 16}
+	srv := httptest.NewServer(server)
+	t.Cleanup(srv.Close)
+	emb, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "fake", Dims: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := streamkit.StandardDependencies(e.RDB, e.Pool, nil)
+	t.Cleanup(deps.Close)
+	deps.Add(embed.Dependency, embed.Probe(emb), nil)
+	embedtest.Insert(t, e.Pool, embedtest.Article{DocID: "d", Title: "T", Text: longText("x", 20), Host: "h"})
+	e.publish("d")
+	e.Run(streamkit.Config{
+		Stage: pipeline.Embed, Group: pipeline.EmbedderGroup, Version: emb.Identity().Version(), Key: embed.Key,
+		Visibility: 2 * time.Second, Block: 100 * time.Millisecond, RetryBase: 50 * time.Millisecond,
+		PromoteInterval: 50 * time.Millisecond, Concurrency: 2, BatchSize: 10, JanitorInterval: -1, Dependencies: deps,
+	}, newStage(t, e.Pool, emb))
+
+	e.eventually("the stage to pause on the embedding server", func() bool {
+		err := deps.Err()
+		return err != nil && strings.Contains(err.Error(), "EMBED_MODEL")
+	})
+	time.Sleep(500 * time.Millisecond) // long enough for a retry at 50 ms to have happened
+	if got := e.dlqTypes(); len(got) != 0 {
+		t.Fatalf("dead-lettered %v while the model was missing", got)
+	}
+	if n, _ := e.RDB.ZCard(context.Background(), e.keys().Retry()).Result(); n != 0 {
+		t.Fatalf("%d retries scheduled while paused: an attempt was spent", n)
+	}
+	if p, _ := e.RDB.XPending(context.Background(), e.keys().Stream(), pipeline.EmbedderGroup).Result(); p == nil || p.Count != 1 {
+		t.Fatalf("pending %+v, want the entry held while paused", p)
+	}
+
+	server.mu.Lock()
+	server.status = 0 // the operator pulled the model
+	server.mu.Unlock()
+	e.eventually("the document embedded after the probe passed", func() bool {
+		return e.count(`SELECT count(*) FROM chunks WHERE doc_id = 'd'`) > 0
+	})
+	if n := e.count(`SELECT count(*) FROM stage_results`); n != 1 {
+		t.Fatalf("%d ledger rows, want 1", n)
 	}
 }

@@ -13,8 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -167,4 +169,16 @@ func (d recordingDoer) Do(req *http.Request) (*http.Response, error) {
 type readCloser struct {
 	io.Reader
 	io.Closer
+}
+
+// Unreachable reports a connection that could not be made at all (refused,
+// no route, no such host), as opposed to one that broke mid-answer: the
+// server is not there, and a stage pauses rather than spend an attempt.
+func Unreachable(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns) || errors.Is(err, syscall.ECONNREFUSED)
 }

@@ -123,9 +123,10 @@ func TestEmbedder_BaseURLs(t *testing.T) {
 }
 
 // Each answer that is not a usable 2xx keeps its error type: the stage's
-// decisions (wait, retry, dead-letter) hang on them. A 404 (a misnamed
-// model or a base URL without /v1) and a 400 are rejected requests, which
-// the stage dead-letters; 401/403 and 5xx are retried.
+// decisions (wait, pause, retry, dead-letter) hang on them. A 400, 413 or
+// 422 is a rejected request, which the stage dead-letters; a 404 (a
+// misnamed model or a base URL without /v1) and 401/403 are refusals the
+// stage pauses on (StatusError.Refused); 5xx are retried.
 func TestEmbedder_StatusAnswers(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -143,8 +144,8 @@ func TestEmbedder_StatusAnswers(t *testing.T) {
 		{name: "429 asking for nothing waits a second", server: &wire{status: 429, header: map[string]string{"Retry-After": "0"}}, wantRetryAfter: time.Second, wantStatus: 429},
 		{name: "429 asking for a day waits ten minutes", server: &wire{status: 429, header: map[string]string{"Retry-After": "86400"}}, wantRetryAfter: 10 * time.Minute, wantStatus: 429},
 		{name: "404 model not found", server: &wire{status: 404, body: `{"error":{"message":"model \"m\" not found, try pulling it first"}}`},
-			wantStatus: 404, wantPermanent: true, wantBody: `{"error":{"message":"model \"m\" not found, try pulling it first"}}`},
-		{name: "404 without /v1", server: &wire{status: 404, body: "404 page not found\n"}, wantStatus: 404, wantPermanent: true, wantBody: "404 page not found"},
+			wantStatus: 404, wantBody: `{"error":{"message":"model \"m\" not found, try pulling it first"}}`},
+		{name: "404 without /v1", server: &wire{status: 404, body: "404 page not found\n"}, wantStatus: 404, wantBody: "404 page not found"},
 		{name: "401", server: &wire{status: 401, body: `{"error":{"message":"bad key"}}`}, wantStatus: 401, wantBody: `{"error":{"message":"bad key"}}`},
 		{name: "403", server: &wire{status: 403}, wantStatus: 403},
 		{name: "413", server: &wire{status: 413}, wantStatus: 413, wantPermanent: true},

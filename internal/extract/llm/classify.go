@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"syscall"
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/modelclient"
@@ -71,7 +70,7 @@ func (p *Provider) classify(parent context.Context, err error, rec *modelclient.
 	case status >= 200 && status < 300:
 		return streamkit.Retryable(ErrTypeBadResponse, fmt.Errorf("unreadable model response: %w", err))
 	}
-	if status == 0 && unreachable(err) {
+	if status == 0 && modelclient.Unreachable(err) {
 		return streamkit.Unavailable(Dependency, fmt.Errorf("model server %s is not answering: %w; is it started?", p.cfg.BaseURL, err))
 	}
 	return streamkit.Retryable(ErrTypeUnavailable, fmt.Errorf("model server unreachable: %w", err))
@@ -81,17 +80,6 @@ func (p *Provider) classify(parent context.Context, err error, rec *modelclient.
 // error that means it is away, misconfigured or not serving the model is
 // streamkit.Unavailable(Dependency, …), and the stage pauses on it.
 const Dependency = "model"
-
-// unreachable reports a connection that could not be made at all (refused,
-// no route, no such host), as opposed to one that broke mid-answer.
-func unreachable(err error) bool {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return true
-	}
-	var dns *net.DNSError
-	return errors.As(err, &dns) || errors.Is(err, syscall.ECONNREFUSED)
-}
 
 func isTimeout(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) {
