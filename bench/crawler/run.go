@@ -23,7 +23,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/store"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
-	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 // Timing of the crawl-completion watch.
@@ -54,8 +53,8 @@ type result struct {
 // it, waits until the crawl stream is idle, and stops it with SIGTERM.
 func ours(ctx context.Context, o *options, rdb *redis.Client, s *site, delay time.Duration) (result, error) {
 	r := result{who: "newscrawl", n: s.n, delay: delay}
-	schema := streamkittest.Name("benchcrawl_")
-	prefix := streamkittest.Name("benchcrawl")
+	schema := uniqueName("benchcrawl_")
+	prefix := uniqueName("benchcrawl")
 	pool, drop, err := scratchSchema(ctx, o.databaseURL, schema)
 	if err != nil {
 		return r, err
@@ -323,3 +322,7 @@ func logLevel() string {
 	}
 	return "warn"
 }
+
+// uniqueName is prefix and the time in nanoseconds: a schema or key prefix
+// no other run uses (a benchmark links no test helpers).
+func uniqueName(prefix string) string { return fmt.Sprintf("%s%d", prefix, time.Now().UnixNano()) }

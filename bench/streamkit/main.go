@@ -32,7 +32,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/store"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
-	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
 func main() {
@@ -74,7 +73,7 @@ func run() error {
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
 
-	schema := streamkittest.Name("bench_")
+	schema := uniqueName("bench_")
 	pool, drop, err := openSchema(ctx, *common.DatabaseURL, schema)
 	if err != nil {
 		return err
@@ -94,7 +93,7 @@ func run() error {
 	}
 	var raws, kits []float64
 	for r := range *rounds {
-		prefix := streamkittest.Name("bench")
+		prefix := uniqueName("bench")
 		raw, err := measureRaw(ctx, rdb, prefix, *n)
 		if err != nil {
 			return err
@@ -132,7 +131,7 @@ func comparePartitions(ctx context.Context, single redis.UniversalClient, cluste
 	for r := range rounds {
 		line := fmt.Sprintf("round %d:", r+1)
 		for i, run := range runs {
-			prefix := streamkittest.Name("bench")
+			prefix := uniqueName("bench")
 			rate, err := measureStreamkit(ctx, run.rdb, pool, prefix, run.parts, n, consumers, batch)
 			if err != nil {
 				return fmt.Errorf("%s: %w", run.name, err)
@@ -304,3 +303,7 @@ func cleanup(ctx context.Context, rdb redis.UniversalClient, prefix string) {
 		rdb.Del(ctx, iter.Val())
 	}
 }
+
+// uniqueName is prefix and the time in nanoseconds: a schema or key prefix
+// no other run uses (a benchmark links no test helpers).
+func uniqueName(prefix string) string { return fmt.Sprintf("%s%d", prefix, time.Now().UnixNano()) }
