@@ -103,26 +103,70 @@ func (c *RedisCluster) WaitOK(t testing.TB) {
 // it fails the test when no live node serves the key.
 func (c *RedisCluster) KillMasterOf(t testing.TB, key string) int {
 	t.Helper()
+	master, _ := c.nodesOf(t, key)
+	i := c.index(t, master)
+	_ = c.cmds[i].Process.Signal(syscall.SIGKILL)
+	_ = c.cmds[i].Wait()
+	c.cmds[i] = nil
+	return c.Ports[i]
+}
+
+// StopReplicasOf SIGSTOPs the replicas of the master that serves key, so
+// what the master takes from then on is not replicated (replication is
+// asynchronous: the master acknowledges writes anyway); resume SIGCONTs
+// them. Resume before WaitOK or the test's end.
+func (c *RedisCluster) StopReplicasOf(t testing.TB, key string) (resume func()) {
+	t.Helper()
+	_, replicas := c.nodesOf(t, key)
+	if len(replicas) == 0 {
+		t.Fatalf("the master of %s has no replica", key)
+	}
+	var stopped []int
+	for _, addr := range replicas {
+		i := c.index(t, addr)
+		_ = c.cmds[i].Process.Signal(syscall.SIGSTOP)
+		stopped = append(stopped, i)
+	}
+	return func() {
+		for _, i := range stopped {
+			if c.cmds[i] != nil {
+				_ = c.cmds[i].Process.Signal(syscall.SIGCONT)
+			}
+		}
+	}
+}
+
+// nodesOf returns the addresses of the master serving key and of its replicas.
+func (c *RedisCluster) nodesOf(t testing.TB, key string) (master string, replicas []string) {
+	t.Helper()
 	rdb := c.Client(t)
 	slot, err := rdb.ClusterKeySlot(context.Background(), key).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var addr string
 	for _, s := range rdb.ClusterSlots(context.Background()).Val() {
 		if int64(s.Start) <= slot && slot <= int64(s.End) {
-			addr = s.Nodes[0].Addr
+			master = s.Nodes[0].Addr
+			for _, n := range s.Nodes[1:] {
+				replicas = append(replicas, n.Addr)
+			}
 		}
 	}
+	if master == "" {
+		t.Fatalf("no node serves %s (slot %d)", key, slot)
+	}
+	return master, replicas
+}
+
+// index is the position of the live server at addr.
+func (c *RedisCluster) index(t testing.TB, addr string) int {
+	t.Helper()
 	for i, port := range c.Ports {
 		if fmt.Sprintf("127.0.0.1:%d", port) == addr && c.cmds[i] != nil {
-			_ = c.cmds[i].Process.Signal(syscall.SIGKILL)
-			_ = c.cmds[i].Wait()
-			c.cmds[i] = nil
-			return port
+			return i
 		}
 	}
-	t.Fatalf("no live node serves %s (slot %d, %s)", key, slot, addr)
+	t.Fatalf("no live server at %s", addr)
 	return 0
 }
 
