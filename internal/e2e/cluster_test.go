@@ -51,13 +51,7 @@ func TestPipeline_PartitionedStagesOnRedisCluster(t *testing.T) {
 		t.Errorf("%d pages fetched more than once", all)
 	}
 	ctx := context.Background()
-	var embedded int
-	if err := pool.QueryRow(ctx, `SELECT count(DISTINCT doc_id) FROM chunks`).Scan(&embedded); err != nil {
-		t.Fatal(err)
-	}
-	if embedded != articles {
-		t.Errorf("%d of %d articles embedded", embedded, articles)
-	}
+	checkEmbedded(t, pool, articles, "")
 
 	// Each partition has its own stream, on more than one master.
 	rdb := c.Client(t)

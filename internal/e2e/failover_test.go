@@ -54,13 +54,7 @@ func TestPipeline_SurvivesARedisClusterFailover(t *testing.T) {
 	t.Logf("reconcile after the failover:\n%s", newsctl(t, bin, environ, "reconcile"))
 	newsctl(t, bin, environ, "wait", "--timeout", "3m")
 
-	var embedded int
-	if err := pool.QueryRow(ctx, `SELECT count(DISTINCT doc_id) FROM chunks`).Scan(&embedded); err != nil {
-		t.Fatal(err)
-	}
-	if embedded != demosite.Articles() {
-		t.Errorf("%d of %d articles embedded after the failover", embedded, demosite.Articles())
-	}
+	checkEmbedded(t, pool, demosite.Articles(), " after the failover")
 	ws.stop(t)
 }
 
@@ -137,12 +131,6 @@ func TestPipeline_ReconcileRecoversWhatAFailoverLost(t *testing.T) {
 	t.Logf("reconcile republished %d pages the failover lost", lost)
 	newsctl(t, bin, environ, "wait", "--timeout", "3m")
 
-	var embedded int
-	if err := pool.QueryRow(ctx, `SELECT count(DISTINCT doc_id) FROM chunks`).Scan(&embedded); err != nil {
-		t.Fatal(err)
-	}
-	if embedded != demosite.Articles() {
-		t.Errorf("%d of %d articles embedded after reconcile", embedded, demosite.Articles())
-	}
+	checkEmbedded(t, pool, demosite.Articles(), " after reconcile")
 	ws.stop(t)
 }
