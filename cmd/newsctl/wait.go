@@ -142,7 +142,11 @@ func progressLine(stats []streamkit.StageStats, elapsed time.Duration) string {
 func newDeadLetters(ctx context.Context, admin *streamkit.Admin, from time.Time) (map[string]map[string]int, error) {
 	out := map[string]map[string]int{}
 	for _, st := range pipeline.Stages() {
-		for _, k := range admin.Partitions.Keys(admin.Prefix, st.Stage) {
+		keys, err := admin.Layout(ctx, st.Stage)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
 			msgs, err := admin.RDB.XRangeN(ctx, k.DLQ(), fmt.Sprint(from.UnixMilli()), "+", 100000).Result()
 			if err != nil {
 				return nil, fmt.Errorf("read %s: %w", k.DLQ(), err)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -24,6 +25,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newscrawl/newscrawl/internal/config"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/store"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
@@ -244,13 +246,31 @@ func NewRedis(c config.Common) (rdb redis.UniversalClient, addr string, err erro
 		if err != nil {
 			return nil, "", fmt.Errorf("parse REDIS_URL as a cluster seed list: %w", err)
 		}
+		opt.PoolSize = poolSize(opt.PoolSize, c)
 		return redis.NewClusterClient(opt), "cluster " + strings.Join(opt.Addrs, ","), nil
 	}
 	opt, err := redis.ParseURL(*c.RedisURL)
 	if err != nil {
 		return nil, "", fmt.Errorf("parse REDIS_URL: %w", err)
 	}
+	opt.PoolSize = poolSize(opt.PoolSize, c)
 	return redis.NewClient(opt), opt.Addr, nil
+}
+
+// poolSize is the Redis connection pool's size: the one REDIS_URL asks for
+// (pool_size=), else go-redis' default plus a connection for each
+// partition a consumer may read. A reader holds its connection for the
+// whole of a blocking read, so with many partitions the default pool
+// would leave acks and commits waiting for a connection.
+func poolSize(asked int, c config.Common) int {
+	if asked > 0 {
+		return asked
+	}
+	readers := 0
+	for _, st := range pipeline.Stages() {
+		readers += c.Partitions().Of(st.Stage)
+	}
+	return 10*runtime.GOMAXPROCS(0) + readers + 4 // + a former count's streams, which are rare
 }
 
 // retain maps the user's count of finished entries to keep onto

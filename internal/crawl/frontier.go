@@ -54,7 +54,11 @@ func (w *window) load(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, k := range w.admin.Partitions.Keys(w.admin.Prefix, pipeline.Crawl) {
+	keys, err := w.admin.Layout(ctx, pipeline.Crawl)
+	if err != nil {
+		return 0, err
+	}
+	for _, k := range keys {
 		retry, err := w.admin.RDB.ZCard(ctx, k.Retry()).Result()
 		if err != nil {
 			return 0, fmt.Errorf("count the crawl stage's retries: %w", err)

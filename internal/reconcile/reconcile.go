@@ -215,7 +215,11 @@ func (r *Reconciler) queued(ctx context.Context, stage string) (map[string]bool,
 		field = crawl.FieldURL
 	}
 	refs := map[string]bool{}
-	for _, k := range r.Partitions.Keys(r.Prefix, stage) {
+	keys, err := r.Partitions.Layout(ctx, r.Redis, r.Prefix, stage)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
 		if err := r.queuedIn(ctx, k, field, refs); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -109,6 +110,41 @@ type Admin struct {
 	RDB        redis.UniversalClient
 	Prefix     string
 	Partitions Partitions // nil: every stage has one stream
+
+	mu      sync.Mutex
+	layouts map[string]layout // by stage: Layout's answer, reused for layoutTTL
+}
+
+type layout struct {
+	keys []Keys
+	at   time.Time
+}
+
+// layoutTTL is how long Admin reuses a stage's layout: the streams of a
+// former partition count come and go with a change of the count, which is
+// rare, and looking for them costs one EXISTS per possible key.
+const layoutTTL = 30 * time.Second
+
+// Layout returns the keys of every stream of stage (Partitions.Layout): its
+// partitions, then those a former partition count left behind.
+func (a *Admin) Layout(ctx context.Context, stage string) ([]Keys, error) {
+	a.mu.Lock()
+	l, ok := a.layouts[stage]
+	a.mu.Unlock()
+	if ok && time.Since(l.at) < layoutTTL {
+		return l.keys, nil
+	}
+	keys, err := a.Partitions.Layout(ctx, a.RDB, a.Prefix, stage)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	if a.layouts == nil {
+		a.layouts = map[string]layout{}
+	}
+	a.layouts[stage] = layout{keys: keys, at: time.Now()}
+	a.mu.Unlock()
+	return keys, nil
 }
 
 // Stats reads every stage's streams, group, DLQs and retry sets, summed
@@ -117,7 +153,7 @@ type Admin struct {
 func (a *Admin) Stats(ctx context.Context, stages []StageRef) ([]StageStats, error) {
 	out := make([]StageStats, 0, len(stages))
 	for _, ref := range stages {
-		parts, err := a.Partitions.Layout(ctx, a.RDB, a.Prefix, ref.Stage)
+		parts, err := a.Layout(ctx, ref.Stage)
 		if err != nil {
 			return nil, err
 		}
@@ -217,12 +253,16 @@ func lagOf(ctx context.Context, rdb redis.UniversalClient, stream string, g *red
 	return int64(len(msgs)), nil
 }
 
-// Pressure is the work waiting on a stage: over its partitions, the sum of
-// the largest lag+pending of the groups reading each stream (its length
-// when no group reads it yet).
+// Pressure is the work waiting on a stage: over its streams (Layout), the
+// sum of the largest lag+pending of the groups reading each one (its
+// length when no group reads it yet).
 func (a *Admin) Pressure(ctx context.Context, stage string) (int64, error) {
+	parts, err := a.Layout(ctx, stage)
+	if err != nil {
+		return 0, err
+	}
 	var total int64
-	for _, k := range a.Partitions.Keys(a.Prefix, stage) {
+	for _, k := range parts {
 		n, err := a.streamPressure(ctx, k.Stream())
 		if err != nil {
 			return 0, err
@@ -303,7 +343,7 @@ func (f DLQFilter) match(d DeadLetter) bool {
 
 // DLQList returns a stage's dead letters, oldest first, that match f.
 func (a *Admin) DLQList(ctx context.Context, stage string, f DLQFilter) ([]DeadLetter, error) {
-	parts, err := a.Partitions.Layout(ctx, a.RDB, a.Prefix, stage)
+	parts, err := a.Layout(ctx, stage)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +370,7 @@ func (a *Admin) DLQList(ctx context.Context, stage string, f DLQFilter) ([]DeadL
 
 // DLQNewest returns a stage's n newest dead letters, newest first.
 func (a *Admin) DLQNewest(ctx context.Context, stage string, n int64) ([]DeadLetter, error) {
-	parts, err := a.Partitions.Layout(ctx, a.RDB, a.Prefix, stage)
+	parts, err := a.Layout(ctx, stage)
 	if err != nil {
 		return nil, err
 	}
@@ -361,7 +401,7 @@ func sortByID(ds []DeadLetter, newestFirst bool) {
 
 // DLQCounts counts a stage's dead letters by error type.
 func (a *Admin) DLQCounts(ctx context.Context, stage string) (map[string]int64, error) {
-	parts, err := a.Partitions.Layout(ctx, a.RDB, a.Prefix, stage)
+	parts, err := a.Layout(ctx, stage)
 	if err != nil {
 		return nil, err
 	}
@@ -524,6 +564,11 @@ func isNoSuchKey(err error) bool {
 
 func isBusyGroup(err error) bool {
 	return err != nil && strings.HasPrefix(err.Error(), "BUSYGROUP")
+}
+
+// isDeletedWhileBlocked is a blocking read ended by the deletion of its stream.
+func isDeletedWhileBlocked(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "UNBLOCKED")
 }
 
 func isNoGroup(err error) bool {

@@ -194,8 +194,8 @@ type Consumer struct {
 	// cancellation: the gatherer stops, and a late result is dropped (its
 	// entry stays pending for another consumer) instead of being sent on.
 	abandoned chan struct{}
-	// downstream gates reading on the next stage's pressure; nil without one.
-	downstream *Admin
+	// gate bounds reading by the next stage's room; nil without one.
+	gate *gate
 }
 
 func (c *Consumer) newPartition(k Keys) *partition {
@@ -212,6 +212,7 @@ func (c *Consumer) newPartition(k Keys) *partition {
 type partition struct {
 	ops    *ops
 	leases *leaseTable
+	former bool // a stream of a former partition count, read until it drains
 }
 
 // NewConsumer builds a consumer; it does not touch Redis until Run.
@@ -247,7 +248,9 @@ func NewConsumer(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, h Ha
 	}
 	c.status = newStatus(rdb, KeysFor(cfg.Prefix, cfg.Stage), &c.cfg, deps, c.held, c.metrics.paused)
 	if cfg.Downstream != "" {
-		c.downstream = &Admin{RDB: rdb, Prefix: cfg.Prefix, Partitions: cfg.Partitions}
+		admin := &Admin{RDB: rdb, Prefix: cfg.Prefix, Partitions: cfg.Partitions}
+		c.gate = &gate{highWater: cfg.HighWater, held: c.inflight.held, log: c.log, deps: deps,
+			pressure: func(ctx context.Context) (int64, error) { return admin.Pressure(ctx, cfg.Downstream) }}
 	}
 	return c, nil
 }
@@ -264,22 +267,22 @@ func (c *Consumer) EnsureGroup(ctx context.Context) error {
 	return nil
 }
 
-// readerOf builds the reader of partition p, with its reclaimer.
+// readerOf builds the reader of partition p, with its reclaimer. A reader
+// holds the slots of a read while it blocks on an empty stream, so with
+// many partitions each reads at most its share of the slots, leaving some
+// for the others and for the reclaimers.
 func (c *Consumer) readerOf(p *partition) *reader {
 	log := c.log.partition(p.ops.keys, len(c.parts))
 	dispatch := func(ctx context.Context, msgs []redis.XMessage, deliveries map[string]int64) {
 		c.dispatch(ctx, p, msgs, deliveries)
 	}
-	var pressure func(ctx context.Context) (int64, error)
-	if c.downstream != nil {
-		pressure = func(ctx context.Context) (int64, error) { return c.downstream.Pressure(ctx, c.cfg.Downstream) }
-	}
+	batch := min(c.cfg.BatchSize, max(1, c.inflight.capacity()/(len(c.parts)+1)))
 	return newReader(readerParams{
-		ops: p.ops, inflight: c.inflight, deps: c.deps, log: log, batch: c.cfg.BatchSize,
-		pressure: pressure, highWater: c.cfg.HighWater, dispatch: dispatch,
+		ops: p.ops, inflight: c.inflight, deps: c.deps, log: log, batch: batch, gate: c.gate,
+		former: p.former, dispatch: dispatch,
 		reclaimer: newReclaimer(reclaimerParams{
 			stage: c.cfg.Stage, part: p, inflight: c.inflight, deps: c.deps, log: log,
-			visibility: c.cfg.Visibility, batch: c.cfg.BatchSize, maxDeliveries: c.cfg.MaxDeliveries, lost: c.metrics.lost,
+			visibility: c.cfg.Visibility, batch: batch, maxDeliveries: c.cfg.MaxDeliveries, lost: c.metrics.lost,
 			dispatch: dispatch, deadLetter: c.deadLetter, bookkeep: c.bookkeep,
 		}),
 	})
@@ -294,10 +297,19 @@ func (c *Consumer) findFormerPartitions(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, k := range keys[len(c.parts):] {
+	have := map[int]bool{}
+	for _, p := range c.parts {
+		have[p.ops.keys.Partition] = true
+	}
+	for _, k := range keys {
+		if have[k.Partition] { // ours, or found by an earlier try of the start-up
+			continue
+		}
 		c.log.Warn("reading a partition stream of a former partition count until it drains",
 			"stream", k.Stream(), "partitions", c.cfg.Partitions.Of(c.cfg.Stage))
-		c.parts = append(c.parts, c.newPartition(k))
+		p := c.newPartition(k)
+		p.former = true
+		c.parts = append(c.parts, p)
 	}
 	return nil
 }
@@ -385,9 +397,8 @@ func (c *Consumer) Run(ctx context.Context) error {
 	})
 	committing.Go(commit.run)
 
-	// One reader per partition, all drawing on the same slots: a busy
-	// partition cannot starve the others, since each reader takes slots
-	// only for what its own stream holds.
+	// One reader per partition, all drawing on the same slots, each taking
+	// at most its share (readerOf), and on the same downstream room.
 	var readers sync.WaitGroup
 	for _, p := range c.parts {
 		readers.Go(func() { c.readerOf(p).run(ctx) }) // returns when ctx is cancelled

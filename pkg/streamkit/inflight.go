@@ -43,5 +43,8 @@ func (f *inflight) release(n int) {
 	}
 }
 
+// capacity is how many slots there are.
+func (f *inflight) capacity() int { return cap(f.slots) }
+
 // held is how many slots are taken.
 func (f *inflight) held() int { return len(f.slots) }

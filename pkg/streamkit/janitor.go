@@ -49,6 +49,9 @@ func (j *janitor) exec(ctx context.Context) {
 func (j *janitor) removeDeadConsumers(ctx context.Context) error {
 	o := j.p.ops
 	consumers, err := o.rdb.XInfoConsumers(ctx, o.keys.Stream(), o.group).Result()
+	if isNoSuchKey(err) || isNoGroup(err) {
+		return nil // a deleted stream (a former partition's) has nobody to remove
+	}
 	if err != nil {
 		return fmt.Errorf("list consumers: %w", err)
 	}

@@ -111,7 +111,7 @@ func partitionOf(docID string, n int) int {
 // Layout returns the keys of every stream of stage that holds or may hold
 // work: the partitions of its configured count, then those of any former
 // count (the stage ran with another <STAGE>_PARTITIONS) whose stream, retry
-// set or DLQ still exists. Consumers read the former ones until they drain,
+// or deferred set or DLQ still exists. Consumers read the former ones until they drain,
 // and stats and the DLQ commands show them, so changing a stage's count on
 // a running system loses nothing: producers already on the new count write
 // the new streams, the rest is read where it was written.
@@ -130,18 +130,21 @@ func (p Partitions) Layout(ctx context.Context, rdb redis.UniversalClient, prefi
 	// One EXISTS per key: on a cluster the keys of different partitions
 	// live in different slots, so they cannot share a command.
 	pipe := rdb.Pipeline()
-	cmds := make([]*redis.IntCmd, 0, 3*len(candidates))
-	for _, k := range candidates {
-		for _, key := range []string{k.Stream(), k.Retry(), k.DLQ()} {
-			cmds = append(cmds, pipe.Exists(ctx, key))
+	cmds := make([][]*redis.IntCmd, len(candidates))
+	for i, k := range candidates {
+		for _, key := range []string{k.Stream(), k.Retry(), k.Deferred(), k.DLQ()} {
+			cmds[i] = append(cmds[i], pipe.Exists(ctx, key))
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, fmt.Errorf("look for former partitions of %s: %w", stage, err)
 	}
 	for i, k := range candidates {
-		if cmds[3*i].Val()+cmds[3*i+1].Val()+cmds[3*i+2].Val() > 0 {
-			keys = append(keys, k)
+		for _, c := range cmds[i] {
+			if c.Val() > 0 {
+				keys = append(keys, k)
+				break
+			}
 		}
 	}
 	return keys, nil

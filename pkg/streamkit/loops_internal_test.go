@@ -103,7 +103,9 @@ func TestReclaimer_TakesNothingWithoutSlotsOrWhileADependencyIsAway(t *testing.T
 		log: quietLogger(), visibility: 20 * time.Millisecond, batch: 10, maxDeliveries: 5,
 		lost: prometheus.NewCounter(prometheus.CounterOpts{Name: "lost"}), dispatch: got.dispatch,
 		bookkeep: func(op func(ctx context.Context) error) error { return op(ctx) }}
-	newReclaimer(params).exec(ctx)
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	newReclaimer(params).exec(short) // waits for a slot until its context ends
 	if len(got.got()) != 0 {
 		t.Fatalf("claimed %v with no free slot", got.got())
 	}
@@ -125,20 +127,55 @@ func TestReader_ReadsOnlyWhatTheDownstreamHasRoomFor(t *testing.T) {
 	var got collected
 	waiting := int64(7) // the downstream stage holds 7 of its high-water mark of 10
 	slots := newInflight(100)
+	g := &gate{pressure: func(context.Context) (int64, error) { return waiting, nil }, highWater: 10, held: slots.held,
+		log: quietLogger(), deps: NewDependencies(nil)}
 	r := newReader(readerParams{ops: o, inflight: slots, deps: NewDependencies(nil), log: quietLogger(), batch: 5,
-		pressure: func(context.Context) (int64, error) { return waiting, nil }, highWater: 10, dispatch: got.dispatch})
+		gate: g, dispatch: got.dispatch})
 	r.exec(ctx)
 	if n := len(got.got()); n != 3 {
 		t.Fatalf("read %d with room for 3 downstream", n)
 	}
 	// The three it holds count against the room until they are done.
 	waiting = 0
-	r.budget = 0
 	r.exec(ctx)
 	if n := len(got.got()); n != 3+5 {
 		t.Fatalf("read %d in all; want 3, then a batch of 5 (10 - 0 waiting - 3 held leaves 7)", n)
 	}
 	if held := slots.held(); held != 8 {
 		t.Fatalf("%d slots held, want one per dispatched entry (8)", held)
+	}
+}
+
+// The readers of one consumer (one per partition) share the downstream's
+// room: together they take no more than it, not the room once each.
+func TestGate_ReadersShareTheRoom(t *testing.T) {
+	ctx := context.Background()
+	slots := newInflight(1000)
+	g := &gate{pressure: func(context.Context) (int64, error) { return 0, nil }, highWater: 100, held: slots.held,
+		log: quietLogger(), deps: NewDependencies(nil)}
+	var mu sync.Mutex
+	granted := 0
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			rctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+			defer cancel()
+			for rctx.Err() == nil {
+				n := g.room(rctx, 50)
+				slots.tryAcquire(n) // read and held, as a reader would
+				mu.Lock()
+				granted += n
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if granted > 100 {
+		t.Fatalf("8 readers were granted %d entries of room 100", granted)
+	}
+	slots.release(slots.held())
+	g.unused(30)
+	if n := g.room(ctx, 20); n != 20 {
+		t.Fatalf("after 30 given back unused, room for 20 = %d", n)
 	}
 }

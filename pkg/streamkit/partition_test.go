@@ -185,38 +185,44 @@ func TestConsumer_PartitionedStage(t *testing.T) {
 }
 
 // Reclaim works per partition: entries a dead consumer left pending on one
-// partition are taken over while the other partitions flow.
+// partition are taken over while the other partitions flow — also with
+// more partitions than the slots cover one full read each (readers hold
+// their slots while a read blocks; the reclaimer still gets some).
 func TestConsumer_PartitionedReclaim(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	e.resultTable()
-	ctx := context.Background()
-	parts := streamkit.Partitions{"s": 3}
-	pub := streamkit.NewProducer(e.RDB, e.Prefix, 0).WithPartitions(parts)
-	for i := range 30 {
-		if _, err := pub.Publish(ctx, "s", map[string]string{"doc_id": fmt.Sprintf("doc-%d", i), "content_hash": "h"}); err != nil {
-			t.Fatal(err)
-		}
+	for _, n := range []int{3, 8} {
+		t.Run(fmt.Sprintf("%d partitions", n), func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			e.resultTable()
+			ctx := context.Background()
+			parts := streamkit.Partitions{"s": n}
+			pub := streamkit.NewProducer(e.RDB, e.Prefix, 0).WithPartitions(parts)
+			for i := range 30 {
+				if _, err := pub.Publish(ctx, "s", map[string]string{"doc_id": fmt.Sprintf("doc-%d", i), "content_hash": "h"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			k := parts.Keys(e.Prefix, "s")[2]
+			if err := streamkit.EnsureGroup(ctx, e.RDB, k.Stream(), "s-group"); err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.RDB.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "s-group", Consumer: "dead", Streams: []string{k.Stream(), ">"}}).Result()
+			if err != nil || len(res[0].Messages) == 0 {
+				t.Fatalf("dead consumer read %v, %v", res, err)
+			}
+			cfg := e.config("s")
+			cfg.Partitions = parts
+			e.start(cfg, streamkit.HandlerFunc(writeResult))
+			e.eventually("every document done, the dead consumer's too", 15*time.Second, func() bool { return e.ledgerCount("s") == 30 })
+			if rows, sum := e.resultRows(); rows != 30 || sum != 30 {
+				t.Fatalf("results: %d rows, %d writes; want 30, 30", rows, sum)
+			}
+			e.eventually("partition 2's PEL empty", 5*time.Second, func() bool {
+				p, err := e.RDB.XPending(ctx, k.Stream(), "s-group").Result()
+				return err == nil && p.Count == 0
+			})
+		})
 	}
-	k := parts.Keys(e.Prefix, "s")[2]
-	if err := streamkit.EnsureGroup(ctx, e.RDB, k.Stream(), "s-group"); err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.RDB.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "s-group", Consumer: "dead", Streams: []string{k.Stream(), ">"}}).Result()
-	if err != nil || len(res[0].Messages) == 0 {
-		t.Fatalf("dead consumer read %v, %v", res, err)
-	}
-	cfg := e.config("s")
-	cfg.Partitions = parts
-	e.start(cfg, streamkit.HandlerFunc(writeResult))
-	e.eventually("every document done, the dead consumer's too", 15*time.Second, func() bool { return e.ledgerCount("s") == 30 })
-	if rows, sum := e.resultRows(); rows != 30 || sum != 30 {
-		t.Fatalf("results: %d rows, %d writes; want 30, 30", rows, sum)
-	}
-	e.eventually("partition 2's PEL empty", 5*time.Second, func() bool {
-		p, err := e.RDB.XPending(ctx, k.Stream(), "s-group").Result()
-		return err == nil && p.Count == 0
-	})
 }
 
 func (e *env) dlqTotal(keys []streamkit.Keys) int64 {
@@ -287,6 +293,29 @@ func TestConsumer_ReadsAFormerPartitionCount(t *testing.T) {
 				st, err := admin.Stats(ctx, []streamkit.StageRef{{Stage: "s", Group: "s-group"}})
 				return err == nil && st[0].Lag == 0 && st[0].Pending == 0
 			})
+			// The operator deletes the drained former streams: the consumers
+			// stop reading them rather than recreate them.
+			current := map[string]bool{}
+			for _, k := range after.Keys(e.Prefix, "s") {
+				current[k.Stream()] = true
+			}
+			var gone []string
+			for _, k := range before.Keys(e.Prefix, "s") {
+				if !current[k.Stream()] {
+					gone = append(gone, k.Stream())
+				}
+			}
+			for _, key := range gone {
+				if err := e.RDB.Del(ctx, key).Err(); err != nil { // one by one: on a cluster, other slots
+					t.Fatal(err)
+				}
+			}
+			time.Sleep(500 * time.Millisecond) // several block times of the test config
+			for _, key := range gone {
+				if n := e.RDB.Exists(ctx, key).Val(); n != 0 {
+					t.Fatalf("the deleted former stream %s exists again", key)
+				}
+			}
 		})
 	}
 }

@@ -19,8 +19,7 @@ const ledgerRecheck = time.Second
 // none while a dependency is away, and no more than the downstream stage
 // has room for below its high-water mark.
 type reader struct {
-	p      readerParams
-	budget int64 // entries that may still be read before the next pressure check
+	p readerParams
 }
 
 type readerParams struct {
@@ -28,11 +27,12 @@ type readerParams struct {
 	inflight *inflight
 	deps     *Dependencies
 	log      logger
-	batch    int
-	// pressure reads the work waiting on the downstream stage; nil: there is
-	// none, and reading is bounded by the slots alone.
-	pressure  func(ctx context.Context) (int64, error)
-	highWater int64
+	batch    int   // entries per read at most
+	gate     *gate // the downstream's room, shared by the consumer's readers; nil: none
+	// former marks a stream of a former partition count: when it is
+	// deleted (drained, then removed by the operator), its reader stops
+	// instead of recreating it.
+	former bool
 	// dispatch hands read entries (one slot held for each) to the consumer.
 	dispatch  func(ctx context.Context, msgs []redis.XMessage, deliveries map[string]int64)
 	reclaimer *reclaimer
@@ -51,73 +51,48 @@ func (r *reader) run(ctx context.Context) {
 	defer reclaiming.Wait()
 	defer r.p.reclaimer.shutdown()
 	for ctx.Err() == nil {
-		r.exec(ctx)
+		if !r.exec(ctx) {
+			r.p.log.Info("a former partition's stream was deleted; its reader stops", "stream", r.p.ops.keys.Stream())
+			return
+		}
 	}
 }
 
-// exec reads one batch of new entries, as many as there is room for.
-func (r *reader) exec(ctx context.Context) {
+// exec reads one batch of new entries, as many as there is room for. It
+// returns false when the reader should stop: its former stream is gone.
+func (r *reader) exec(ctx context.Context) bool {
 	if r.p.deps.Wait(ctx) != nil {
-		return
+		return true
 	}
-	want := r.room(ctx, r.p.batch)
+	want := r.p.gate.room(ctx, r.p.batch)
 	if want == 0 {
-		return
+		return true
 	}
 	n := r.p.inflight.acquire(ctx, want)
 	if n == 0 {
-		return
+		r.p.gate.unused(want)
+		return true
 	}
 	msgs, err := r.p.ops.readNew(ctx, n)
+	r.p.gate.unused(want - len(msgs))
+	r.p.inflight.release(n - len(msgs))
 	if err != nil {
-		r.p.inflight.release(n)
-		if ctx.Err() != nil {
-			return
-		}
-		if isNoGroup(err) {
+		switch {
+		case ctx.Err() != nil:
+		case r.p.former && (isNoGroup(err) || isDeletedWhileBlocked(err)):
+			return false
+		case isNoGroup(err):
 			if err := r.p.ops.ensureGroup(ctx); err != nil && !r.p.deps.Down(err) {
 				r.p.log.failed("recreate group", err)
 			}
-		} else if !r.p.deps.Down(err) {
+		case !r.p.deps.Down(err):
 			r.p.log.failed("read new entries", err)
 			sleep(ctx, time.Second)
 		}
-		return
+		return true
 	}
-	r.budget -= int64(len(msgs))
-	r.p.inflight.release(n - len(msgs))
 	r.p.dispatch(ctx, msgs, nil)
-}
-
-// room is how many entries (at most want) may be read now: without a
-// downstream stage, want; with one, its high-water mark minus what waits
-// there minus what this consumer already holds (each of which may still
-// emit). It waits while there is no room, and returns 0 when ctx ends or a
-// dependency went away.
-func (r *reader) room(ctx context.Context, want int) int {
-	if r.p.pressure == nil {
-		return want
-	}
-	for ctx.Err() == nil {
-		if r.budget >= int64(want) {
-			return want
-		}
-		waiting, err := r.p.pressure(ctx)
-		if err != nil {
-			if ctx.Err() != nil || r.p.deps.Down(err) {
-				return 0
-			}
-			// Read on rather than stall the stage on a failed check.
-			r.p.log.Warn("read downstream pressure", "err", err)
-			return want
-		}
-		r.budget = r.p.highWater - waiting - int64(r.p.inflight.held())
-		if r.budget > 0 {
-			return int(min(int64(want), r.budget))
-		}
-		sleep(ctx, 100*time.Millisecond)
-	}
-	return 0
+	return true
 }
 
 // readOwnPending re-reads entries delivered to this consumer name before

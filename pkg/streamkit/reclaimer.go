@@ -42,12 +42,15 @@ func newReclaimer(p reclaimerParams) *reclaimer {
 	return r
 }
 
-// exec claims idle entries while slots are free; it logs its errors.
+// exec claims idle entries, taking slots for them as they free up; it logs
+// its errors.
 func (r *reclaimer) exec(ctx context.Context) {
 	o := r.p.part.ops
 	cursor := "0-0"
 	for ctx.Err() == nil && r.p.deps.Err() == nil {
-		n := r.p.inflight.tryAcquire(r.p.batch)
+		// Waits for a slot like the readers do (they hold theirs while a
+		// read blocks); 0 only at shutdown.
+		n := r.p.inflight.acquire(ctx, r.p.batch)
 		if n == 0 {
 			return
 		}
