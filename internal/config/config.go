@@ -28,8 +28,9 @@ const (
 // A Set binds settings to a flag set, each defaulting to its environment
 // variable (or a built-in default), so flags override the environment.
 type Set struct {
-	fs   *flag.FlagSet
-	errs []error
+	fs     *flag.FlagSet
+	errs   []error
+	checks []func() error // run after parsing, on the final values
 }
 
 // NewSet wraps fs.
@@ -171,7 +172,25 @@ func (s *Set) Parse(args []string) error {
 	case err != nil:
 		return fmt.Errorf("%w (see %s -h)", err, s.fs.Name())
 	}
+	for _, check := range s.checks {
+		if err := check(); err != nil {
+			return fmt.Errorf("%w (see %s -h)", err, s.fs.Name())
+		}
+	}
 	return nil
+}
+
+// IntRange binds an integer setting that must lie in [lo, hi]; Parse says
+// so otherwise.
+func (s *Set) IntRange(name string, def, lo, hi int, usage string) *int {
+	v := s.Int(name, def, fmt.Sprintf("%s, %d to %d", usage, lo, hi))
+	s.checks = append(s.checks, func() error {
+		if *v < lo || *v > hi {
+			return fmt.Errorf("%s=%d: must be %d to %d", name, *v, lo, hi)
+		}
+		return nil
+	})
+	return v
 }
 
 // CPUProfile is CPU_PROFILE: a file to write a whole run's CPU profile to
@@ -214,7 +233,8 @@ func BindCommon(s *Set, metricsDefault string) Common {
 	}
 	for _, st := range pipeline.Stages() {
 		name := strings.ToUpper(st.Stage) + "_PARTITIONS"
-		c.partitions[st.Stage] = s.Int(name, 1, "partition streams of the "+st.Stage+" stage; every binary must be given the same (docs/SCALING.md)")
+		c.partitions[st.Stage] = s.IntRange(name, 1, 1, streamkit.MaxPartitions,
+			"partition streams of the "+st.Stage+" stage; every binary must be given the same (docs/SCALING.md)")
 	}
 	if metricsDefault != "" {
 		c.MetricsAddr = s.String("METRICS_ADDR", metricsDefault, "listen address for /metrics, /livez and /healthz; 0 or empty disables")

@@ -44,3 +44,29 @@ func TestSet_BadValuesAreErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestBindCommon_PartitionsInRange(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		wantErr string
+		want    int
+	}{
+		{args: nil, want: 1},
+		{args: []string{"--clean-partitions", "4"}, want: 4},
+		{args: []string{"--clean-partitions", "0"}, wantErr: "CLEAN_PARTITIONS=0: must be 1 to 64"},
+		{args: []string{"--clean-partitions", "65"}, wantErr: "CLEAN_PARTITIONS=65: must be 1 to 64"},
+	} {
+		s := NewSet(flag.NewFlagSet("t", flag.ContinueOnError))
+		c := BindCommon(s, "")
+		err := s.Parse(tc.args)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%v: err %v, want %q", tc.args, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || c.Partitions().Of("clean") != tc.want {
+			t.Errorf("%v: %v partitions, err %v; want %d", tc.args, c.Partitions().Of("clean"), err, tc.want)
+		}
+	}
+}

@@ -7,5 +7,3 @@ var (
 	PartitionOf = partitionOf
 	DefaultKey  = defaultKey
 )
-
-const MaxPartitions = maxPartitions

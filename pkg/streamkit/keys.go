@@ -9,9 +9,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// maxPartitions bounds a stage's partition count, and so the search for
+// MaxPartitions bounds a stage's partition count, and so the search for
 // the streams a former count left behind.
-const maxPartitions = 64
+const MaxPartitions = 64
 
 // Keys names the Redis keys of one stage, or of one partition of a
 // partitioned stage, under a prefix. Every key of a Keys shares one hash
@@ -71,8 +71,8 @@ func (k Keys) Label() string {
 // docs/SCALING.md for changing it on a running system.
 type Partitions map[string]int
 
-// Of is the number of partitions of stage (between 1 and maxPartitions).
-func (p Partitions) Of(stage string) int { return min(max(p[stage], 1), maxPartitions) }
+// Of is the number of partitions of stage (between 1 and MaxPartitions).
+func (p Partitions) Of(stage string) int { return min(max(p[stage], 1), MaxPartitions) }
 
 // Keys lists the keys of every partition of stage, in partition order.
 func (p Partitions) Keys(prefix, stage string) []Keys {
@@ -122,7 +122,7 @@ func (p Partitions) Layout(ctx context.Context, rdb redis.UniversalClient, prefi
 		current[k.Partition] = true
 	}
 	var candidates []Keys
-	for i := -1; i < maxPartitions; i++ {
+	for i := -1; i < MaxPartitions; i++ {
 		if !current[i] {
 			candidates = append(candidates, Keys{Prefix: prefix, Stage: stage, Partition: i})
 		}
