@@ -83,7 +83,9 @@ mkdir -p "$RUN/logs" "$RUN/pids"
 {
   printf '# the environment "make up" started the workers with; use: source .run/env\n'
   # the embedding settings too: newsctl search must embed queries as the embedder did
-  for v in DATABASE_URL REDIS_URL STREAM_PREFIX OPENAI_BASE_URL EXTRACT_MODEL EMBED_PROVIDER EMBED_BASE_URL EMBED_MODEL \
+  # the Redis layout too: newsctl must read the cluster and every partition the workers use
+  for v in DATABASE_URL REDIS_URL REDIS_CLUSTER CRAWL_PARTITIONS CLEAN_PARTITIONS EXTRACT_PARTITIONS EMBED_PARTITIONS \
+    STREAM_PREFIX OPENAI_BASE_URL EXTRACT_MODEL EMBED_PROVIDER EMBED_BASE_URL EMBED_MODEL \
     EMBED_DIMENSIONS EMBED_SEND_DIMENSIONS EMBED_QUERY_PREFIX EMBED_DOCUMENT_PREFIX CRAWL_ALLOW_PRIVATE CRAWL_ALLOW_CIDRS; do
     if [[ -n ${!v+x} ]]; then printf 'export %s=%q\n' "$v" "${!v}"; fi
   done
