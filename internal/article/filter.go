@@ -37,7 +37,7 @@ func filterBlocks(bs []block, titles []string) []block {
 			continue
 		}
 		seen += b.runes
-		if isBoilerplateText(b.text) || isDateline(b.text) || isPromo(b) {
+		if isBoilerplateText(b.text) || isDateline(b.text) || isPromo(b) || isStampLine(b) {
 			continue
 		}
 		if b.tag == atom.H1 && (isTitle(b.text, titles) || (!prose && nearTitle(b.text, titles))) {
@@ -55,6 +55,49 @@ func filterBlocks(bs []block, titles []string) []block {
 	}
 	return out
 }
+
+// maxStampLine is the longest block (runes) read as a timestamp line.
+const maxStampLine = 200
+
+// isStampLine reports a block that is the story's time stamp rather than
+// its text, told by markup and so in any language: a short line whose own
+// flow holds a <time> (or an itemprop date) and either an author mark
+// ("Le Monde | 4.5.2015 à 13h36 | Par Jane Doe") or little else than the
+// stamp with a year ("sexta-feira, 22 de outubro de 2010 às 20:13",
+// "Updated on: November 19, 2019 / 10:07 AM / CBS News"). A bare time
+// without a year ("10:07 AM") stays: it may head a live-blog entry.
+func isStampLine(b block) bool {
+	if b.runes >= maxStampLine || b.node == nil || isHeading(b.tag) {
+		return false
+	}
+	stamp, authored := 0, false
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || isBlock(c) {
+				continue // another block's text, judged on its own
+			}
+			ip := strings.ToLower(attr(c, "itemprop"))
+			switch {
+			case c.DataAtom == atom.Time || ip == "datepublished" || ip == "datemodified" || ip == "datecreated":
+				r, _ := measureText(rawText(c))
+				stamp += r
+				continue
+			case ip == "author" || attr(c, "rel") == "author":
+				authored = true
+			}
+			walk(c)
+		}
+	}
+	walk(b.node)
+	if stamp == 0 {
+		return false
+	}
+	return authored || (stamp*2 >= b.runes && reYear.MatchString(b.text))
+}
+
+// reYear matches a year of this or the last century.
+var reYear = regexp.MustCompile(`\b(?:19|20)\d\d\b`)
 
 // headingLike reports blocks that may title a page section: real headings
 // and short stand-alone lines, but not table cells or list items.
