@@ -61,7 +61,7 @@ var (
 		"side": true, "rail": true, "related": true, "promo": true, "cta": true, "sticky": true,
 		"hide": true, "hidden": true, "noprint": true, "date": true, "time": true, "author": true,
 		"authors": true, "source": true, "tag": true, "topics": true, "categories": true,
-		"category": true,
+		"category": true, "bio": true, "bios": true, "biography": true,
 	}
 	posTokens = map[string]bool{
 		"text": true, "body": true, "content": true, "article": true, "story": true, "entry": true, "post": true,

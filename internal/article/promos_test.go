@@ -109,6 +109,12 @@ func TestExtractInsideTheBody(t *testing.T) {
 			want:  []string{"Download speeds in the harbour's new booking app"},
 		},
 		{
+			name:    "writer's biography after the story",
+			extra:   `<div class="staff-bio"><p>Nora Kask covers the coast and its fisheries for the Coast Post. She grew up in a harbour town and spent two winters on a trawler before turning to reporting.</p></div>`,
+			at:      7,
+			notWant: []string{"Nora Kask", "two winters on a trawler"},
+		},
+		{
 			name:    "promo paragraph for the app",
 			extra:   `<p><em>Download the Coast Post app for breaking news alerts on your phone — it's free on iOS and Android.</em></p>`,
 			at:      3,
