@@ -40,7 +40,7 @@ func filterBlocks(bs []block, titles []string) []block {
 		if isBoilerplateText(b.text) || isDateline(b.text) || isPromo(b) || isStampLine(b) {
 			continue
 		}
-		if b.tag == atom.H1 && (isTitle(b.text, titles) || (!prose && nearTitle(b.text, titles))) {
+		if (b.tag == atom.H1 && (isTitle(b.text, titles) || (!prose && nearTitle(b.text, titles)))) || (b.tag == atom.H2 && !prose && isTitle(b.text, titles)) {
 			continue // the headline, reported as Title
 		}
 		if b.runes >= 80 {

@@ -79,6 +79,17 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"approves the city's budget"},
 		},
 		{
+			name:    "an h2 headline repeating the title before the prose is dropped",
+			body:    `<article><h2>Council Approves Budget</h2><div class="byline">By Ann Lee</div>` + pTags(ps) + `</article>`,
+			want:    ps,
+			notWant: []string{"Council Approves Budget"},
+		},
+		{
+			name: "an h2 after the prose repeating the title is content; an h2 before it that is not the title too",
+			body: `<article><h2>What the council decided</h2>` + pTags(ps[:4]) + `<h2>Council approves budget</h2>` + pTags(ps[4:]) + `</article>`,
+			want: append([]string{"What the council decided", "Council approves budget"}, ps...),
+		},
+		{
 			name: "divs of bare text are paragraphs: their article, subheadings included, is the body",
 			body: `<article><div>` + ps[0] + " " + ps[1] + `</div><h2>What the budget funds</h2><div>` + ps[2] + " " + ps[3] + `</div></article>`,
 			want: append([]string{"What the budget funds"}, ps[:4]...),
