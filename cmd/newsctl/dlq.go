@@ -53,7 +53,7 @@ func runDLQ(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "JSON output")
 	olderThan := fs.String("older-than", "", "only dead letters older than AGE (36h, 30d)")
 	var ids idList
-	fs.Var(&ids, "id", "only this dead-letter id (repeatable)")
+	fs.Var(&ids, "id", "only this dead-letter id, as list prints it: PARTITION/ID on a partitioned stage (repeatable)")
 	if err := s.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func runDLQ(ctx context.Context, args []string) error {
 			if ref == "" {
 				ref = d.Fields["doc_id"]
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", d.ID, d.Stage, d.ErrorType, d.Attempts, d.FailedAt, ref, oneLine(d.Error, 120))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", d.Ref, d.Stage, d.ErrorType, d.Attempts, d.FailedAt, ref, oneLine(d.Error, 120))
 		}
 		return w.Flush()
 	case "counts":

@@ -305,6 +305,10 @@ type DeadLetter struct {
 	Consumer  string            `json:"consumer"`
 	SourceID  string            `json:"source_id"`
 	Fields    map[string]string `json:"fields"`
+	// Ref names it unambiguously: "<partition>/<id>" on a partitioned
+	// stage (an id is unique within one partition's DLQ only), the id
+	// otherwise. DLQFilter.IDs takes either.
+	Ref string `json:"ref"`
 
 	keys Keys // of the partition whose DLQ holds it
 }
@@ -332,7 +336,7 @@ func (f DLQFilter) match(d DeadLetter) bool {
 	}
 	if len(f.IDs) > 0 {
 		for _, id := range f.IDs {
-			if id == d.ID {
+			if id == d.ID || id == d.Ref {
 				return true
 			}
 		}
@@ -501,6 +505,10 @@ func decodeDeadLetter(k Keys, m redis.XMessage) DeadLetter {
 		FailedAt: f[DLQFieldFailedAt], Consumer: f[DLQFieldConsumer], SourceID: f[DLQFieldSourceID],
 	}
 	d.Attempts, _ = strconv.Atoi(f[DLQFieldAttempts])
+	d.Ref = m.ID
+	if k.Partition >= 0 {
+		d.Ref = strconv.Itoa(k.Partition) + "/" + m.ID
+	}
 	var names []string
 	_ = json.Unmarshal([]byte(f[DLQFieldOriginal]), &names)
 	d.Fields = make(map[string]string, len(names))

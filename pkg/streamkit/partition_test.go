@@ -171,9 +171,18 @@ func TestConsumer_PartitionedStage(t *testing.T) {
 	}
 
 	fixed.Store(true)
+	// One dead letter by its reference: the partition names it, since ids
+	// are unique within one partition's DLQ only.
+	one := newest[0]
+	if want := fmt.Sprintf("%d/%s", streamkit.PartitionOf(one.Fields["doc_id"], 4), one.ID); one.Ref != want {
+		t.Fatalf("dead letter ref %q, want %q", one.Ref, want)
+	}
+	if moved, err := admin.DLQReplay(ctx, "s", streamkit.DLQFilter{IDs: []string{one.Ref}}); err != nil || moved != 1 {
+		t.Fatalf("replay by ref moved %d, %v; want 1", moved, err)
+	}
 	moved, err := admin.DLQReplay(ctx, "s", streamkit.DLQFilter{ErrorType: "not_found"})
-	if err != nil || moved != n/10 {
-		t.Fatalf("replay moved %d, %v; want %d", moved, err, n/10)
+	if err != nil || moved != n/10-1 {
+		t.Fatalf("replay moved %d, %v; want the other %d", moved, err, n/10-1)
 	}
 	e.eventually("replayed letters processed", 20*time.Second, func() bool { return e.ledgerCount("s") == n })
 	if rows, sum := e.resultRows(); rows != n || sum != n {
