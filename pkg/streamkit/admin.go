@@ -34,11 +34,10 @@ type StageRef struct {
 	Group string
 }
 
-// StageStats is a snapshot of one stage's Redis state.
-type StageStats struct {
-	Stage             string  `json:"stage"`
-	Stream            string  `json:"stream"`
-	Group             string  `json:"group"`
+// StreamStats are the figures of one stream for a group, or their sums
+// over a stage's partitions (the oldest pending age and the consumers:
+// their maximum).
+type StreamStats struct {
 	Length            int64   `json:"length"`
 	Lag               int64   `json:"lag"`
 	Pending           int64   `json:"pending"`
@@ -48,11 +47,31 @@ type StageStats struct {
 	Deferred          int64   `json:"deferred"` // stepped aside until later (a host's politeness slot), not failed
 	Consumers         int64   `json:"consumers"`
 	Read              int64   `json:"read"` // entries the group has read, ever (Redis 7's entries-read)
+}
+
+// add counts o into s.
+func (s *StreamStats) add(o StreamStats) {
+	s.Length += o.Length
+	s.Lag += o.Lag
+	s.Pending += o.Pending
+	s.DLQ += o.DLQ
+	s.Retry += o.Retry
+	s.Deferred += o.Deferred
+	s.Read += o.Read
+	s.Consumers = max(s.Consumers, o.Consumers)
+	s.OldestPendingAgeS = max(s.OldestPendingAgeS, o.OldestPendingAgeS)
+}
+
+// StageStats is a snapshot of one stage's Redis state.
+type StageStats struct {
+	Stage  string `json:"stage"`
+	Stream string `json:"stream"`
+	Group  string `json:"group"`
+	StreamStats
 	// Workers are the live status records of the stage's consumers.
 	Workers []ConsumerStatus `json:"workers"`
-	// Partitions are the figures of each partition of a partitioned stage
-	// (the stage's own are their sums; consumers and oldest age, their
-	// maximum); empty for a stage with one stream.
+	// Partitions are the figures of each stream of a partitioned stage
+	// (the stage's own are their sums); empty for a stage with one stream.
 	Partitions []PartitionStats `json:"partitions,omitempty"`
 }
 
@@ -60,17 +79,9 @@ type StageStats struct {
 type PartitionStats struct {
 	Partition int `json:"partition"` // -1: the stream of the stage unpartitioned
 	// Former marks a stream of a former partition count, read until it drains.
-	Former            bool    `json:"former,omitempty"`
-	Stream            string  `json:"stream"`
-	Length            int64   `json:"length"`
-	Lag               int64   `json:"lag"`
-	Pending           int64   `json:"pending"`
-	OldestPendingAgeS float64 `json:"oldest_pending_age_s"`
-	DLQ               int64   `json:"dlq"`
-	Retry             int64   `json:"retry"`
-	Deferred          int64   `json:"deferred"`
-	Consumers         int64   `json:"consumers"`
-	Read              int64   `json:"read"`
+	Former bool   `json:"former,omitempty"`
+	Stream string `json:"stream"`
+	StreamStats
 }
 
 // State summarises the workers' states: "running", "paused: <why>", a mix
@@ -164,15 +175,7 @@ func (a *Admin) Stats(ctx context.Context, stages []StageRef) ([]StageStats, err
 				return nil, err
 			}
 			p.Former = i >= a.Partitions.Of(ref.Stage)
-			s.Length += p.Length
-			s.Lag += p.Lag
-			s.Pending += p.Pending
-			s.DLQ += p.DLQ
-			s.Retry += p.Retry
-			s.Deferred += p.Deferred
-			s.Read += p.Read
-			s.Consumers = max(s.Consumers, p.Consumers)
-			s.OldestPendingAgeS = max(s.OldestPendingAgeS, p.OldestPendingAgeS)
+			s.add(p.StreamStats)
 			if len(parts) > 1 {
 				s.Partitions = append(s.Partitions, p)
 			}
