@@ -1,7 +1,7 @@
 package article
 
 import (
-	"strings"
+	"slices"
 	"testing"
 )
 
@@ -53,21 +53,7 @@ func TestExtractStampLines(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			a := mustExtract(t, storyPage("", tc.extra, tc.at), "https://coastpost.example/news/harbour-reopens")
-			for _, p := range storyParas {
-				if !strings.Contains(a.Text, p) {
-					t.Errorf("lost story paragraph %q:\n%s", p[:40], a.Text)
-				}
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(a.Text, w) {
-					t.Errorf("missing %q:\n%s", w, a.Text)
-				}
-			}
-			for _, w := range tc.notWant {
-				if strings.Contains(a.Text, w) {
-					t.Errorf("kept %q:\n%s", w, a.Text)
-				}
-			}
+			checkText(t, a.Text, append(slices.Clone(storyParas), tc.want...), tc.notWant)
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package article
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -111,16 +110,7 @@ func TestExtractLayouts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			page := `<html><head><title>Council Approves Budget | Gazette</title></head><body>` + tc.body + `</body></html>`
 			a := mustExtract(t, page, "")
-			for _, w := range tc.want {
-				if !strings.Contains(a.Text, w) {
-					t.Errorf("missing %q in:\n%s", w, a.Text)
-				}
-			}
-			for _, w := range tc.notWant {
-				if strings.Contains(a.Text, w) {
-					t.Errorf("unexpected %q in:\n%s", w, a.Text)
-				}
-			}
+			checkText(t, a.Text, tc.want, tc.notWant)
 		})
 	}
 }

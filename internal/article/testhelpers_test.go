@@ -45,3 +45,18 @@ func mustExtract(t *testing.T, page, url string) *Article {
 	}
 	return a
 }
+
+// checkText fails t for each of want missing from text and each of notWant in it.
+func checkText(t *testing.T, text string, want, notWant []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("missing %q in:\n%s", w, text)
+		}
+	}
+	for _, w := range notWant {
+		if strings.Contains(text, w) {
+			t.Errorf("kept %q in:\n%s", w, text)
+		}
+	}
+}
