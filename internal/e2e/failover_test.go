@@ -3,11 +3,14 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newscrawl/newscrawl/internal/demosite"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
@@ -26,16 +29,8 @@ func TestPipeline_SurvivesARedisClusterFailover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binaries on a 6-node cluster")
 	}
-	bin := build(t)
-	pool := testenv.Postgres(t)
-	c := streamkittest.StartRedisClusterWithReplicas(t, 3)
-	prefix := streamkittest.Name("t")
-	srv, _, environ := serveDemo(t, pool, prefix, "CRAWL_HOST_DELAY=200ms", "REDIS_URL="+c.URL(), "REDIS_CLUSTER=1",
-		"CLEAN_PARTITIONS=2", "EMBED_PARTITIONS=2",
-		// entries in flight on the dead master are reclaimed after a visibility
-		"CRAWL_VISIBILITY=5s", "CLEAN_VISIBILITY=5s", "EXTRACT_VISIBILITY=5s", "EMBED_VISIBILITY=5s")
-	ws := startWorkers(t, bin, environ)
-	newsctl(t, bin, environ, "seed", srv.URL+"/")
+	r := crawlDemoOnACluster(t, "CRAWL_HOST_DELAY=200ms", "CLEAN_PARTITIONS=2", "EMBED_PARTITIONS=2")
+	bin, pool, c, environ, ws := r.bin, r.pool, r.cluster, r.environ, r.workers
 
 	ctx := context.Background()
 	(&testenv.Env{T: t}).Eventually("a few pages fetched", time.Minute, func() bool {
@@ -44,7 +39,7 @@ func TestPipeline_SurvivesARedisClusterFailover(t *testing.T) {
 		return n >= 4
 	})
 	start := time.Now()
-	port := c.KillMasterOf(t, streamkit.KeysFor(prefix, pipeline.Crawl).Stream())
+	port := c.KillMasterOf(t, streamkit.KeysFor(r.prefix, pipeline.Crawl).Stream())
 	t.Logf("killed the crawl stream's master on port %d", port)
 	c.WaitOK(t)
 	t.Logf("its replica took over after %s", time.Since(start).Round(100*time.Millisecond))
@@ -71,14 +66,8 @@ func TestPipeline_ReconcileRecoversWhatAFailoverLost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binaries on a 6-node cluster")
 	}
-	bin := build(t)
-	pool := testenv.Postgres(t)
-	c := streamkittest.StartRedisClusterWithReplicas(t, 3)
-	prefix := streamkittest.Name("t")
-	srv, _, environ := serveDemo(t, pool, prefix, "CRAWL_HOST_DELAY=300ms", "REDIS_URL="+c.URL(), "REDIS_CLUSTER=1",
-		"CRAWL_VISIBILITY=5s", "CLEAN_VISIBILITY=5s", "EXTRACT_VISIBILITY=5s", "EMBED_VISIBILITY=5s")
-	ws := startWorkers(t, bin, environ)
-	newsctl(t, bin, environ, "seed", srv.URL+"/")
+	r := crawlDemoOnACluster(t, "CRAWL_HOST_DELAY=300ms")
+	bin, pool, c, environ, ws := r.bin, r.pool, r.cluster, r.environ, r.workers
 
 	ctx := context.Background()
 	env := &testenv.Env{T: t}
@@ -89,12 +78,12 @@ func TestPipeline_ReconcileRecoversWhatAFailoverLost(t *testing.T) {
 	}
 	env.Eventually("a few pages fetched", time.Minute, func() bool { return documents() >= 2 })
 
-	clean := streamkit.KeysFor(prefix, pipeline.Clean).Stream()
+	clean := streamkit.KeysFor(r.prefix, pipeline.Clean).Stream()
 	resume := c.StopReplicasOf(t, clean)
 	rdb := c.Client(t)
 	junk := strings.Repeat("x", 1<<20)
 	for range 48 { // the replication link's kernel buffers fill; the rest waits in the master
-		if err := rdb.Append(ctx, streamkit.KeysFor(prefix, pipeline.Clean).Stream()+":junk", junk).Err(); err != nil {
+		if err := rdb.Append(ctx, clean+":junk", junk).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -133,4 +122,29 @@ func TestPipeline_ReconcileRecoversWhatAFailoverLost(t *testing.T) {
 
 	checkEmbedded(t, pool, demosite.Articles(), " after reconcile")
 	ws.stop(t)
+}
+
+// A clusterRun is the demo site crawled by the four workers on a 6-node
+// Redis Cluster of the test's own (3 masters, a replica each).
+type clusterRun struct {
+	bin, prefix string
+	environ     []string
+	pool        *pgxpool.Pool
+	cluster     *streamkittest.RedisCluster
+	workers     *workerSet
+}
+
+// crawlDemoOnACluster starts the cluster and the workers on it with extra
+// settings, and seeds the demo site. Entries in flight on a killed master
+// are reclaimed after the 5 s visibility the stages get.
+func crawlDemoOnACluster(t *testing.T, extra ...string) clusterRun {
+	t.Helper()
+	r := clusterRun{bin: build(t), pool: testenv.Postgres(t), prefix: streamkittest.Name("t"),
+		cluster: streamkittest.StartRedisClusterWithReplicas(t, 3)}
+	var srv *httptest.Server
+	srv, _, r.environ = serveDemo(t, r.pool, r.prefix, append([]string{"REDIS_URL=" + r.cluster.URL(), "REDIS_CLUSTER=1",
+		"CRAWL_VISIBILITY=5s", "CLEAN_VISIBILITY=5s", "EXTRACT_VISIBILITY=5s", "EMBED_VISIBILITY=5s"}, extra...)...)
+	r.workers = startWorkers(t, r.bin, r.environ)
+	newsctl(t, r.bin, r.environ, "seed", srv.URL+"/")
+	return r
 }
