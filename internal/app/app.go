@@ -266,9 +266,9 @@ func poolSize(asked int, c config.Common) int {
 	if asked > 0 {
 		return asked
 	}
-	readers := 0
+	parts, readers := c.Partitions(), 0
 	for _, st := range pipeline.Stages() {
-		readers += c.Partitions().Of(st.Stage)
+		readers += parts.Of(st.Stage)
 	}
 	return 10*runtime.GOMAXPROCS(0) + readers + 4 // + a former count's streams, which are rare
 }

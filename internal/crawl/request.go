@@ -205,10 +205,12 @@ func LinkNonce(from, link string) string {
 
 // RequestFields builds a crawl request's fields; zero values are left out
 // (so the crawler's defaults apply), except depth. The doc_id places the
-// request on its partition of a partitioned crawl stage.
+// request on its partition of a partitioned crawl stage; rawURL is the
+// frontier's (normalized) form, so it is not normalized again here, on the
+// path of every link queued (the crawler's Key derives its own).
 func RequestFields(rawURL string, depth, maxDepth int, hosts []string, recrawl *time.Duration, seed bool, hint, nonce, from string) map[string]string {
 	f := map[string]string{FieldURL: rawURL, FieldDepth: strconv.Itoa(depth), FieldNonce: nonce,
-		pipeline.FieldDocID: pipeline.DocID(NormalizedURL(rawURL))}
+		pipeline.FieldDocID: pipeline.DocID(rawURL)}
 	if maxDepth > 0 {
 		f[FieldMaxDepth] = strconv.Itoa(maxDepth)
 	}
