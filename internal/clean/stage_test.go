@@ -69,6 +69,14 @@ func (f *fixture) publishAs(field, docID, hash, url string) {
 	}
 }
 
+// runCleaner runs the cleaner stage on the fixture's stream until the test ends.
+func (f *fixture) runCleaner() {
+	f.T.Helper()
+	f.Run(streamkit.Config{Stage: pipeline.Clean, Group: pipeline.CleanerGroup, Version: clean.Version, Key: clean.Key,
+		Concurrency: 2, Visibility: 5 * time.Second, Block: 100 * time.Millisecond, JanitorInterval: -1},
+		clean.NewStage(f.Pool, clean.Config{}, nil))
+}
+
 func (f *fixture) waitFor(what string, cond func(ctx context.Context) bool) {
 	f.T.Helper()
 	ctx := context.Background()
@@ -111,9 +119,7 @@ func (f *fixture) extractDocs() []string {
 func TestStage_CleansLinksDuplicatesAndDeadLettersBadInput(t *testing.T) {
 	t.Parallel()
 	f := &fixture{testenv.New(t)}
-	f.Run(streamkit.Config{Stage: pipeline.Clean, Group: pipeline.CleanerGroup, Version: clean.Version, Key: clean.Key,
-		Concurrency: 2, Visibility: 5 * time.Second, Block: 100 * time.Millisecond, JanitorInterval: -1},
-		clean.NewStage(f.Pool, clean.Config{}, nil))
+	f.runCleaner()
 	ctx := context.Background()
 	rdb, prefix := f.RDB, f.Prefix
 	dlq := f.Keys(pipeline.Clean).DLQ()
@@ -223,9 +229,7 @@ func TestStage_ConcurrentCopiesHaveOneOriginal(t *testing.T) {
 func TestStage_OldFormatMessageKeepsItsKey(t *testing.T) {
 	t.Parallel()
 	f := &fixture{testenv.New(t)}
-	f.Run(streamkit.Config{Stage: pipeline.Clean, Group: pipeline.CleanerGroup, Version: clean.Version, Key: clean.Key,
-		Concurrency: 2, Visibility: 5 * time.Second, Block: 100 * time.Millisecond, JanitorInterval: -1},
-		clean.NewStage(f.Pool, clean.Config{}, nil))
+	f.runCleaner()
 	ctx := context.Background()
 	body := []byte(articlePage("Council approves budget", story))
 	const url = "https://example.com/news/budget"
@@ -274,9 +278,7 @@ func TestStage_OldFormatMessageKeepsItsKey(t *testing.T) {
 func TestStage_FlagsPaywalledArticles(t *testing.T) {
 	t.Parallel()
 	f := &fixture{testenv.New(t)}
-	f.Run(streamkit.Config{Stage: pipeline.Clean, Group: pipeline.CleanerGroup, Version: clean.Version, Key: clean.Key,
-		Concurrency: 2, Visibility: 5 * time.Second, Block: 100 * time.Millisecond, JanitorInterval: -1},
-		clean.NewStage(f.Pool, clean.Config{}, nil))
+	f.runCleaner()
 	paid := strings.Replace(articlePage("Council approves budget", story), "</head>",
 		`<script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle",
 		"headline":"Council approves budget","isAccessibleForFree":false,
