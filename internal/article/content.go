@@ -79,7 +79,7 @@ func markUnlikely(body *html.Node, st *statTable, total int, paid map[*html.Node
 		if total > 0 && ((s.text > total/2 && s.linkDensity() < 0.5) || (s.text*4 > total && s.paras >= 3 && s.linkDensity() < 0.2)) {
 			return true
 		}
-		if hasArticleBody(n, bud) || isQuoteEmbed(n, st) {
+		if hasArticleBody(n, bud) || isQuoteEmbed(n, st) || inProse(n, st) {
 			return true
 		}
 		s.drop = true
@@ -104,4 +104,27 @@ func hasArticleBody(n *html.Node, bud *budget) bool {
 		return true
 	})
 	return found
+}
+
+// minProseAround is the text (runes) a paragraph must hold besides an inline
+// element for that element to read as part of its sentence.
+const minProseAround = 80
+
+// inProse reports an inline element set inside a paragraph's sentence (a
+// "dateline" span opening "CAIRO — Gunmen opened fire …"): whatever its
+// name, it is part of the text, not page chrome.
+func inProse(n *html.Node, st *statTable) bool {
+	if isBlock(n) {
+		return false
+	}
+	p := n.Parent
+	for p != nil && p.Type == html.ElementNode && !isBlock(p) {
+		p = p.Parent
+	}
+	if p == nil || !paraTags[p.DataAtom] {
+		return false
+	}
+	ps := st.get(p)
+	around := ps.flow - st.get(n).text
+	return around >= minProseAround && ps.flowLink*4 < ps.flow
 }

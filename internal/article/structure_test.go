@@ -24,6 +24,23 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"Trending now"},
 		},
 		{
+			name: "a chrome-named span inside a paragraph's sentence stays",
+			body: `<article><p><span class="dateline">OSLO —</span> ` + ps[0] + `</p>` + pTags(ps[1:]) +
+				`<p><span class="credit">Photo: Kari Nordmann</span></p></article>`,
+			want:    append([]string{"OSLO — Paragraph 1"}, ps...),
+			notWant: []string{"Kari Nordmann"},
+		},
+		{
+			name: "a most-popular box after the story ends it, teasers and all",
+			body: `<main><section class="article-section">` + pTags(ps[:4]) + `</section><section class="article-section">` + pTags(ps[4:]) +
+				`</section><section class="c-popular"><h2>Most Popular</h2><ol>` +
+				`<li><h3><a href="/s/1">Why the tram line stopped at the river</a></h3><p>The city's plans for a crossing over the river, drawn up twice and shelved twice by two councils, explain the gap in the network.</p></li>` +
+				`<li><h3><a href="/s/2">A market hall comes back to life</a></h3><p>Traders returned to the old hall this spring after a decade of repairs and disputes, and the crowds of the old town followed them in.</p></li>` +
+				`</ol></section></main>`,
+			want:    ps,
+			notWant: []string{"Most Popular", "tram line", "market hall", "Traders returned"},
+		},
+		{
 			name: "section ids made from heading text are not chrome",
 			body: `<article><section id="sharing-with-a-single-developer"><h2>Sharing with a single developer</h2>` + pTags(ps[:4]) +
 				`</section><section id="related-work-and-further-notes">` + pTags(ps[4:]) + `</section></article>`,
