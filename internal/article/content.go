@@ -1,6 +1,8 @@
 package article
 
 import (
+	"strings"
+
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -66,10 +68,14 @@ func markUnlikely(body *html.Node, st *statTable, total int, paid map[*html.Node
 		if bud.tick() {
 			return false
 		}
+		s := st.get(n)
+		if hoverCard(n, st) {
+			s.drop = true
+			return false
+		}
 		if !st.hc.unlikely(n) || paid[n] {
 			return true
 		}
-		s := st.get(n)
 		if h := st.hc.node(n); h&hHardNeg != 0 && h&hStrongPos == 0 {
 			s.drop = true
 			return false
@@ -124,7 +130,24 @@ func inProse(n *html.Node, st *statTable) bool {
 	if p == nil || !paraTags[p.DataAtom] {
 		return false
 	}
-	ps := st.get(p)
-	around := ps.flow - st.get(n).text
-	return around >= minProseAround && ps.flowLink*4 < ps.flow
+	ns, ps := st.get(n), st.get(p)
+	return ps.flow-ns.text >= minProseAround && ps.flowLink*4 < ps.flow
+}
+
+// hoverCard reports an inline box of links and a picture set right after a
+// link inside a sentence: the card a site shows when the pointer rests on a
+// name ("Ilhan Omar" followed by her photo and her latest headlines).
+func hoverCard(n *html.Node, st *statTable) bool {
+	if isBlock(n) || n.DataAtom == atom.A {
+		return false
+	}
+	prev := n.PrevSibling
+	for prev != nil && prev.Type == html.TextNode && strings.TrimSpace(prev.Data) == "" {
+		prev = prev.PrevSibling
+	}
+	if prev == nil || prev.DataAtom != atom.A {
+		return false
+	}
+	s := st.get(n)
+	return s.imgs > 0 && s.text >= 40 && s.link*10 >= s.text*9
 }

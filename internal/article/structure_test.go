@@ -31,6 +31,15 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"Kari Nordmann"},
 		},
 		{
+			name: "a hover card after a linked name inside a sentence goes, the name stays",
+			body: `<article><p>The budget was drafted by council member <span class="person"><a href="/people/ana-ruiz">Ana Ruiz</a>` +
+				`<span class="person-card"><img src="/ana.jpg" alt=""><a href="/people/ana-ruiz">Ana Ruiz</a>` +
+				`<a href="/s/9">Council approves night buses after a year of trials</a> <a href="/s/8">Ruiz questions the cost of the new depot</a></span></span>` +
+				` (Greens), who said the plan would be reviewed every spring, with the reserves and the schools first.</p>` + pTags(ps) + `</article>`,
+			want:    append([]string{"council member Ana Ruiz (Greens), who said"}, ps...),
+			notWant: []string{"night buses", "new depot"},
+		},
+		{
 			name: "a most-popular box after the story ends it, teasers and all",
 			body: `<main><section class="article-section">` + pTags(ps[:4]) + `</section><section class="article-section">` + pTags(ps[4:]) +
 				`</section><section class="c-popular"><h2>Most Popular</h2><ol>` +
