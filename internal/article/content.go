@@ -64,6 +64,7 @@ func attempt(body *html.Node, strip bool, titles []string, paid map[*html.Node]b
 // most of the page's text (a mis-named wrapper), the marked-up article body,
 // or the paid part of a paywalled article (paid, from its JSON-LD).
 func markUnlikely(body *html.Node, st *statTable, total int, paid map[*html.Node]bool, bud *budget) {
+	stamps := entryStamps(body, st)
 	walkElements(body, func(n *html.Node) bool {
 		if bud.tick() {
 			return false
@@ -85,7 +86,7 @@ func markUnlikely(body *html.Node, st *statTable, total int, paid map[*html.Node
 		if total > 0 && ((s.text > total/2 && s.linkDensity() < 0.5) || (s.text*4 > total && s.paras >= 3 && s.linkDensity() < 0.2)) {
 			return true
 		}
-		if hasArticleBody(n, bud) || isQuoteEmbed(n, st) || inProse(n, st) {
+		if hasArticleBody(n, bud) || isQuoteEmbed(n, st) || inProse(n, st) || stamps[n] {
 			return true
 		}
 		s.drop = true
@@ -150,4 +151,53 @@ func hoverCard(n *html.Node, st *statTable) bool {
 	}
 	s := st.get(n)
 	return s.imgs > 0 && s.text >= 40 && s.link*10 >= s.text*9
+}
+
+// Entry stamps: the times heading a live blog's updates.
+const (
+	minEntries    = 3  // stamps of one class that make a series of entries
+	maxEntryStamp = 40 // runes of a stamp's element
+)
+
+// entryStamps finds the elements holding a <time> that repeat, with the
+// same class, three times or more: the times of a live blog's updates
+// ("14:50"), which the issue wants kept with the updates, whatever the
+// element is named ("block-time published-time"). A story's own time
+// stamp occurs once and keeps its chrome name; the text filters drop a
+// dated stamp line and keep a bare time.
+func entryStamps(body *html.Node, st *statTable) map[*html.Node]bool {
+	byClass := map[string][]*html.Node{}
+	walkElements(body, func(n *html.Node) bool {
+		if n.DataAtom != atom.Time {
+			return true
+		}
+		for e, i := n, 0; e != nil && e.Type == html.ElementNode && i < 3; e, i = e.Parent, i+1 {
+			if st.get(e).text > maxEntryStamp {
+				break
+			}
+			if c := attr(e, "class"); c != "" {
+				byClass[c] = append(byClass[c], e)
+				break
+			}
+		}
+		return false
+	})
+	var out map[*html.Node]bool
+	for _, ns := range byClass {
+		if len(ns) < minEntries {
+			continue
+		}
+		if out == nil {
+			out = map[*html.Node]bool{}
+		}
+		for _, n := range ns {
+			for e := n; e != nil && e != body; e = e.Parent {
+				out[e] = true // and the wrappers between it and the entry
+				if e.Parent != nil && st.get(e.Parent).text > maxEntryStamp {
+					break
+				}
+			}
+		}
+	}
+	return out
 }

@@ -89,3 +89,54 @@ func TestExtractRoundUp(t *testing.T) {
 		}
 	}
 }
+
+// liveUpdate is the text of update i of a live-blog fixture, and its time.
+func liveUpdate(i int) (text, at string) {
+	return fmt.Sprintf("Crews reopened lane %d of the harbour road after the water fell at gate %d, the council said.", i, i+2),
+		fmt.Sprintf("%02d:%02d", 20-i/4, 55-(i%4)*12)
+}
+
+// A live blog whose update times sit in elements named like a story's time
+// stamp ("entry-time published"): the times stay with their updates, as
+// they are a series, not the story's one stamp.
+func TestExtractLiveBlogNamedTimes(t *testing.T) {
+	var posts strings.Builder
+	for i := range 10 {
+		text, at := liveUpdate(i)
+		fmt.Fprintf(&posts, `<div class="update" id="u%d"><p class="entry-time published"><time datetime="2026-11-30T%s:00Z">%s</time></p>
+			<div class="update-body"><p>%s</p></div><div class="update-tools"><a href="#u%d">Link to this update</a></div></div>`, i, at, at, text, i)
+	}
+	page := `<html><head><title>Live: the harbour storm - Gazette</title></head><body><nav><a href="/">Home</a></nav><main>
+		<h1>Live: the harbour storm</h1><p class="dateline"><time datetime="2026-11-30T09:00:00Z">30 November 2026, 09:00</time></p>
+		<div class="live-feed">` + posts.String() + `</div></main></body></html>`
+	a := mustExtract(t, page, "https://news.example/live/harbour")
+	for i := range 10 {
+		text, at := liveUpdate(i)
+		if ti, pi := strings.Index(a.Text, at), strings.Index(a.Text, text); ti < 0 || pi < ti {
+			t.Errorf("update %d: time %q at %d, text at %d:\n%s", i, at, ti, pi, a.Text)
+		}
+	}
+	checkText(t, a.Text, nil, []string{"30 November 2026", "Link to this update"})
+}
+
+// A live blog of a few short updates, each in a container named like an
+// article body: the best candidate is one update, and its like-named
+// peers, short as they are, are the rest of the story.
+func TestExtractShortLiveBlog(t *testing.T) {
+	var posts strings.Builder
+	for i := range 8 {
+		text, at := liveUpdate(i)
+		fmt.Fprintf(&posts, `<li class="feed-item"><article class="feed-post"><header class="feed-post-head"><span>%s</span>
+			<h3>Gate %d closes</h3></header><div class="feed-post-body"><p>%s</p></div></article></li>`, at, i, text)
+	}
+	page := `<html><head><title>Live: the harbour storm - Gazette</title></head><body><nav><a href="/">Home</a></nav>
+		<div class="feed"><ol>` + posts.String() + `</ol></div></body></html>`
+	a := mustExtract(t, page, "https://news.example/live/harbour")
+	for i := range 8 {
+		text, _ := liveUpdate(i)
+		checkText(t, a.Text, []string{text}, nil)
+	}
+	if !a.IsArticle {
+		t.Errorf("kind %s, want an article", a.PageKind)
+	}
+}

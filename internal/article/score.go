@@ -20,6 +20,10 @@ const kinShare = 0.3
 // minFlow is the shortest inline text that counts as a paragraph.
 const minFlow = 25
 
+// minPart is the text (runes) a candidate needs to count as another part
+// of a body split in several containers.
+const minPart = 200
+
 // tagBase is the starting score of a candidate container by tag.
 func tagBase(n *html.Node) float64 {
 	switch n.DataAtom {
@@ -181,13 +185,17 @@ func (s *scorer) proseRoot(roots []*html.Node) *html.Node {
 // i.e. the article body is split into separate containers.
 func (s *scorer) commonAncestor(top *html.Node, topScore float64) *html.Node {
 	var alts []*html.Node
+	// A short top candidate may be one entry of a series (a live blog's
+	// updates): its like-named peers count however short they are.
+	short := s.st.get(top).text < minPart
 next:
 	for _, c := range s.cands[1:min(len(s.cands), 10)] {
 		share := altShare
-		if s.sameKind(c, top) {
+		kin := s.sameKind(c, top)
+		if kin {
 			share = kinShare
 		}
-		if s.final(c) < share*topScore || s.st.get(c).text < 200 || contains(c, top) || contains(top, c) {
+		if s.final(c) < share*topScore || (s.st.get(c).text < minPart && !(short && kin)) || contains(c, top) || contains(top, c) {
 			continue
 		}
 		for _, a := range alts {
