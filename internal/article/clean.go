@@ -1,6 +1,8 @@
 package article
 
 import (
+	"strings"
+
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -41,6 +43,9 @@ func (c *cleaner) skip(n *html.Node) bool {
 	}
 	if s.text*2 > c.total {
 		return false // holds most of the content: a wrapper, whatever its name
+	}
+	if pitchBox(n, c.st) {
+		return true
 	}
 	w := c.st.hc.classWeight(n)
 	if w < 0 && !c.paid[n] {
@@ -93,4 +98,51 @@ func countItems(n *html.Node) int {
 		}
 	}
 	return max(k, 1)
+}
+
+// pitchBox reports a box that pitches something (membership, a
+// newsletter, the app): it opens with a title of its own ("Join the Coast
+// Post") and a third of its text or more is in short blocks that are calls
+// to action. Beside or inside the story it is an offer, however well its
+// prose scores; a stretch of the story that ends in a newsletter line is
+// not titled, and stays.
+func pitchBox(n *html.Node, st *statTable) bool {
+	if !headed(n, st) {
+		return false
+	}
+	pitch := 0
+	walkElements(n, func(c *html.Node) bool {
+		if !isBlock(c) || isHeading(c.DataAtom) {
+			return true
+		}
+		if cs := st.get(c); cs.text <= maxPromo {
+			if rePromo.MatchString(cleanInline(rawText(c))) {
+				pitch += cs.text
+			}
+			return false
+		}
+		return true // the pitch is a shorter block inside
+	})
+	return pitch > 0 && pitch*3 >= st.get(n).text
+}
+
+// headed reports a container whose text opens with a heading: a box with
+// a title of its own rather than a stretch of the story.
+func headed(n *html.Node, st *statTable) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || st.get(c).text == 0 {
+			if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+				return false
+			}
+			continue
+		}
+		if isHeading(c.DataAtom) {
+			return true
+		}
+		if isBlock(c) {
+			return headed(c, st)
+		}
+		return false
+	}
+	return false
 }

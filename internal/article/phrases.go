@@ -49,8 +49,10 @@ const maxPromo = 250
 // by asking the reader to sign up, subscribe, download or follow something
 // of the publisher's (the verb followed by "the", "our", "for" …, so that
 // "Download speeds in the app rose" stays prose), that offers to land in the reader's inbox or
-// letterbox, or that asks for a newsletter sign-up anywhere.
-var rePromo = regexp.MustCompile(`(?i)^\W*(?:sign(?:ing)? up|subscribe|register|download|install|get|join|follow|listen to|try)\s+(?:now\s+)?(?:for|to|on|up|us|the|our|a|an|free|this|today'?s)\b.{0,80}\b(?:newsletters?|briefings?|inbox|apps?|alerts|podcasts?|digest|updates|emails?|free trial)\b|\b(?:in|to|into) your inbox\b|\b(?:sign up|subscribe) (?:for|to) (?:\S+ ){0,5}newsletters?\b|\bdelivered (?:straight |right |directly )?(?:to|through|into) your (?:inbox|letterbox|door)\b`)
+// letterbox, that asks for a newsletter sign-up anywhere, or that sells a
+// membership ("unlimited access", "become a member", "cancel anytime").
+var rePromo = regexp.MustCompile(`(?i)^\W*(?:sign(?:ing)? up|subscribe|register|download|install|get|join|follow|listen to|try)\s+(?:now\s+)?(?:for|to|on|up|us|the|our|a|an|free|this|today'?s)\b.{0,80}\b(?:newsletters?|briefings?|inbox|apps?|alerts|podcasts?|digest|updates|emails?|free trial)\b|\b(?:in|to|into) your inbox\b|\b(?:sign up|subscribe) (?:for|to) (?:\S+ ){0,5}newsletters?\b|\bdelivered (?:straight |right |directly )?(?:to|through|into) your (?:inbox|letterbox|door)\b` +
+	`|\bunlimited (?:digital )?access\b|\bbecome an? (?:member|subscriber|supporter|patron)\b|\bsupport (?:independent|quality|our|local) journalism\b|\bcancel any ?time\b`)
 
 // isPromo reports short blocks that are a call to action, not content.
 func isPromo(b block) bool {

@@ -134,3 +134,22 @@ func TestExtractInsideTheBody(t *testing.T) {
 		})
 	}
 }
+
+// A membership pitch of several paragraphs in a box beside the story (a
+// sibling whose prose scores like the story's next part) goes whole; a
+// part of the story that holds a newsletter line keeps its paragraphs.
+func TestExtractPitchBoxBesideTheStory(t *testing.T) {
+	pitch := `<div class="box"><h2>Join the Coast Post</h2>
+		<p>For less than a coffee a week you get unlimited access to every story, the morning briefing and the archive, on every device.</p>
+		<p>Members are invited to our events, read our investigations first and help choose what we cover next, because reporting is better with readers in it.</p>
+		<p>You can cancel anytime, and your saved stories stay yours for a month after you leave.</p>
+		<p><a href="/join">Join now</a></p></div>`
+	part := func(ps []string, extra string) string {
+		return `<div class="part">` + pTags(ps[:1]) + extra + pTags(ps[1:]) + `</div>`
+	}
+	page := `<html><head><title>Harbour reopens after the storm | Coast Post</title></head><body><nav><a href="/">Home</a></nav>
+		<main>` + pitch + part(storyParas[:4], "") + `<div class="ad"><a href="https://ads.example/1">Ad</a></div>` +
+		part(storyParas[4:], `<p>Sign up for our newsletter to get the coast's news every morning.</p>`) + `</main></body></html>`
+	a := mustExtract(t, page, "https://coastpost.example/news/harbour-reopens")
+	checkText(t, a.Text, storyParas, []string{"coffee a week", "Members are invited", "cancel anytime", "Join now", "Sign up for our newsletter"})
+}

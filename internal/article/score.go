@@ -279,7 +279,9 @@ func (s *scorer) siblings(top *html.Node) []*html.Node {
 			bonus = topScore * 0.2
 		}
 		if cs.cand && s.final(c)+bonus >= threshold {
-			out = append(out, c)
+			if !pitchBox(c, s.st) {
+				out = append(out, c)
+			}
 			continue
 		}
 		if isHeading(c.DataAtom) || c.DataAtom == atom.Ul || c.DataAtom == atom.Ol {
