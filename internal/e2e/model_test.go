@@ -80,10 +80,18 @@ func TestPipeline_QuirkyLocalModel(t *testing.T) {
 	newsctl(t, bin, environ, "wait", "--timeout", "2m")
 
 	ctx := context.Background()
-	var byModel, partial, fallbacks, embedded int
-	pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE provider = 'openai' AND fallback_for IS NULL),
-		count(*) FILTER (WHERE cardinality(invalid_fields) > 0), count(*) FILTER (WHERE fallback_for IS NOT NULL)
-		FROM latest_extractions`).Scan(&byModel, &partial, &fallbacks)
+	// Counted over the articles that are not duplicates: when the copy of
+	// the site's duplicate pair seen second is cleaned first, it is sent on
+	// and extracted before the cleaner relinks the pair to the first-seen
+	// copy, so on a loaded machine there may be one extraction more.
+	outcomes := func(where string) (byModel, partial, fallbacks int) {
+		pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE provider = 'openai' AND fallback_for IS NULL),
+			count(*) FILTER (WHERE cardinality(invalid_fields) > 0), count(*) FILTER (WHERE fallback_for IS NOT NULL)
+			FROM latest_extractions e JOIN cleaned c USING (doc_id) WHERE `+where).Scan(&byModel, &partial, &fallbacks)
+		return
+	}
+	byModel, partial, fallbacks := outcomes("c.duplicate_of IS NULL")
+	var embedded int
 	pool.QueryRow(ctx, `SELECT count(DISTINCT k.doc_id) FROM chunks k JOIN cleaned c USING (doc_id) WHERE c.duplicate_of IS NULL`).Scan(&embedded)
 	if byModel != 3 || partial != 3 || fallbacks != 0 || embedded != 3 {
 		t.Errorf("%d extracted by the model (%d partial), %d fallbacks, %d embedded; want 3, 3, 0, 3", byModel, partial, fallbacks, embedded)
@@ -91,8 +99,10 @@ func TestPipeline_QuirkyLocalModel(t *testing.T) {
 	if out := newsctl(t, bin, environ, "dlq", "counts"); strings.Contains(out, "extract") {
 		t.Errorf("dead letters: %s", out)
 	}
-	if out := newsctl(t, bin, environ, "stats"); !strings.Contains(out, "3 by a model (3 partial), 0 by the heuristic extractor, 0 fallbacks") {
-		t.Errorf("stats does not tell the extraction outcomes:\n%s", out)
+	allByModel, allPartial, _ := outcomes("true")
+	want := fmt.Sprintf("%d by a model (%d partial), 0 by the heuristic extractor, 0 fallbacks", allByModel, allPartial)
+	if out := newsctl(t, bin, environ, "stats"); !strings.Contains(out, want) {
+		t.Errorf("stats does not tell the extraction outcomes (want %q):\n%s", want, out)
 	}
 	t.Logf("%d requests to the model server for 3 articles", requests())
 	ws.stop(t)
