@@ -132,8 +132,8 @@ func assemble(pm *pageMeta, res contentResult, pageURL string) *Article {
 		sig.bodyLinkDens = float64(res.bodyLink) / float64(res.bodyText)
 	}
 	for _, b := range res.blocks {
-		if b.runes >= 40 {
-			sig.paras++
+		if b.runes >= 40 || countWords(b.text) >= 12 {
+			sig.paras++ // a paragraph in any script (CJK characters count as words)
 		}
 		if isHeading(b.tag) && b.linkLen*2 > b.runes {
 			sig.teaserHeads++

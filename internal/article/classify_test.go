@@ -28,9 +28,25 @@ func TestExtractClassifiesNonArticles(t *testing.T) {
 	}
 	gallery.WriteString(`</div></body></html>`)
 
+	// A short Chinese story beside a busier column of linked headlines: its
+	// paragraphs are short in runes but full sentences.
+	var zh strings.Builder
+	zh.WriteString(`<html><head><title>预算通过 - 日报</title></head><body><div class="main"><h1>预算通过</h1><div class="txt">`)
+	for _, p := range []string{"市议会周二投票通过了新的预算方案，其中包括学校、道路和公园的资金。", "官员表示，这项耗时六个月起草的计划将在市长最终审查后于一月生效。",
+		"出席会议的居民对成本上涨、交通拥堵和缺乏经济适用房表示担忧。", "几位议员认为该提案力度不够，另一些人则警告说这会消耗储备金。",
+		"据财政部门称，房产税收入增长了百分之四，略高于此前的预测。", "市长在投票后对记者说，这份预算在雄心和责任之间取得了谨慎的平衡。"} {
+		zh.WriteString("<p>" + p + "</p>")
+	}
+	zh.WriteString(`</div></div><div class="side"><ul>`)
+	for i := 0; i < 12; i++ {
+		fmt.Fprintf(&zh, `<li><a href="/n/%d">热门新闻第%d条：城市交通改善计划公布</a></li>`, i, i)
+	}
+	zh.WriteString(`</ul></div></body></html>`)
+
 	cases := []struct {
 		name, page, url, kind string
 	}{
+		{"short Chinese article beside links", zh.String(), "https://example.com/news/budget", KindArticle},
 		{"listing", listing.String(), "https://example.com/", KindListing},
 		{"section listing", listing.String(), "https://example.com/world/", KindListing},
 		{"listing with excerpts", excerpts.String(), "https://example.com/world/", KindListing},
