@@ -32,6 +32,7 @@ func runWait(ctx context.Context, args []string) error {
 	settle := fs.Duration("settle", 2*time.Second, "how long every stage must stay idle")
 	allowDead := fs.Bool("allow-dead-letters", false, "exit 0 even when dead letters appeared during the wait")
 	since := fs.Duration("since", time.Minute, "count dead letters written from this long before the wait started (a seed's can come first)")
+	outage := fs.Duration("outage", time.Minute, "keep polling through a Redis outage (a failover, a restart) this long before giving up")
 	if err := s.Parse(args); err != nil {
 		return err
 	}
@@ -48,12 +49,28 @@ func runWait(ctx context.Context, args []string) error {
 	frontier := frontierCounter(ctx, c)
 	defer frontier.close()
 	start, lastProgress := time.Now(), time.Now()
-	var idleSince time.Time
+	var idleSince, downSince time.Time
 	var last string
 	for {
 		stats, err := admin.Stats(ctx, pipeline.Stages())
 		if err != nil {
-			return err
+			// The workers pause through an outage; so does the wait, within
+			// limits (a Redis that never answered failed at the start).
+			if downSince.IsZero() {
+				downSince = time.Now()
+				fmt.Fprintf(os.Stderr, "\nnewsctl wait: Redis does not answer (%v); polling again for up to %s\n", err, *outage)
+			}
+			if time.Since(downSince) >= *outage {
+				return fmt.Errorf("redis did not answer for %s: %w", *outage, err)
+			}
+			if err := sleep(ctx, 500*time.Millisecond); err != nil {
+				return err
+			}
+			continue
+		}
+		if !downSince.IsZero() {
+			fmt.Fprintf(os.Stderr, "newsctl wait: Redis answers again after %s\n", time.Since(downSince).Round(100*time.Millisecond))
+			downSince = time.Time{}
 		}
 		owed := frontier.owed(ctx)
 		if sig := signature(stats) + strconv.FormatInt(owed, 10); sig != last {
@@ -85,11 +102,19 @@ func runWait(ctx context.Context, args []string) error {
 			}
 			return summarise(ctx, admin, c, stats, from, gaveUp, time.Since(start), *allowDead)
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+			return err
 		}
+	}
+}
+
+// sleep waits d, or returns the context's error when it ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
 	}
 }
 

@@ -150,3 +150,48 @@ func TestWorker_MetricsExistAtZero(t *testing.T) {
 		}
 	}
 }
+
+// newsctl wait rides out a Redis restart (a failover looks the same from
+// here): it says so, polls again, and ends when the pipeline is idle; a
+// Redis that never answers fails at once.
+func TestCLI_WaitRidesOutARedisRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	bin := build(t)
+	pool := testenv.Postgres(t)
+	rs := streamkittest.StartRedis(t)
+	environ := append(env(t, streamkittest.SchemaOf(pool), streamkittest.Name("wait")), "REDIS_URL="+rs.URL())
+
+	cmd := exec.Command(filepath.Join(bin, "newsctl"), "wait", "--settle", "3s", "--timeout", "1m")
+	cmd.Env = environ
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // connected, and settling
+	rs.Kill()
+	time.Sleep(8 * time.Second) // longer than go-redis' own retries
+	rs.Start()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("newsctl wait across a restart: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	for _, want := range []string{"Redis does not answer", "Redis answers again"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if !strings.Contains(stdout.String(), "pipeline idle") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+
+	rs.Kill()
+	down := exec.Command(filepath.Join(bin, "newsctl"), "wait", "--timeout", "1m")
+	down.Env = environ
+	start := time.Now()
+	if out, err := down.CombinedOutput(); err == nil || !strings.Contains(string(out), "connect redis") {
+		t.Errorf("wait with Redis down from the start: %v\n%s", err, out)
+	}
+	t.Logf("a Redis down from the start failed the wait in %s", time.Since(start).Round(time.Millisecond))
+}
