@@ -64,7 +64,7 @@ func attempt(body *html.Node, strip bool, titles []string, paid map[*html.Node]b
 // most of the page's text (a mis-named wrapper), the marked-up article body,
 // or the paid part of a paywalled article (paid, from its JSON-LD).
 func markUnlikely(body *html.Node, st *statTable, total int, paid map[*html.Node]bool, bud *budget) {
-	stamps := entryStamps(body, st)
+	stamps := entryStamps(body, st, bud)
 	walkElements(body, func(n *html.Node) bool {
 		if bud.tick() {
 			return false
@@ -161,13 +161,16 @@ const (
 
 // entryStamps finds the elements holding a <time> that repeat, with the
 // same class, three times or more: the times of a live blog's updates
-// ("14:50"), which the issue wants kept with the updates, whatever the
-// element is named ("block-time published-time"). A story's own time
-// stamp occurs once and keeps its chrome name; the text filters drop a
-// dated stamp line and keep a bare time.
-func entryStamps(body *html.Node, st *statTable) map[*html.Node]bool {
+// ("14:50"), which belong with the updates whatever the element is named
+// ("block-time published-time"). A story's own time stamp occurs once and
+// keeps its chrome name; the text filters drop a dated stamp line and
+// keep a bare time.
+func entryStamps(body *html.Node, st *statTable, bud *budget) map[*html.Node]bool {
 	byClass := map[string][]*html.Node{}
 	walkElements(body, func(n *html.Node) bool {
+		if bud.tick() {
+			return false
+		}
 		if n.DataAtom != atom.Time {
 			return true
 		}
