@@ -282,7 +282,7 @@ func (c *Crawler) htmlOutcome(r *request, prev prior, resp *fetch.Response, o *o
 	} else {
 		o.State = StateFetched
 		du, _ := url.Parse(docURL)
-		o.Doc = &document{DocID: pipeline.DocID(docURL), URL: docURL, FinalURL: resp.FinalURL, Host: du.Host,
+		o.Doc = &document{DocID: pipeline.DocID(docURL), RequestedAs: pipeline.DocID(r.URL), URL: docURL, FinalURL: resp.FinalURL, Host: du.Host,
 			ContentType: resp.ContentType, Kind: discover.KindHTML, Charset: cs, BodyHash: o.BodyHash, ETag: o.ETag,
 			LastModified: o.LastModified, Status: resp.Status, Body: body, Headers: keptHeaders(resp.Header)}
 	}

@@ -169,3 +169,36 @@ func TestCrawler_SSRFRefusedWithoutAllowPrivate(t *testing.T) {
 		t.Fatalf("dead letters %v, want %s for the seed", d, crawl.ErrTypeSSRF)
 	}
 }
+
+// A document's first_seen_at is when its URL was discovered, not fetched:
+// the cleaner takes the earliest as the original of a set of copies, and a
+// politeness queue must not decide that by releasing a later copy first.
+func TestCrawler_DocumentFirstSeenIsDiscovery(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := newSite(t)
+	s.page("/original", "text/html", article(1))
+	s.page("/copy", "text/html", article(1))
+	norm := func(p string) string { u, _ := urlnorm.Normalize(s.URL + p); return u }
+	ctx := context.Background()
+	// The original was discovered an hour ago and is still queued.
+	if _, err := e.Pool.Exec(ctx, `INSERT INTO urls (url, doc_id, host, first_seen_at) VALUES ($1, $2, $3, now() - interval '1 hour')`,
+		norm("/original"), pipeline.DocID(norm("/original")), s.Listener.Addr().String()); err != nil {
+		t.Fatal(err)
+	}
+	e.start(e.consumerConfig(), e.crawler(e.crawlConfig()))
+	one := map[string]string{crawl.FieldMaxDepth: "0"}
+	e.seed(s.URL+"/copy", one) // fetched first
+	e.waitIdle(10 * time.Second)
+	e.seed(s.URL+"/original", one)
+	e.waitIdle(10 * time.Second)
+	var original, copied time.Time
+	for p, at := range map[string]*time.Time{"/original": &original, "/copy": &copied} {
+		if err := e.Pool.QueryRow(ctx, `SELECT first_seen_at FROM documents WHERE doc_id = $1`, pipeline.DocID(norm(p))).Scan(at); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	if !original.Before(copied) {
+		t.Errorf("first seen: original %s, copy %s; want the original first", original, copied)
+	}
+}

@@ -53,6 +53,7 @@ func lookupPrior(ctx context.Context, pool *pgxpool.Pool, u string) (prior, erro
 // document is a fetched HTML page to store.
 type document struct {
 	DocID, URL, FinalURL, Host, ContentType, Kind, Charset, BodyHash, ETag, LastModified string
+	RequestedAs                                                                          string // doc id of the URL fetched, when the page's own URL (its canonical) differs
 	Status                                                                               int
 	Body                                                                                 []byte
 	Headers                                                                              map[string]string
@@ -152,13 +153,18 @@ func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome, recrawl *tim
 	return w, nil
 }
 
+// upsertDocument stores a fetched page. Its first_seen_at is when its URL
+// was discovered, not fetched: which of two copies is the original then
+// follows the order the crawler learnt of them, not the order the hosts'
+// politeness queues happened to release them in.
 func upsertDocument(ctx context.Context, tx pgx.Tx, d *document) (changed bool, err error) {
 	headers, _ := json.Marshal(d.Headers)
 	var id string
 	err = tx.QueryRow(ctx, `
 		INSERT INTO documents (doc_id, url, final_url, host, status, content_type, kind, charset, body,
-		                       body_hash, etag, last_modified, headers, fetched_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now())
+		                       body_hash, etag, last_modified, headers, fetched_at, first_seen_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now(),
+		        coalesce((SELECT min(first_seen_at) FROM urls WHERE doc_id IN ($1, $14)), now()))
 		ON CONFLICT (doc_id) DO UPDATE SET
 			url = EXCLUDED.url, final_url = EXCLUDED.final_url, host = EXCLUDED.host, status = EXCLUDED.status,
 			content_type = EXCLUDED.content_type, kind = EXCLUDED.kind, charset = EXCLUDED.charset,
@@ -167,7 +173,7 @@ func upsertDocument(ctx context.Context, tx pgx.Tx, d *document) (changed bool, 
 		WHERE documents.body_hash IS DISTINCT FROM EXCLUDED.body_hash
 		RETURNING doc_id`,
 		d.DocID, d.URL, d.FinalURL, d.Host, d.Status, d.ContentType, d.Kind, d.Charset, d.Body,
-		d.BodyHash, d.ETag, d.LastModified, headers).Scan(&id)
+		d.BodyHash, d.ETag, d.LastModified, headers, d.RequestedAs).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
