@@ -61,3 +61,23 @@ func fuse(k int, lists ...[]cand) []hit {
 	})
 	return out
 }
+
+// allWordsFirst moves the documents with a chunk holding every word of the
+// query (lex, a full-text list widened to any word) ahead of the rest,
+// keeping the fused order within each group. The widening is there to fill
+// the page; it must not let a document that shares one word with the query
+// and sits near it in vector space outrank the one that holds them all
+// ("report 123" among a hundred reports).
+func allWordsFirst(hits []hit, lex []cand) []hit {
+	every := map[string]bool{}
+	for _, c := range lex {
+		if c.allWords {
+			every[c.docID] = true
+		}
+	}
+	if len(every) == 0 {
+		return hits
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return every[hits[i].docID] && !every[hits[j].docID] })
+	return hits
+}

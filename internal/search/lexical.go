@@ -40,6 +40,9 @@ func (s *Searcher) lexical(ctx context.Context, q Query, limit int) ([]cand, err
 	if err != nil {
 		return nil, err
 	}
+	for i := range all {
+		all[i].allWords = true
+	}
 	type key struct {
 		doc   string
 		chunk int

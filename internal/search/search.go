@@ -230,7 +230,7 @@ func (s *Searcher) Answer(ctx context.Context, q Query) (Answer, error) {
 		case verr != nil:
 			return Answer{}, verr
 		default:
-			hits = fuse(s.cfg.RRFK, vc, l.c)
+			hits = allWordsFirst(fuse(s.cfg.RRFK, vc, l.c), l.c)
 		}
 	}
 	if len(hits) > q.K {

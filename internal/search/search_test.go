@@ -299,3 +299,31 @@ func TestSearcher_ThousandsOfChunksInOneDocument(t *testing.T) {
 		}
 	}
 }
+
+// A query naming one document among many alike ("flood report 17" among
+// thirty flood reports) finds it first in every mode: in hybrid, the
+// documents holding every word come before those that share a word and
+// sit near the query in vector space.
+func TestSearcher_EveryWordBeatsNearbyPartialMatches(t *testing.T) {
+	t.Parallel()
+	articles := filterCorpus()
+	for i := range articles {
+		// The wanted report says little about floods; the others say much.
+		if i == 17 {
+			articles[i].Text = "The county published its yearly figures on roads, schools and parks, with a short note on weather."
+		} else {
+			articles[i].Text = strings.Repeat("Flood report: river flood waters rose, flood defences held, the flood report said. ", 3)
+		}
+	}
+	pool, e := setup(t, articles...)
+	s := search.New(pool, e, search.Config{}, nil)
+	for _, mode := range []search.Mode{search.Hybrid, search.Lexical} {
+		rs, err := s.Search(context.Background(), search.Query{Text: "flood report 17", K: 3, Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs) == 0 || rs[0].DocID != "d17" {
+			t.Errorf("%s: got %v, want d17 first", mode, docIDs(rs))
+		}
+	}
+}

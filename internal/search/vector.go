@@ -16,6 +16,9 @@ type cand struct {
 	docID string
 	chunk int
 	score float64 // higher is better: cosine similarity or text rank
+	// allWords marks a chunk holding every word of the query in a full-text
+	// list widened to any word (set only then).
+	allWords bool
 }
 
 // A plan is how vector candidates are fetched.
