@@ -116,7 +116,7 @@ func pitchBox(n *html.Node, st *statTable) bool {
 			return true
 		}
 		if cs := st.get(c); cs.text <= maxPromo {
-			if rePromo.MatchString(cleanInline(rawText(c))) {
+			if promoText(cleanInline(rawText(c))) {
 				pitch += cs.text
 			}
 			return false

@@ -3,6 +3,7 @@ package article
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Text-level vocabulary: whole blocks that are UI text, section headings
@@ -56,7 +57,35 @@ var rePromo = regexp.MustCompile(`(?i)^\W*(?:sign(?:ing)? up|subscribe|register|
 
 // isPromo reports short blocks that are a call to action, not content.
 func isPromo(b block) bool {
-	return b.runes <= maxPromo && !isHeading(b.tag) && rePromo.MatchString(b.text)
+	return b.runes <= maxPromo && !isHeading(b.tag) && promoText(b.text)
+}
+
+// promoVerbs open a call to action; promoWords are in every other kind.
+// Checked before rePromo, which is slow on the many blocks that are
+// neither (most of a story).
+var (
+	promoVerbs = []string{"sign", "subscribe", "register", "download", "install", "get", "join", "follow", "listen", "try"}
+	promoWords = []string{"inbox", "newsletter", "delivered", "unlimited", "become a", "journalism", "cancel any"}
+)
+
+// promoText reports text that rePromo matches.
+func promoText(s string) bool {
+	low := strings.ToLower(s)
+	lead := strings.TrimLeftFunc(low, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	maybe := false
+	for _, v := range promoVerbs {
+		if strings.HasPrefix(lead, v) {
+			maybe = true
+			break
+		}
+	}
+	for _, w := range promoWords {
+		if maybe {
+			break
+		}
+		maybe = strings.Contains(low, w)
+	}
+	return maybe && rePromo.MatchString(s)
 }
 
 // reStrongEnd matches headings that introduce other stories or comments.
