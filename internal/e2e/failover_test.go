@@ -66,7 +66,10 @@ func TestPipeline_ReconcileRecoversWhatAFailoverLost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binaries on a 6-node cluster")
 	}
-	r := crawlDemoOnACluster(t, "CRAWL_HOST_DELAY=300ms")
+	// A slow crawl (the demo site's twenty pages take twenty seconds), so
+	// that pages are still to fetch once the 48 MB are written, however
+	// long that takes on a loaded machine.
+	r := crawlDemoOnACluster(t, "CRAWL_HOST_DELAY=1s")
 	bin, pool, c, environ, ws := r.bin, r.pool, r.cluster, r.environ, r.workers
 
 	ctx := context.Background()
