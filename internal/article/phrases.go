@@ -2,6 +2,7 @@ package article
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -72,19 +73,8 @@ var (
 func promoText(s string) bool {
 	low := strings.ToLower(s)
 	lead := strings.TrimLeftFunc(low, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	maybe := false
-	for _, v := range promoVerbs {
-		if strings.HasPrefix(lead, v) {
-			maybe = true
-			break
-		}
-	}
-	for _, w := range promoWords {
-		if maybe {
-			break
-		}
-		maybe = strings.Contains(low, w)
-	}
+	maybe := slices.ContainsFunc(promoVerbs, func(v string) bool { return strings.HasPrefix(lead, v) }) ||
+		slices.ContainsFunc(promoWords, func(w string) bool { return strings.Contains(low, w) })
 	return maybe && rePromo.MatchString(s)
 }
 

@@ -53,7 +53,7 @@ func lookupPrior(ctx context.Context, pool *pgxpool.Pool, u string) (prior, erro
 // document is a fetched HTML page to store.
 type document struct {
 	DocID, URL, FinalURL, Host, ContentType, Kind, Charset, BodyHash, ETag, LastModified string
-	RequestedAs                                                                          string // doc id of the URL fetched, when the page's own URL (its canonical) differs
+	RequestedAs                                                                          string // doc id of the URL fetched (the page's own URL may be its canonical)
 	Status                                                                               int
 	Body                                                                                 []byte
 	Headers                                                                              map[string]string
