@@ -39,6 +39,7 @@ type Crawler struct {
 	metrics *metrics
 	win     *window       // room on the crawl stream, shared with the feeder
 	feed    chan struct{} // wakes the feeder: links were left in the frontier
+	via     redirected    // pages just fetched through a redirect
 }
 
 // New builds a Crawler over Redis (politeness, robots cache) and Postgres
@@ -104,7 +105,8 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	// A page fetched through a redirect while its own link was being queued
 	// (the redirect's target was not known yet when it was followed) is not
 	// fetched again: it is that redirect's alias. Seeds and hubs always go.
-	if prev.FetchedSince && !r.Seed && !prev.IsHub && r.Hint == "" {
+	aliasable := !r.Seed && !prev.IsHub && r.Hint == ""
+	if prev.FetchedSince && aliasable {
 		c.metrics.outcome(StateAlias)
 		return c.result(ctx, r, &outcome{State: StateAlias}), nil
 	}
@@ -112,8 +114,28 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	if err != nil {
 		return streamkit.Result{}, err
 	}
-	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: r.URL, ETag: prev.ETag, LastModified: prev.LastModified, BeforeSend: send,
+	turn := func(ctx context.Context) (done func(), err error) {
+		if send != nil {
+			if done, err = send(ctx); err != nil {
+				return done, err
+			}
+		}
+		if aliasable && c.via.has(r.URL) {
+			return done, errReachedByRedirect
+		}
+		return done, nil
+	}
+	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: r.URL, ETag: prev.ETag, LastModified: prev.LastModified, BeforeSend: turn,
 		Follow: func(target string) bool { return !c.known(ctx, target) }})
+	if errors.Is(err, errReachedByRedirect) {
+		c.metrics.outcome(StateAlias)
+		return c.result(ctx, r, &outcome{State: StateAlias}), nil
+	}
+	if err == nil && resp.Status >= 200 && resp.Status <= 299 {
+		if final := mustNormalize(resp.FinalURL); final != "" && final != r.URL {
+			c.via.add(final)
+		}
+	}
 	o, err := c.outcomeOf(r, prev, resp, err)
 	if err != nil {
 		resp.Release()
