@@ -15,11 +15,12 @@ RUN --mount=type=cache,target=/go/pkg/mod \
     go mod download
 COPY . .
 # The image has no .git: the revision --version prints comes in as an argument
-# (docker build --build-arg REVISION=$(git rev-parse --short=12 HEAD)).
+# (docker build --build-arg REVISION=$(git rev-parse --short=12 HEAD)); the release
+# name is the committed VERSION file.
 ARG REVISION=unknown
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
-    go build -trimpath -ldflags="-s -X github.com/newscrawl/newscrawl/internal/version.Revision=${REVISION}" -o /out/ ./cmd/...
+    go build -trimpath -ldflags="-s -X github.com/newscrawl/newscrawl/internal/version.Release=$(cat VERSION) -X github.com/newscrawl/newscrawl/internal/version.Revision=${REVISION}" -o /out/ ./cmd/...
 
 # Static binaries need no libc; distroless/static carries CA certificates and tzdata and
 # runs as an unprivileged user (nonroot, uid 65532).

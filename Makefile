@@ -16,9 +16,12 @@ ARGS ?=
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-16s %s\n", $$1, $$2 }'
 
-# The revision --version prints (this machine's Go builds with -buildvcs=false).
+# The release and revision --version prints: the release from the committed VERSION
+# file (tags may not reach a clone), the revision from git (this machine's Go builds
+# with -buildvcs=false).
+RELEASE ?= $(shell cat VERSION)
 REVISION ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
-LDFLAGS := -X github.com/newscrawl/newscrawl/internal/version.Revision=$(REVISION)
+LDFLAGS := -X github.com/newscrawl/newscrawl/internal/version.Release=$(RELEASE) -X github.com/newscrawl/newscrawl/internal/version.Revision=$(REVISION)
 
 build: ## build every binary into bin/
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...

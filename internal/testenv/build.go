@@ -1,7 +1,9 @@
 package testenv
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -15,7 +17,10 @@ func Build(t testing.TB, root string, names ...string) string {
 	}
 	dir := t.TempDir()
 	rev, _ := exec.Command("git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
-	args := []string{"build", "-ldflags", "-X github.com/newscrawl/newscrawl/internal/version.Revision=" + strings.TrimSpace(string(rev)), "-o", dir + "/"}
+	release, _ := os.ReadFile(filepath.Join(root, "VERSION"))
+	ldflags := "-X github.com/newscrawl/newscrawl/internal/version.Release=" + strings.TrimSpace(string(release)) +
+		" -X github.com/newscrawl/newscrawl/internal/version.Revision=" + strings.TrimSpace(string(rev))
+	args := []string{"build", "-ldflags", ldflags, "-o", dir + "/"}
 	for _, n := range names {
 		args = append(args, "./cmd/"+n)
 	}
