@@ -31,7 +31,8 @@ func runWorker(args []string) error {
 	stage := config.BindStage(s, "CLEAN", runtime.NumCPU(), 15*time.Second)
 	forwardDups := s.Bool("CLEAN_FORWARD_DUPLICATES", false, "send duplicates on to extraction and embedding")
 	maxHamming := s.Int("CLEAN_MAX_HAMMING", clean.DefaultMaxHamming, "SimHash bits within which two texts are near duplicates")
-	pageTimeout := s.Duration("CLEAN_PAGE_TIMEOUT", article.DefaultTimeout, "processing budget per page")
+	pageWork := s.Int("CLEAN_PAGE_WORK", article.DefaultMaxWork, "work budget per page in steps (nodes measured, scored, rendered; 4 KiB parsed): past it a page is dead-lettered too_complex, busy machine or not")
+	pageTimeout := s.Duration("CLEAN_PAGE_TIMEOUT", article.DefaultTimeout, "wall-clock guard per page behind the work budget: its expiry is a runaway (back later, no attempt spent; dead-lettered runaway after CLEAN_MAX_RUNAWAYS in a row)")
 	maxBytes := s.Int("CLEAN_MAX_BYTES", article.DefaultMaxBytes, "largest page cleaned")
 	maxText := s.Int("CLEAN_MAX_TEXT_CHARS", clean.DefaultMaxTextChars, "longest article text kept; a longer one is cut at a paragraph break (cleaned.text_cut_from records it)")
 	if err := s.Parse(args); err != nil {
@@ -42,7 +43,7 @@ func runWorker(args []string) error {
 		ErrorTypes: []string{"missing_input", "database", "not_html", "too_large", "too_complex", "extract_failed"}}
 	return w.Run(func(d app.Deps) (streamkit.Handler, error) {
 		return clean.NewStage(d.DB, clean.Config{
-			Extract:           article.Options{Timeout: *pageTimeout, MaxBytes: *maxBytes},
+			Extract:           article.Options{MaxWork: *pageWork, Timeout: *pageTimeout, MaxBytes: *maxBytes},
 			MaxHamming:        *maxHamming,
 			MaxTextChars:      *maxText,
 			ForwardDuplicates: *forwardDups,

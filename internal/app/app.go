@@ -189,7 +189,7 @@ func (w Worker) RunContext(ctx context.Context, build func(Deps) (streamkit.Hand
 	s := w.Settings
 	consumer, err := streamkit.NewConsumer(rdb, pool, streamkit.Config{
 		Prefix: *w.Common.StreamPrefix, Stage: w.Stage, Group: w.Group, Consumer: *s.Consumer,
-		Visibility: *s.Visibility, HandlerTimeout: *s.HandlerTimeout, MaxAttempts: *s.MaxAttempts, MaxDeliveries: *s.MaxDeliveries,
+		Visibility: *s.Visibility, HandlerTimeout: *s.HandlerTimeout, MaxAttempts: *s.MaxAttempts, MaxRunaways: *s.MaxRunaways, MaxDeliveries: *s.MaxDeliveries,
 		Concurrency: *s.Concurrency, BatchSize: *s.BatchSize, GracePeriod: *s.GracePeriod,
 		Downstream: w.Downstream, HighWater: *s.HighWater, Partitions: parts, Version: w.Version, Key: w.Key,
 		PromoteInterval: w.PromoteInterval, JanitorInterval: *s.JanitorInterval, RetainLen: retain(*s.Retain),

@@ -44,9 +44,15 @@ type Article struct {
 
 // Extract parses one HTML page (any charset) and returns its main text and
 // metadata. pageURL may be empty; it resolves relative links and supplies URL
-// dates. Errors wrap ErrNotHTML, ErrTooLarge or ErrTooComplex.
+// dates. Errors wrap ErrNotHTML, ErrTooLarge or ErrTooComplex (verdicts on
+// the page), or ErrRunaway (the time guard: try again later).
 func Extract(raw []byte, pageURL string, opt Options) (*Article, error) {
 	opt = opt.withDefaults()
+	return extractWith(raw, pageURL, opt, newBudget(opt.MaxWork, opt.Timeout))
+}
+
+// extractWith is Extract under a budget the caller holds.
+func extractWith(raw []byte, pageURL string, opt Options, bud *budget) (*Article, error) {
 	pageURL = strings.TrimSpace(strings.ToValidUTF8(pageURL, ""))
 	where := "extract"
 	if pageURL != "" {
@@ -55,7 +61,6 @@ func Extract(raw []byte, pageURL string, opt Options) (*Article, error) {
 	if len(raw) > opt.MaxBytes {
 		return nil, fmt.Errorf("%s: %w: %d bytes (limit %d)", where, ErrTooLarge, len(raw), opt.MaxBytes)
 	}
-	bud := newBudget(opt.Timeout)
 	src, err := toUTF8(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
@@ -83,7 +88,7 @@ func Extract(raw []byte, pageURL string, opt Options) (*Article, error) {
 		res.blocks = reconcileLD(res.blocks, pm.ld.body)
 	}
 	if bud.over() {
-		return nil, fmt.Errorf("%s: %w: timed out after %v", where, ErrTooComplex, opt.Timeout)
+		return nil, fmt.Errorf("%s: %w", where, bud.err())
 	}
 	return assemble(pm, res, pageURL), nil
 }

@@ -14,21 +14,21 @@ import (
 // so pathological markup cannot keep it busy long past the budget.
 const parseChunk = 4096
 
-// deadlineReader feeds the HTML parser in small chunks and fails once the
-// extraction budget is spent, which aborts html.Parse.
-type deadlineReader struct {
+// budgetReader feeds the HTML parser in small chunks, one step each, and
+// fails once the extraction budget is spent, which aborts html.Parse.
+type budgetReader struct {
 	s   string
 	off int
 	bud *budget
 }
 
-// Read implements io.Reader, failing with ErrTooComplex once time is up.
-func (r *deadlineReader) Read(p []byte) (int, error) {
+// Read implements io.Reader, failing with the budget's error once it stops.
+func (r *budgetReader) Read(p []byte) (int, error) {
 	if r.off >= len(r.s) {
 		return 0, io.EOF
 	}
-	if r.bud.over() {
-		return 0, fmt.Errorf("%w: parse timed out", ErrTooComplex)
+	if r.bud.tick() || r.bud.over() {
+		return 0, fmt.Errorf("parse: %w", r.bud.err())
 	}
 	if len(p) > parseChunk {
 		p = p[:parseChunk]
@@ -44,9 +44,9 @@ func parseHTML(src string, opt Options, bud *budget) (*html.Node, error) {
 	if n := countTags(src); n > opt.MaxNodes {
 		return nil, fmt.Errorf("%w: %d tags (limit %d)", ErrTooComplex, n, opt.MaxNodes)
 	}
-	doc, err := html.Parse(&deadlineReader{s: src, bud: bud})
+	doc, err := html.Parse(&budgetReader{s: src, bud: bud})
 	if err != nil {
-		if errors.Is(err, ErrTooComplex) {
+		if errors.Is(err, ErrTooComplex) || errors.Is(err, ErrRunaway) {
 			return nil, fmt.Errorf("parse html: %w", err)
 		}
 		// The tolerant parser only fails on its own limits (e.g. more than

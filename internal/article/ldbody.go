@@ -33,7 +33,7 @@ func overlap(ws []string, set map[string]struct{}) float64 {
 func ldBodyText(body string) []block {
 	if strings.Contains(body, "</") || strings.Contains(body, "<p") || strings.Contains(body, "<br") {
 		if doc, err := html.Parse(strings.NewReader(body)); err == nil {
-			return renderBlocks([]*html.Node{doc}, nil, newBudget(DefaultTimeout))
+			return renderBlocks([]*html.Node{doc}, nil, newBudget(DefaultMaxWork, DefaultTimeout))
 		}
 	}
 	var out []block

@@ -13,6 +13,8 @@ func TestExtractLimits(t *testing.T) {
 	manyNodes := "<html><body>" + strings.Repeat("<span>x</span>", 300_000) + "</body></html>"
 	// Unclosed formatting elements make the HTML parser do extra work per tag.
 	formatting := "<html><body>" + strings.Repeat("<b><i><u>", 30_000) + strings.Repeat("<p>word, another word</p>", 20_000) + "</body></html>"
+	// A long but ordinary page: only a tiny budget or guard stops it.
+	long := "<html><body><article>" + strings.Repeat("<p>"+strings.Repeat("Plain words of an ordinary sentence, ", 12)+"</p>", 3000) + "</article></body></html>"
 	cases := []struct {
 		name string
 		page string
@@ -22,7 +24,9 @@ func TestExtractLimits(t *testing.T) {
 		{"deep nesting", deep, Options{}, ErrTooComplex},
 		{"too many nodes", manyNodes, Options{}, ErrTooComplex},
 		{"too large", strings.Repeat("<p>a</p>", 1000), Options{MaxBytes: 1000}, ErrTooLarge},
-		{"tiny timeout", formatting, Options{Timeout: time.Millisecond}, ErrTooComplex},
+		{"tiny work budget", long, Options{MaxWork: 1000}, ErrTooComplex},
+		{"tiny time guard", long, Options{Timeout: time.Nanosecond}, ErrRunaway},
+		{"long page within the budget", long, Options{}, nil},
 		{"formatting soup", formatting, Options{}, nil},
 	}
 	for _, tc := range cases {
@@ -66,7 +70,7 @@ func FuzzExtract(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, u string) {
 		a, err := Extract(data, u, Options{Timeout: 2 * time.Second})
 		if err != nil {
-			if !errors.Is(err, ErrNotHTML) && !errors.Is(err, ErrTooComplex) && !errors.Is(err, ErrTooLarge) {
+			if !errors.Is(err, ErrNotHTML) && !errors.Is(err, ErrTooComplex) && !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrRunaway) {
 				t.Fatalf("unexpected error class: %v", err)
 			}
 			return

@@ -61,6 +61,9 @@ func NewStage(db *pgxpool.Pool, cfg Config, log *slog.Logger) *Stage {
 	if cfg.MaxTextChars <= 0 {
 		cfg.MaxTextChars = DefaultMaxTextChars
 	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	pages := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "newscrawl", Subsystem: "clean", Name: "pages_total",
 		Help: "Cleaned pages: forwarded to extraction, or set aside as a duplicate or by page kind."}, []string{"outcome"})
 	for _, o := range outcomes {
@@ -107,9 +110,10 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 		return streamkit.Result{DocID: docID}, nil
 	}
 
+	started := time.Now()
 	a, err := article.Extract(body, pageURL, s.cfg.Extract)
 	if err != nil {
-		return streamkit.Result{}, classify(err)
+		return streamkit.Result{}, classify(err, time.Since(started))
 	}
 	var textCutFrom int
 	if cut, from := cutText(a.Text, s.cfg.MaxTextChars); from > 0 {
@@ -216,8 +220,13 @@ func (o *candidate) before(c *Cleaned) bool {
 	return o.firstSeen.Before(c.FirstSeenAt) || (o.firstSeen.Equal(c.FirstSeenAt) && o.docID < c.DocID)
 }
 
-func classify(err error) error {
+// classify turns an extraction error into streamkit's terms: the limits on
+// bytes, nodes and work are verdicts on the page (dead letters), the time
+// guard is not (a runaway: back later, no attempt spent).
+func classify(err error, took time.Duration) error {
 	switch {
+	case errors.Is(err, article.ErrRunaway):
+		return streamkit.Runaway(took, err)
 	case errors.Is(err, article.ErrNotHTML):
 		return streamkit.Permanent("not_html", err)
 	case errors.Is(err, article.ErrTooLarge):

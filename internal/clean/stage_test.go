@@ -3,12 +3,15 @@ package clean_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newscrawl/newscrawl/internal/article"
 	"github.com/newscrawl/newscrawl/internal/clean"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/testenv"
@@ -296,5 +299,104 @@ func TestStage_FlagsPaywalledArticles(t *testing.T) {
 		if paywalled != want || !strings.Contains(text, "approved a new budget") {
 			t.Errorf("%s: paywalled=%v (want %v), text %q", doc, paywalled, want, text)
 		}
+	}
+}
+
+// heavyLiveBlog is a long live blog: thousands of timed updates, each a
+// heading, paragraphs and a link, which takes a good share of a second to
+// extract on a quiet machine (several seconds under the race detector).
+func heavyLiveBlog(updates int) []byte {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html lang="en"><head><title>Live: the storm as it happened | Daily Bugle</title>
+<meta property="og:type" content="article"><meta property="article:published_time" content="2024-03-05T10:00:00Z"></head><body>
+<header><nav><a href="/">Home</a> <a href="/world">World</a></nav></header><main><article><h1>Live: the storm as it happened</h1>`)
+	for i := range updates {
+		fmt.Fprintf(&b, `<div class="live-update"><time class="update-time" datetime="2024-03-05T%02d:%02d:00Z">%02d:%02d</time><h2>Update %d</h2>`, 10+i/600%12, i/10%60, 10+i/600%12, i/10%60, i)
+		fmt.Fprintf(&b, `<p>Crews in district %d reported %d fallen trees and said the main road would stay closed, while residents were told to keep away from the river banks for the night.</p>`, i, i%17)
+		fmt.Fprintf(&b, `<p>Power was back for %d homes by then, the utility said, and a <a href="/live/%d">full list of closures</a> is kept up to date.</p></div>`, i*3, i)
+	}
+	b.WriteString(`</article></main><footer><p>© Daily Bugle</p></footer></body></html>`)
+	return []byte(b.String())
+}
+
+// cpuHog keeps every core busy until the test ends, as the other stages of
+// a pipeline on one box (or CI) do.
+func cpuHog(t *testing.T) {
+	stop := make(chan struct{})
+	for range 2 * runtime.NumCPU() {
+		go func() {
+			x := 0
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					for i := range 100_000 {
+						x += i
+					}
+				}
+			}
+		}()
+	}
+	t.Cleanup(func() { close(stop) })
+}
+
+// On a busy machine a heavy page costs more time but not more work: it is
+// stored, not dead-lettered, while the verdicts of the work limits
+// (too_complex) are the same as on a quiet machine, and a page that always
+// trips the time guard ends as a runaway after the end rule, not before.
+func TestStage_BusyMachineSpendsNoDocument(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := &fixture{testenv.New(t)}
+	heavy := heavyLiveBlog(3000)
+	cpuHog(t)
+	start := time.Now()
+	f.document("heavy", "https://example.com/live", heavy)
+	f.document("huge", "https://example.com/huge", []byte("<html><body>"+strings.Repeat("<span>x</span>", 300_000)+"</body></html>"))
+	f.runCleaner()
+	f.waitFor("the heavy page cleaned and the huge one dead-lettered", func(ctx context.Context) bool {
+		var n int
+		f.Pool.QueryRow(ctx, `SELECT count(*) FROM cleaned WHERE doc_id = 'heavy'`).Scan(&n)
+		return n == 1 && f.RDB.XLen(ctx, f.Keys(pipeline.Clean).DLQ()).Val() == 1
+	})
+	admin := &streamkit.Admin{RDB: f.RDB, Prefix: f.Prefix}
+	counts, _ := admin.DLQCounts(ctx, pipeline.Clean)
+	if counts["too_complex"] != 1 || len(counts) != 1 {
+		t.Fatalf("dead letters by type %v, want only the huge page as too_complex", counts)
+	}
+	var words int
+	f.Pool.QueryRow(ctx, `SELECT word_count FROM cleaned WHERE doc_id = 'heavy'`).Scan(&words)
+	if words < 30_000 {
+		t.Fatalf("heavy page kept %d words; want its text (up to the text cap)", words)
+	}
+	t.Logf("heavy page cleaned under the hog in %v", time.Since(start))
+}
+
+func TestStage_PageThatAlwaysRunsAwayEndsAfterTheEndRule(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := &fixture{testenv.New(t)}
+	f.document("slow", "https://example.com/slow", heavyLiveBlog(50))
+	var tries atomic.Int64
+	guarded := clean.NewStage(f.Pool, clean.Config{Extract: article.Options{Timeout: time.Nanosecond}}, nil)
+	f.Run(streamkit.Config{Stage: pipeline.Clean, Group: pipeline.CleanerGroup, Version: clean.Version, Key: clean.Key,
+		Concurrency: 2, Visibility: 5 * time.Second, Block: 100 * time.Millisecond, JanitorInterval: -1,
+		RetryBase: 20 * time.Millisecond, PromoteInterval: 20 * time.Millisecond, MaxAttempts: 1, MaxRunaways: 3},
+		streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+			tries.Add(1)
+			return guarded.Handle(ctx, m)
+		}))
+	f.waitFor("dead-lettered", func(ctx context.Context) bool { return f.RDB.XLen(ctx, f.Keys(pipeline.Clean).DLQ()).Val() == 1 })
+	admin := &streamkit.Admin{RDB: f.RDB, Prefix: f.Prefix}
+	dl, err := admin.DLQList(ctx, pipeline.Clean, streamkit.DLQFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dl[0].ErrorType != streamkit.ErrorTypeRunaway || !strings.Contains(dl[0].Error, "3 times in a row") {
+		t.Fatalf("dead letter %+v; want runaway after 3 in a row (MaxAttempts 1 would have ended it at the first)", dl[0])
+	}
+	if n := tries.Load(); n != 3 {
+		t.Fatalf("%d tries, want 3", n)
 	}
 }

@@ -247,6 +247,7 @@ type Stage struct {
 	Concurrency   *int
 	Visibility    *time.Duration
 	MaxAttempts   *int
+	MaxRunaways   *int
 	MaxDeliveries *int64
 	BatchSize     *int
 	HighWater     *int64
@@ -259,20 +260,21 @@ type Stage struct {
 }
 
 // BindStage binds <PREFIX>_CONCURRENCY, _VISIBILITY, _HANDLER_TIMEOUT,
-// _MAX_ATTEMPTS, _MAX_DELIVERIES, _BATCH_SIZE, _HIGH_WATER, _GRACE,
+// _MAX_ATTEMPTS, _MAX_RUNAWAYS, _MAX_DELIVERIES, _BATCH_SIZE, _HIGH_WATER, _GRACE,
 // _CONSUMER, _JANITOR_INTERVAL and _RETAIN.
 func BindStage(s *Set, prefix string, concurrency int, visibility time.Duration) Stage {
 	return Stage{
 		Concurrency:   s.Int(prefix+"_CONCURRENCY", concurrency, "handlers running at once"),
 		Visibility:    s.Duration(prefix+"_VISIBILITY", visibility, "idle time before another worker may reclaim an entry"),
 		MaxAttempts:   s.Int(prefix+"_MAX_ATTEMPTS", streamkit.DefaultMaxAttempts, "failed attempts before the dead-letter stream"),
+		MaxRunaways:   s.Int(prefix+"_MAX_RUNAWAYS", streamkit.DefaultMaxRunaways, "tries in a row stopped by a wall-clock guard (the handler timeout, a page guard) before the dead-letter stream as runaway; such tries spend no attempt"),
 		MaxDeliveries: s.Int64(prefix+"_MAX_DELIVERIES", streamkit.DefaultMaxDeliveries, "deliveries before a crashing entry is dead-lettered as poison"),
 		BatchSize:     s.Int(prefix+"_BATCH_SIZE", streamkit.DefaultBatchSize, "entries per read and per ledger transaction"),
 		HighWater:     s.Int64(prefix+"_HIGH_WATER", streamkit.DefaultHighWater, "pause while the next stage has more than this waiting"),
 		GracePeriod:   s.Duration(prefix+"_GRACE", streamkit.DefaultGracePeriod, "shutdown grace for in-flight work"),
 		Consumer:      s.String(prefix+"_CONSUMER", "", "consumer name (default host-pid-random); set a stable one to resume own pending after restart"),
 		HandlerTimeout: s.Duration(prefix+"_HANDLER_TIMEOUT", 0,
-			"a handler's working time before it is cancelled and retried (time in rate-limit waits excluded); 0 = 5 × the visibility"),
+			"a handler's working time before it is cancelled and tried again later as a runaway (no attempt spent; time in rate-limit waits excluded); 0 = 5 × the visibility"),
 		JanitorInterval: s.Duration(prefix+"_JANITOR_INTERVAL", streamkit.DefaultJanitorInterval, "how often finished entries are trimmed from the stream; negative disables"),
 		Retain:          s.Int64(prefix+"_RETAIN", streamkit.DefaultRetainLen, "finished entries kept in the stream for inspection (0: none)"),
 	}

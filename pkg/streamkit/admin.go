@@ -439,6 +439,7 @@ func (a *Admin) DLQReplay(ctx context.Context, stage string, f DLQFilter) (int, 
 		}
 		fields[FieldAttempt] = "0"
 		delete(fields, FieldDeferred)
+		delete(fields, FieldRunaways)
 		args := []interface{}{d.ID}
 		for _, key := range sortedKeys(fields) {
 			args = append(args, key, fields[key])

@@ -22,6 +22,7 @@ const (
 	DefaultMaxDeliveries   = 5
 	DefaultMaxAttempts     = 5
 	DefaultMaxDeferrals    = 100
+	DefaultMaxRunaways     = 3
 	DefaultConcurrency     = 8
 	DefaultBatchSize       = 50 // the binaries ran (and chaos measured) 50 before it was the library's too
 	DefaultBlock           = 2 * time.Second
@@ -54,6 +55,7 @@ type Config struct {
 	MaxDeliveries  int64         // deliveries after which a reclaimed entry is poison
 	MaxAttempts    int           // failed attempts before the dead-letter stream
 	MaxDeferrals   int           // RetryAfter deferrals before one counts as a failed attempt
+	MaxRunaways    int           // tries in a row stopped by a wall-clock guard (Runaway, HandlerTimeout) before the DLQ
 	Concurrency    int           // handlers running at once
 	BatchSize      int           // entries per read and per ledger transaction
 	Committers     int           // ledger transactions in flight at once
@@ -130,6 +132,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.MaxDeferrals <= 0 {
 		c.MaxDeferrals = DefaultMaxDeferrals
+	}
+	if c.MaxRunaways <= 0 {
+		c.MaxRunaways = DefaultMaxRunaways
 	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = DefaultConcurrency

@@ -14,6 +14,7 @@ const (
 	ErrorTypeRetries    = "retries_exhausted"
 	ErrorTypeTimeout    = "timeout"
 	ErrorTypeDeferred   = "deferred" // Later: only seen once deferrals ran past MaxDeferrals
+	ErrorTypeRunaway    = "runaway"  // a wall-clock guard stopped it MaxRunaways times in a row
 )
 
 // A classified error carries how streamkit should treat a handler failure.
@@ -22,7 +23,9 @@ type classified struct {
 	permanent  bool
 	errType    string
 	retryAfter time.Duration
-	later      bool   // not a failure at all: see Later
+	later      bool // not a failure at all: see Later
+	runaway    bool // a wall-clock guard ran out: see Runaway
+	took       time.Duration
 	dependency string // set by Unavailable
 }
 
@@ -68,6 +71,35 @@ func RetryAfter(d time.Duration, err error) error {
 // loop of them still ends.
 func Later(d time.Duration, reason string) error {
 	return &classified{err: errors.New(reason), errType: ErrorTypeDeferred, retryAfter: max(d, time.Millisecond), later: true}
+}
+
+// Runaway says a wall-clock guard stopped the handler's own work after took
+// (a parse, an extraction, a loop that would not end). A busy machine can
+// make any page slow, so this is not the message's fault: no attempt is
+// spent and the message comes back after a backoff. Only MaxRunaways in a
+// row — a page that runs away on every try — dead-letter it as "runaway",
+// with the time each try took. A limit that measures work (steps, bytes,
+// nodes) gives the same answer busy or quiet and should be Permanent
+// instead. The handler's own deadline (HandlerTimeout) is treated the same.
+func Runaway(took time.Duration, err error) error {
+	if err == nil {
+		err = fmt.Errorf("ran past its guard after %s", took)
+	}
+	return &classified{err: err, errType: ErrorTypeRunaway, runaway: true, took: took}
+}
+
+func runawayOf(err error) (time.Duration, bool) {
+	var c *classified
+	if errors.As(err, &c) && c.runaway {
+		return c.took, true
+	}
+	return 0, false
+}
+
+// IsRunaway reports whether err was made by Runaway.
+func IsRunaway(err error) bool {
+	_, ok := runawayOf(err)
+	return ok
 }
 
 // Unavailable says the handler could not do its work because dependency

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -541,6 +542,73 @@ func TestConsumer_LaterIsNoFailure(t *testing.T) {
 	count := func(name string) float64 { return counter(t, reg, name) }
 	if d, f, r := count("streamkit_stage_deferred_total"), count("streamkit_stage_failed_total"), count("streamkit_stage_retried_total"); d != 3 || f != 0 || r != 0 {
 		t.Fatalf("deferred_total %v, failed_total %v, retried_total %v; want 3, 0, 0", d, f, r)
+	}
+}
+
+// A guard's expiry is not the message's fault: tries that ran away come
+// back with no attempt spent, and the run after them succeeds; a message
+// that runs away MaxRunaways times in a row is dead-lettered "runaway" with
+// how long each try took, and an ordinary failure between runaways starts
+// the count again.
+func TestConsumer_RunawayIsNoAttemptUntilItRepeats(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		outcomes  string // per call: r = runaway, f = ordinary failure, ok = done
+		wantDLQ   bool
+		wantCalls int64
+	}{
+		{name: "two runaways then done", outcomes: "rrok", wantCalls: 3},
+		{name: "three in a row", outcomes: "rrr", wantDLQ: true, wantCalls: 3},
+		{name: "a failure between restarts the count", outcomes: "rrfrrok", wantCalls: 6},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			e.resultTable()
+			e.publish("s", 1)
+			cfg := e.config("s")
+			cfg.MaxAttempts, cfg.MaxRunaways = 2, 3 // two ordinary failures would dead-letter it
+			steps := []string{}
+			for i := 0; i < len(tc.outcomes); i++ {
+				if tc.outcomes[i:] == "ok" {
+					steps = append(steps, "ok")
+					break
+				}
+				steps = append(steps, tc.outcomes[i:i+1])
+			}
+			var calls atomic.Int64
+			e.start(cfg, streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+				n := int(calls.Add(1))
+				switch steps[min(n, len(steps))-1] {
+				case "r":
+					return streamkit.Result{}, streamkit.Runaway(time.Duration(n)*time.Second, errors.New("extraction guard ran out"))
+				case "f":
+					return streamkit.Result{}, errors.New("transient")
+				}
+				if got := m.Attempt; got != strings.Count(tc.outcomes, "f") {
+					return streamkit.Result{}, streamkit.Permanent("wrong_attempt", fmt.Errorf("attempt %d", got))
+				}
+				return writeResult(ctx, m)
+			}))
+			if tc.wantDLQ {
+				e.eventually("dead-lettered", 10*time.Second, func() bool { return e.xlen(e.keys("s").DLQ()) == 1 })
+				admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
+				dl, _ := admin.DLQList(context.Background(), "s", streamkit.DLQFilter{})
+				if dl[0].ErrorType != streamkit.ErrorTypeRunaway || !strings.Contains(dl[0].Error, "took 1s, 2s, 3s") {
+					t.Fatalf("dead letter %+v; want runaway with the three times", dl[0])
+				}
+			} else {
+				e.eventually("processed", 10*time.Second, func() bool { return e.ledgerCount("s") == 1 })
+				if n := e.xlen(e.keys("s").DLQ()); n != 0 {
+					t.Fatalf("%d dead letters", n)
+				}
+			}
+			if n := calls.Load(); n != tc.wantCalls {
+				t.Fatalf("%d calls, want %d", n, tc.wantCalls)
+			}
+		})
 	}
 }
 

@@ -158,7 +158,7 @@ func TestConsumer_HandlerPastDeadlineCancelledBeforeRedelivery(t *testing.T) {
 	e.publish("s", 1)
 	cfg := e.config("s")
 	cfg.HandlerTimeout = 150 * time.Millisecond
-	cfg.MaxAttempts = 3
+	cfg.MaxRunaways = 3
 	st := newStarts()
 	var cancelled atomic.Int64
 	h := streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
@@ -170,14 +170,14 @@ func TestConsumer_HandlerPastDeadlineCancelledBeforeRedelivery(t *testing.T) {
 	})
 	e.start(cfg, h)
 	e.start(cfg, h)
-	e.eventually("dead-lettered after 3 timeouts", 15*time.Second, func() bool { return e.xlen(e.keys("s").DLQ()) == 1 })
+	e.eventually("dead-lettered after 3 runaways", 15*time.Second, func() bool { return e.xlen(e.keys("s").DLQ()) == 1 })
 	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
 	dl, err := admin.DLQList(context.Background(), "s", streamkit.DLQFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dl[0].ErrorType != streamkit.ErrorTypeTimeout {
-		t.Fatalf("dead letter %+v, want error type timeout", dl[0])
+	if dl[0].ErrorType != streamkit.ErrorTypeRunaway || dl[0].Attempts != 1 {
+		t.Fatalf("dead letter %+v, want error type runaway with no attempt spent", dl[0])
 	}
 	if n := cancelled.Load(); n != 3 {
 		t.Fatalf("handler cancelled %d times, want 3", n)

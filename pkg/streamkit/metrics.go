@@ -76,7 +76,7 @@ type stageMetrics struct {
 // counters exist at zero from the start, so a rate or an alert can be
 // written before the first failure.
 var errorTypes = []string{ErrorTypePoison, ErrorTypeBadMessage, ErrorTypePermanent, ErrorTypeRetries,
-	ErrorTypeTimeout, ErrorTypeDeferred, "transient", "ledger", "panic", "rate_limited", "unavailable"}
+	ErrorTypeTimeout, ErrorTypeDeferred, ErrorTypeRunaway, "transient", "ledger", "panic", "rate_limited", "unavailable"}
 
 func (m *Metrics) forStage(stage string, visibility time.Duration, own ...string) *stageMetrics {
 	m.visibility.WithLabelValues(stage).Set(visibility.Seconds())

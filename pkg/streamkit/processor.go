@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -172,7 +173,9 @@ func (c *Consumer) run(ctx context.Context, m *Message) (Result, error, runOutco
 	case err != nil && ctx.Err() != nil:
 		return res, err, ranCancelled
 	case err != nil && errors.Is(cause, errHandlerTimeout):
-		err = fmt.Errorf("%w after %s: %w", errHandlerTimeout, c.cfg.HandlerTimeout, err)
+		// The deadline is a guard on the handler's own work: a busy machine
+		// can trip it, so it is a runaway, not a failed attempt.
+		err = Runaway(time.Since(start), fmt.Errorf("%w after %s: %w", errHandlerTimeout, c.cfg.HandlerTimeout, err))
 	}
 	return res, err, ran
 }
@@ -200,9 +203,15 @@ func (c *Consumer) toCommit(m *Message, res Result) {
 }
 
 // fail routes a handler error: permanent errors and the last attempt go to
-// the dead-letter stream, others to the retry set. A Later is no failure.
+// the dead-letter stream, others to the retry set. A Later is no failure,
+// and neither is a Runaway until it happens MaxRunaways times in a row.
 func (c *Consumer) fail(m *Message, err error) {
 	errType := ErrorType(err)
+	if took, ok := runawayOf(err); ok {
+		c.runaway(m, took, err)
+		return
+	}
+	delete(m.Fields, FieldRunaways) // only tries in a row count
 	d, deferrable := retryAfterOf(err)
 	// A rate limit is not a failed attempt, but an endless one must end:
 	// past MaxDeferrals it counts as one.
@@ -227,6 +236,21 @@ func (c *Consumer) fail(m *Message, err error) {
 		return
 	}
 	c.retry(m, attempt, m.Deferred, c.backoff(attempt), err)
+}
+
+// runaway handles a try a guard stopped: back after a backoff with no
+// attempt spent, or the dead-letter stream once MaxRunaways tries in a row
+// ran away, with how long each took.
+func (c *Consumer) runaway(m *Message, took time.Duration, err error) {
+	times := append(runawaysOf(m.Fields), took.Round(time.Millisecond).String())
+	c.metrics.failed(ErrorTypeRunaway)
+	if len(times) >= c.cfg.MaxRunaways {
+		c.deadLetter(m, ErrorTypeRunaway, fmt.Errorf("stopped by a guard %d times in a row (took %s): %w",
+			len(times), strings.Join(times, ", "), err))
+		return
+	}
+	m.Fields[FieldRunaways] = strings.Join(times, ",")
+	c.retry(m, m.Attempt, m.Deferred, c.backoff(len(times)), err)
 }
 
 // backoff is min(base·2^(attempt-1), max) with ±20% jitter.
