@@ -51,6 +51,7 @@ func run(args []string) error {
 	hostDelay := s.Duration("CRAWL_HOST_DELAY", crawl.DefaultHostDelay, "minimum gap between requests to one host, across all crawlers; robots.txt Crawl-delay raises it; 0 disables (benchmarks only)")
 	maxDepth := s.Int("CRAWL_MAX_DEPTH", crawl.DefaultMaxDepth, "link depth followed from a seed that names none")
 	maxURLsPerHost := s.Int64("CRAWL_MAX_URLS_PER_HOST", crawl.DefaultMaxURLsPerHost, "discovered URLs the frontier takes per host; further new links of that host are dropped (logged)")
+	maxHubsPerHost := s.Int64("CRAWL_MAX_HUBS_PER_HOST", crawl.DefaultMaxHubsPerHost, "discovered hubs (feeds, sitemaps, sitemap indexes) the frontier takes per host; further new hub links of that host are dropped (counted, newsctl stats); seeds are never capped")
 	maxHubDepth := s.Int("CRAWL_MAX_HUB_DEPTH", crawl.DefaultMaxHubDepth, "feeds and sitemaps followed in a row (a hub's links keep the page depth, so they have a limit of their own)")
 	userAgent := s.String("CRAWL_USER_AGENT", fetch.DefaultUserAgent, "User-Agent sent; its first word is our name in robots.txt")
 	maxBody := s.Int64("CRAWL_MAX_BODY", fetch.DefaultMaxBody, "largest body in bytes after decoding; larger pages are recorded too_large")
@@ -77,7 +78,7 @@ func run(args []string) error {
 		return err
 	}
 	cfg := crawl.Config{Prefix: *common.StreamPrefix, Partitions: common.Partitions(), UserAgent: *userAgent, HostDelay: *hostDelay,
-		MaxWait: *maxWait, DeferAfter: *deferAfter, MaxAhead: *maxAhead, PromoteInterval: *promote, MaxDepth: *maxDepth, MaxHubDepth: *maxHubDepth, MaxURLsPerHost: *maxURLsPerHost, RecrawlInterval: *recrawl, MaxBody: *maxBody, MaxInflightBytes: *maxInflight,
+		MaxWait: *maxWait, DeferAfter: *deferAfter, MaxAhead: *maxAhead, PromoteInterval: *promote, MaxDepth: *maxDepth, MaxHubDepth: *maxHubDepth, MaxURLsPerHost: *maxURLsPerHost, MaxHubsPerHost: *maxHubsPerHost, RecrawlInterval: *recrawl, MaxBody: *maxBody, MaxInflightBytes: *maxInflight,
 		ConnectTimeout: *connectTimeout, ResponseHeaderTimeout: *headerTimeout, FetchTimeout: *fetchTimeout,
 		MaxRedirects: *maxRedirects, AllowPrivate: *allowPrivate, AllowCIDRs: cidrs, SchedulePeriod: *schedule,
 		Window: *window, FeedInterval: *feedInterval}

@@ -79,6 +79,12 @@ func printDocuments(ctx context.Context, c config.Common) {
 	if known, owed, waiting, err := crawl.FrontierCounts(ctx, pool); err == nil {
 		fmt.Printf("frontier: %d URLs known, %d owed a fetch (%d waiting for room on the crawl stream)\n", known, owed, waiting)
 	}
+	if caps, err := crawl.CappedHosts(ctx, pool, 10); err == nil {
+		for _, h := range caps {
+			fmt.Printf("frontier cap reached: %s holds %d URLs (%d hubs); dropped %d new links, %d of them hubs (CRAWL_MAX_URLS_PER_HOST, CRAWL_MAX_HUBS_PER_HOST)\n",
+				h.Host, h.URLs, h.Hubs, h.URLsDropped+h.HubsDropped, h.HubsDropped)
+		}
+	}
 }
 
 // stageStats reads every stage's stats once, for stats and health.

@@ -20,6 +20,7 @@ const (
 	DefaultMaxDepth        = 2
 	DefaultMaxHubDepth     = 4 // robots.txt → sitemap index → sitemap → a nested one
 	DefaultMaxURLsPerHost  = 1_000_000
+	DefaultMaxHubsPerHost  = 5_000 // feeds, sitemaps and indexes discovered per host
 	DefaultRecrawlInterval = time.Hour
 	DefaultMaxWait         = politeness.DefaultMaxWait
 	DefaultDeferAfter      = 50 * time.Millisecond
@@ -63,6 +64,7 @@ type Config struct {
 	MaxDepth        int           // link depth from the seed, for seeds that name none
 	MaxHubDepth     int           // feeds and sitemaps followed in a row (hub links keep the page depth)
 	MaxURLsPerHost  int64         // discovered URLs the frontier takes per host; more are dropped
+	MaxHubsPerHost  int64         // of those, discovered hubs (feeds, sitemaps, indexes); more are dropped
 	RecrawlInterval time.Duration // hubs (feeds, sitemaps, seed pages) are fetched again after this; zero: never (no default here either)
 	MaxRetryAfter   time.Duration // cap on a server's Retry-After
 
@@ -114,6 +116,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxURLsPerHost <= 0 {
 		c.MaxURLsPerHost = DefaultMaxURLsPerHost
+	}
+	if c.MaxHubsPerHost <= 0 {
+		c.MaxHubsPerHost = DefaultMaxHubsPerHost
 	}
 	if c.MaxHubDepth <= 0 {
 		c.MaxHubDepth = DefaultMaxHubDepth

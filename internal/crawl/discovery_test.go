@@ -3,8 +3,11 @@ package crawl_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/newscrawl/newscrawl/internal/crawl"
 )
 
 // Hubs keep the page depth, so their nesting has a limit of its own: a
@@ -84,5 +87,52 @@ func TestCrawler_FrontierCapPerHost(t *testing.T) {
 	var n int
 	if err := e.Pool.QueryRow(t.Context(), `SELECT count(*) FROM urls WHERE url LIKE '%/day/%'`).Scan(&n); err != nil || n != 5 {
 		t.Errorf("%d calendar URLs in the frontier (%v), want 5", n, err)
+	}
+}
+
+// Sitemap indexes that each name 20 more without end stop at the host's hub
+// cap, not at 20^CRAWL_MAX_HUB_DEPTH: the frontier goes flat at the cap, and
+// the host shows the cap reached with what it dropped.
+func TestCrawler_EndlessNestedIndexesStopAtTheHubCap(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := newSite(t)
+	s.page("/robots.txt", "text/plain", "User-agent: *\nSitemap: {base}/idx/0.xml\n")
+	s.page("/", "text/html", `<html><body><p>Home of a site whose indexes never end.</p></body></html>`)
+	s.handle("/idx/*", func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/idx/"), ".xml")
+		w.Header().Set("Content-Type", "application/xml")
+		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+		for i := range 20 {
+			fmt.Fprintf(w, `<sitemap><loc>%s/idx/%s-%d.xml</loc></sitemap>`, s.URL, name, i)
+		}
+		fmt.Fprint(w, `</sitemapindex>`)
+	})
+	cfg := e.crawlConfig()
+	cfg.MaxHubDepth, cfg.MaxHubsPerHost = 10, 60
+	e.start(e.consumerConfig(), e.crawler(cfg))
+	e.seed(s.URL+"/", nil)
+	e.waitIdle(60 * time.Second)
+
+	var hubs int
+	if err := e.Pool.QueryRow(t.Context(), `SELECT count(*) FROM urls WHERE url LIKE '%/idx/%'`).Scan(&hubs); err != nil {
+		t.Fatal(err)
+	}
+	if hubs != 61 { // robots.txt's Sitemap line comes with the seed, beside the cap
+		t.Fatalf("%d index URLs in the frontier, want robots.txt's sitemap and the cap, 60", hubs)
+	}
+	var all, again int
+	e.Pool.QueryRow(t.Context(), `SELECT count(*) FROM urls`).Scan(&all)
+	time.Sleep(time.Second) // flat: nothing more arrives once idle
+	e.Pool.QueryRow(t.Context(), `SELECT count(*) FROM urls`).Scan(&again)
+	if again != all {
+		t.Fatalf("frontier grew from %d to %d after the crawl went idle", all, again)
+	}
+	caps, err := crawl.CappedHosts(t.Context(), e.Pool, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(caps) != 1 || caps[0].HubsDropped == 0 || caps[0].URLsDropped != 0 {
+		t.Fatalf("capped hosts %+v; want the site, with hubs dropped and no page links", caps)
 	}
 }

@@ -170,6 +170,13 @@ func newSite(t *testing.T) *site {
 		s.hits[r.URL.RequestURI()]++
 		s.times[r.URL.Host] = append(s.times[r.URL.Host], time.Now())
 		h, ok := s.routes[r.URL.Path]
+		if !ok { // a route /dir/* serves the subtree
+			for path, ph := range s.routes {
+				if dir, sub := strings.CutSuffix(path, "*"); sub && strings.HasPrefix(r.URL.Path, dir) {
+					h, ok = ph, true
+				}
+			}
+		}
 		s.mu.Unlock()
 		if !ok {
 			http.NotFound(w, r)
