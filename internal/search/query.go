@@ -143,6 +143,23 @@ func (q *Query) Normalize() error {
 	return nil
 }
 
+// CheckParams refuses parameters (names or values) that are not valid
+// UTF-8 or hold a NUL: no API takes them, and PostgreSQL cannot store a NUL.
+// The error is an invalid-query error (HTTP 400).
+func CheckParams(v url.Values) error {
+	for name, vals := range v {
+		if !utf8.ValidString(name) || strings.IndexByte(name, 0) >= 0 {
+			return invalid("a parameter name is not valid UTF-8 or holds a NUL: %q", name)
+		}
+		for _, val := range vals {
+			if !utf8.ValidString(val) || strings.IndexByte(val, 0) >= 0 {
+				return invalid("parameter %q is not valid UTF-8 or holds a NUL", name)
+			}
+		}
+	}
+	return nil
+}
+
 // ParseDate reads 2006-01-02 or an RFC 3339 time. A bare date as an upper
 // bound (endOfDay) means the end of that day, so --until 2024-05-01
 // includes articles of May 1st.
@@ -166,6 +183,9 @@ func ParseDate(s string, endOfDay bool) (*time.Time, error) {
 // ParseValues reads a query from URL parameters q, k, mode, since, until,
 // host and lang, and validates it.
 func ParseValues(v url.Values) (Query, error) {
+	if err := CheckParams(v); err != nil {
+		return Query{}, err
+	}
 	for name, vals := range v {
 		if len(vals) > 1 {
 			return Query{}, invalid("parameter %q is given %d times", name, len(vals))

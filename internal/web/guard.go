@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/newscrawl/newscrawl/internal/search"
 )
 
 // Access levels of a route.
@@ -96,6 +98,26 @@ func (s *Server) guard(l level, h http.HandlerFunc) http.HandlerFunc {
 }
 
 // securityHeaders are on every answer: no inline script, no framing, no sniffing.
+// validParams answers 400 to a request whose query parameters are not valid
+// UTF-8 or hold a NUL, on every route: JSON under /api/, text elsewhere.
+func validParams(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err == nil {
+			err = search.CheckParams(q)
+		}
+		if err != nil {
+			if strings.HasPrefix(r.URL.Path, "/api/") {
+				search.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+			} else {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+			}
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 func securityHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()

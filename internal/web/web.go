@@ -172,7 +172,7 @@ func (s *Server) Handler() http.Handler {
 	route("GET /api/openapi.json", s.openAPI)
 	route("GET /healthz", s.api.ServeHTTP)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
-	return securityHeaders(mux)
+	return securityHeaders(validParams(mux))
 }
 
 // instrument counts and times a route by its pattern (bounded labels).

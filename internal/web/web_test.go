@@ -375,3 +375,34 @@ func TestDocumentsAPIPages(t *testing.T) {
 		}
 	}
 }
+
+// Parameters that are not valid UTF-8 or hold a NUL are refused with 400 on
+// every route, the API's in JSON; the same query in valid UTF-8 answers.
+func TestInvalidParametersRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, web.Config{Loopback: true})
+	tests := []struct {
+		path     string
+		wantCode int
+		wantJSON bool
+	}{
+		{"/api/search?q=bridge", http.StatusOK, true},
+		{"/api/search?q=%FF%FEbridge", http.StatusBadRequest, true},
+		{"/api/search?q=bri%00dge", http.StatusBadRequest, true},
+		{"/api/search?q=bridge&host=%C3%28", http.StatusBadRequest, true},
+		{"/api/search?q=bridge&%FF=1", http.StatusBadRequest, true},
+		{"/api/documents?host=%E2%82", http.StatusBadRequest, true},
+		{"/?q=%FFbridge", http.StatusBadRequest, false},
+		{"/?q=bridge", http.StatusOK, false},
+	}
+	for _, tc := range tests {
+		a := get(t, e.srv.URL+tc.path)
+		if a.code != tc.wantCode {
+			t.Errorf("GET %s: %d, want %d (%s)", tc.path, a.code, tc.wantCode, a.body)
+			continue
+		}
+		if tc.wantCode == http.StatusBadRequest && tc.wantJSON != strings.HasPrefix(a.hdr.Get("Content-Type"), "application/json") {
+			t.Errorf("GET %s: content type %q", tc.path, a.hdr.Get("Content-Type"))
+		}
+	}
+}
