@@ -11,7 +11,7 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/newscrawl_bench?sslmode
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help build test chaos test-compose screenshots up demo down bench-serve bench-streamkit bench-partitions bench-crawler bench-cleaner bench-search lint clean
+.PHONY: help build test chaos test-compose screenshots up demo down bench-serve bench-streamkit bench-partitions bench-crawler bench-cleaner bench-search bench-seed lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-16s %s\n", $$1, $$2 }'
@@ -75,6 +75,11 @@ bench-serve: ## a 10k-request burst on newsctl serve (last line: the share answe
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
 	@$(GO) build -ldflags '$(LDFLAGS)' -o bin/ ./cmd/newsctl
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./bench/serve $(ARGS)
+
+bench-seed: ## newsctl seed --file: 1M URLs over 5,000 literal hosts, 100k over 1,000 unresolvable names (last line: the times)
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
+	@$(GO) build -ldflags '$(LDFLAGS)' -o bin/ ./cmd/newsctl
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./bench/seed $(ARGS)
 
 bench-search: ## search quality/latency bench
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure

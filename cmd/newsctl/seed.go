@@ -7,19 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/netip"
-	"net/url"
 	"os"
-	"slices"
 	"strings"
-	"time"
 
-	"github.com/newscrawl/newscrawl/internal/config"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/newscrawl/newscrawl/internal/crawl"
-	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
-	"github.com/newscrawl/newscrawl/internal/crawl/urlnorm"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/internal/seed"
 	"github.com/newscrawl/newscrawl/internal/store"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
@@ -34,18 +30,22 @@ func (h *hostList) Set(v string) error {
 }
 
 // runSeed records the seed URLs in the frontier, where the crawlers' feeder
-// takes them onto the crawl stream as it has room: seed returns at once,
-// whatever the number. A URL already waiting for a fetch is left as it is;
-// one fetched before is owed a new fetch (conditional). A URL the crawler
-// would not fetch — one that does not normalize, a host that does not
-// resolve, an address its SSRF guard refuses — is refused with the
-// reason, and seed then exits 1 after queueing the others.
+// takes them onto the crawl stream as it has room. A URL already waiting
+// for a fetch is left as it is; one fetched before is owed a new fetch
+// (conditional). A URL the crawler would not fetch — one that does not
+// normalize, a host that does not resolve, an address its SSRF guard
+// refuses — is refused with the reason (a host once, with its count of
+// URLs), and seed then exits 1 after queueing the others. Hosts are judged
+// concurrently, each once, under --resolve-deadline for the whole run, and
+// URLs are stored in batches as their hosts pass (internal/seed).
 func runSeed(ctx context.Context, args []string) error {
 	s, c := settings("seed")
 	fs := s.FlagSet()
 	file := fs.String("file", "", "read seed URLs from this file (one per line, # comments; - for stdin)")
 	maxDepth := fs.Int("max-depth", 0, "link depth to follow from each seed (default: the crawler's CRAWL_MAX_DEPTH)")
 	recrawl := fs.Duration("recrawl", 0, "recrawl interval of hubs from these seeds (default: the crawler's CRAWL_RECRAWL_INTERVAL)")
+	deadline := fs.Duration("resolve-deadline", seed.DefaultDeadline, "time for resolving every host name of the run; hosts not judged by then are refused")
+	lookups := fs.Int("lookups", seed.DefaultLookups, "host names resolved at once")
 	allowPrivate := s.Bool("CRAWL_ALLOW_PRIVATE", false, "judge seeds as a crawler with this setting would, when no crawler is running")
 	allowCIDRs := s.String("CRAWL_ALLOW_CIDRS", "", "judge seeds as a crawler with this setting would, when no crawler is running")
 	var hosts hostList
@@ -53,7 +53,7 @@ func runSeed(ctx context.Context, args []string) error {
 	if err := s.Parse(args); err != nil {
 		return err
 	}
-	seeds, err := positional(fs)
+	urls, err := positional(fs)
 	if err != nil {
 		return err
 	}
@@ -64,9 +64,9 @@ func runSeed(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		seeds = append(seeds, more...)
+		urls = append(urls, more...)
 	}
-	if len(seeds) == 0 {
+	if len(urls) == 0 {
 		return errors.New("no seed URLs: give them as arguments or with --file")
 	}
 	rdb, err := redisOnly(ctx, c)
@@ -74,113 +74,90 @@ func runSeed(ctx context.Context, args []string) error {
 		return err
 	}
 	defer rdb.Close()
-	var rc *time.Duration
-	if set["recrawl"] { // --recrawl 0: never recrawl these hubs
-		rc = recrawl
+	tmpl := crawl.Seed{MaxDepth: -1, Hosts: hosts} // -1: the crawler's default depth
+	if set["recrawl"] {                            // --recrawl 0: never recrawl these hubs
+		tmpl.Recrawl = recrawl
 	}
-	depth := -1           // the crawler's default
 	if set["max-depth"] { // --max-depth 0: the seed alone
-		depth = *maxDepth
+		tmpl.MaxDepth = *maxDepth
 	}
-	guard, err := crawlerGuard(ctx, adminOf(rdb, c), *allowPrivate, *allowCIDRs)
+	guard, source, err := crawlerGuard(ctx, adminOf(rdb, c), *allowPrivate, *allowCIDRs)
 	if err != nil {
 		return err
 	}
-	var ok []crawl.Seed
-	var refused []string
-	for _, u := range seeds {
-		if why := guard.check(ctx, u); why != "" {
-			refused = append(refused, fmt.Sprintf("  %s: %s", u, why))
-			continue
+	var pool *pgxpool.Pool // opened for the first batch: refusing everything needs no database
+	defer func() {
+		if pool != nil {
+			pool.Close()
 		}
-		ok = append(ok, crawl.Seed{URL: u, MaxDepth: depth, Hosts: hosts, Recrawl: rc})
+	}()
+	into := func(ctx context.Context, seeds []crawl.Seed) (crawl.SeedReport, error) {
+		if pool == nil {
+			p, err := store.Open(ctx, *c.DatabaseURL)
+			if err != nil {
+				return crawl.SeedReport{}, err
+			}
+			pool = p
+			if _, err := store.Migrate(ctx, pool); err != nil { // the frontier may be older than this newsctl
+				return crawl.SeedReport{}, err
+			}
+		}
+		return crawl.SeedFrontier(ctx, pool, seeds)
 	}
-	var rep crawl.SeedReport
-	if len(ok) > 0 {
-		if rep, err = recordSeeds(ctx, c, ok); err != nil {
-			return err
-		}
+	rep, err := seed.Run(ctx, urls, into, seed.Config{Guard: guard, Template: tmpl, Deadline: *deadline, Lookups: *lookups, Progress: os.Stderr})
+	if err != nil {
+		return err
 	}
 	fmt.Printf("queued %d of %d URL(s): %d new to the frontier, %d fetched before and owed a new fetch, %d already waiting\n",
-		len(ok), len(seeds), rep.New, rep.Again, rep.Owed)
-	if len(refused) > 0 {
-		fmt.Fprintf(os.Stderr, "refused %d (the crawler would not fetch them; judged with %s):\n%s\n", len(refused), guard.source, strings.Join(refused, "\n"))
+		rep.Queued, rep.Read, rep.Frontier.New, rep.Frontier.Again, rep.Frontier.Owed)
+	if len(rep.Refused) > 0 {
+		printRefused(rep, source)
 		return exitCode(1)
 	}
 	return nil
 }
 
-// recordSeeds puts the seeds in the frontier, in PostgreSQL.
-func recordSeeds(ctx context.Context, c config.Common, seeds []crawl.Seed) (crawl.SeedReport, error) {
-	pool, err := store.Open(ctx, *c.DatabaseURL)
-	if err != nil {
-		return crawl.SeedReport{}, err
-	}
-	defer pool.Close()
-	if _, err := store.Migrate(ctx, pool); err != nil { // the frontier may be older than this newsctl
-		return crawl.SeedReport{}, err
-	}
-	return crawl.SeedFrontier(ctx, pool, seeds)
-}
+// maxRefusedURLs bounds the single URLs listed as refused; the rest are
+// counted. Refused hosts are each listed, once, with their count of URLs.
+const maxRefusedURLs = 50
 
-// A seedGuard judges a seed as the running crawlers would: its host must
-// resolve, and every address it resolves to must pass their SSRF guard.
-type seedGuard struct {
-	allowPrivate bool
-	allow        []netip.Prefix
-	source       string // whose settings: the running crawlers', or this shell's
-	resolved     map[string][]netip.Addr
+func printRefused(rep seed.Report, source string) {
+	fmt.Fprintf(os.Stderr, "refused %d URL(s) (the crawler would not fetch them; judged with %s):\n", rep.RefusedURLs(), source)
+	urls := 0
+	for _, r := range rep.Refused {
+		switch {
+		case r.Host:
+			fmt.Fprintf(os.Stderr, "  %s (%d URL(s)): %s\n", r.What, r.URLs, r.Why)
+		case urls < maxRefusedURLs:
+			fmt.Fprintf(os.Stderr, "  %s: %s\n", r.What, r.Why)
+			urls++
+		default:
+			urls++
+		}
+	}
+	if urls > maxRefusedURLs {
+		fmt.Fprintf(os.Stderr, "  … and %d more URL(s) that do not parse or are not http(s)\n", urls-maxRefusedURLs)
+	}
 }
 
 // crawlerGuard takes the SSRF settings from the running crawlers' status
-// records, falling back to this command's own environment without any.
-func crawlerGuard(ctx context.Context, admin *streamkit.Admin, allowPrivate bool, allowCIDRs string) (*seedGuard, error) {
-	g := &seedGuard{source: "this shell's CRAWL_ALLOW_PRIVATE/CRAWL_ALLOW_CIDRS: no crawler is running", resolved: map[string][]netip.Addr{}}
+// records, falling back to this command's own environment without any; it
+// says whose they are.
+func crawlerGuard(ctx context.Context, admin *streamkit.Admin, allowPrivate bool, allowCIDRs string) (seed.Guard, string, error) {
+	source := "this shell's CRAWL_ALLOW_PRIVATE/CRAWL_ALLOW_CIDRS: no crawler is running"
 	if sts, err := admin.Consumers(ctx, pipeline.Crawl); err == nil && len(sts) > 0 {
 		allowPrivate, allowCIDRs = sts[0].Settings["allow_private"] == "true", sts[0].Settings["allow_cidrs"]
-		g.source = fmt.Sprintf("the running crawler's settings (CRAWL_ALLOW_PRIVATE=%v, CRAWL_ALLOW_CIDRS=%q)", allowPrivate, allowCIDRs)
+		source = fmt.Sprintf("the running crawler's settings (CRAWL_ALLOW_PRIVATE=%v, CRAWL_ALLOW_CIDRS=%q)", allowPrivate, allowCIDRs)
 	}
-	g.allowPrivate = allowPrivate
+	g := seed.Guard{AllowPrivate: allowPrivate}
 	for _, f := range strings.FieldsFunc(allowCIDRs, func(r rune) bool { return r == ',' || r == ' ' }) {
 		p, err := netip.ParsePrefix(f)
 		if err != nil {
-			return nil, fmt.Errorf("CRAWL_ALLOW_CIDRS: %q: %w", f, err)
+			return g, "", fmt.Errorf("CRAWL_ALLOW_CIDRS: %q: %w", f, err)
 		}
-		g.allow = append(g.allow, p)
+		g.Allow = append(g.Allow, p)
 	}
-	return g, nil
-}
-
-// check returns why raw would not be fetched, or "".
-func (g *seedGuard) check(ctx context.Context, raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return "only http and https URLs are crawled"
-	}
-	if _, err := urlnorm.Normalize(raw); err != nil {
-		return err.Error()
-	}
-	host := u.Hostname()
-	addrs, ok := g.resolved[host]
-	if !ok {
-		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		found, err := net.DefaultResolver.LookupNetIP(rctx, "ip", host)
-		cancel()
-		if err != nil {
-			return fmt.Sprintf("%s does not resolve from here (%v)", host, err)
-		}
-		addrs = found
-		g.resolved[host] = addrs
-	}
-	for _, a := range addrs {
-		a = a.Unmap()
-		if g.allowPrivate || !fetch.Blocked(a) || slices.ContainsFunc(g.allow, func(p netip.Prefix) bool { return p.Contains(a) }) {
-			continue
-		}
-		return fmt.Sprintf("%s is %s, a private, loopback or link-local address the SSRF guard refuses; "+
-			"start the crawler with CRAWL_ALLOW_CIDRS=%s (that range only) or CRAWL_ALLOW_PRIVATE=1", host, a, netip.PrefixFrom(a, a.BitLen()))
-	}
-	return ""
+	return g, source, nil
 }
 
 // readSeeds reads one URL per line; blank lines and # comments are skipped.
