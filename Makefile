@@ -29,9 +29,10 @@ build: ## build every binary into bin/
 test: ## services + go vet + compose check + go test -race (what CI runs)
 	@bash scripts/test.sh
 
-chaos: ## the whole pipeline through kills, a stall, Redis and PostgreSQL outages, FLUSHALL + reconcile (long schedule)
+chaos: ## the pipeline through kills, a stall, outages, FLUSHALL + reconcile (long schedule); then a rolling upgrade from .release/previous and a rollback
 	@bash scripts/services.sh ensure
 	$(GO) test -count=1 -v -run '^TestChaos$$' -timeout 40m ./internal/chaos -args -chaos.long
+	$(GO) test -count=1 -v -run '^TestUpgradeAndRollback$$' -timeout 20m ./internal/upgrade
 
 test-compose: ## the real Dockerfile and docker-compose.yml: build, up, crawl the demo site, search, scale, down
 	@bash scripts/test-compose.sh

@@ -67,7 +67,7 @@ step "go test -race ./..."
 # it runs after the rest, alone, so that it does not load the machine under
 # the timing-sensitive tests (politeness gaps) of the other packages.
 if [[ -z ${GO_TEST_PKGS:-} ]]; then
-  pkgs=$(go list ./... | grep -v '/internal/chaos$')
+  pkgs=$(go list ./... | grep -v -e '/internal/chaos$' -e '/internal/upgrade$') # both run in make chaos
 else
   pkgs=$GO_TEST_PKGS
 fi

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -27,6 +28,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/store"
+	"github.com/newscrawl/newscrawl/internal/version"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -70,6 +72,23 @@ type Worker struct {
 	// recrawl scheduler) until shutdown; Run waits for it to return.
 	Background func(ctx context.Context, d Deps)
 }
+
+// withRelease adds the release and the schema version this binary expects to
+// a worker's status settings: newsctl migrate --to reads them, and refuses to
+// take the schema below what a running worker needs.
+func withRelease(settings map[string]string) map[string]string {
+	out := map[string]string{StatusRelease: version.Release, StatusSchema: strconv.FormatInt(store.Latest(), 10)}
+	for k, v := range settings {
+		out[k] = v
+	}
+	return out
+}
+
+// Status settings every worker reports (beside its stage's own).
+const (
+	StatusRelease = "release"        // vMAJOR.MINOR.PATCH of the binary
+	StatusSchema  = "schema_version" // the newest migration the binary holds
+)
 
 // Logger builds the JSON logger for level ("debug", "info", "warn", "error").
 func Logger(level string) *slog.Logger {
@@ -193,7 +212,7 @@ func (w Worker) RunContext(ctx context.Context, build func(Deps) (streamkit.Hand
 		Concurrency: *s.Concurrency, BatchSize: *s.BatchSize, GracePeriod: *s.GracePeriod,
 		Downstream: w.Downstream, HighWater: *s.HighWater, Partitions: parts, Version: w.Version, Key: w.Key,
 		PromoteInterval: w.PromoteInterval, JanitorInterval: *s.JanitorInterval, RetainLen: retain(*s.Retain),
-		Status: w.Status, ErrorTypes: w.ErrorTypes, Dependencies: deps, Logger: log, Metrics: streamkit.NewMetrics(MetricsNamespace, reg),
+		Status: withRelease(w.Status), ErrorTypes: w.ErrorTypes, Dependencies: deps, Logger: log, Metrics: streamkit.NewMetrics(MetricsNamespace, reg),
 	}, h)
 	if err != nil {
 		return err

@@ -16,8 +16,8 @@ import (
 
 // A Site is a running generated news site on a loopback port.
 type Site struct {
-	srv      *httptest.Server
-	articles int
+	srv             *httptest.Server
+	first, articles int
 
 	mu   sync.Mutex
 	hits map[string][]time.Time
@@ -26,8 +26,12 @@ type Site struct {
 const sections = 10
 
 // New serves a site of articles articles until Close.
-func New(articles int) *Site {
-	s := &Site{articles: articles, hits: map[string][]time.Time{}}
+func New(articles int) *Site { return NewFrom(0, articles) }
+
+// NewFrom serves articles first … first+articles-1, so that two sites of one
+// test share no article text (no duplicates between them).
+func NewFrom(first, articles int) *Site {
+	s := &Site{first: first, articles: articles, hits: map[string][]time.Time{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
 		s.hit(r)
@@ -56,7 +60,7 @@ func New(articles int) *Site {
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, `<html><head><title>Section %d</title></head><body><nav><a href="/">Home</a></nav><ul>`, sec)
-		for i := sec; i < s.articles; i += sections {
+		for i := s.first + sec; i < s.first+s.articles; i += sections {
 			fmt.Fprintf(&b, `<li><a href="%s">Story %d</a></li>`, ArticlePath(i), i)
 		}
 		b.WriteString(`</ul></body></html>`)
@@ -65,7 +69,7 @@ func New(articles int) *Site {
 	mux.HandleFunc("/article/", func(w http.ResponseWriter, r *http.Request) {
 		s.hit(r)
 		var n int
-		if _, err := fmt.Sscanf(r.URL.Path, "/article/%d", &n); err != nil || n >= s.articles {
+		if _, err := fmt.Sscanf(r.URL.Path, "/article/%d", &n); err != nil || n < s.first || n >= s.first+s.articles {
 			http.NotFound(w, r)
 			return
 		}
@@ -106,6 +110,13 @@ func (s *Site) Fetched() int {
 		}
 	}
 	return n
+}
+
+// Hits counts the requests for path.
+func (s *Site) Hits(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.hits[path])
 }
 
 // Refetches counts the requests for a page after its first, in all and
