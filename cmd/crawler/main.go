@@ -81,7 +81,7 @@ func run(args []string) error {
 		MaxWait: *maxWait, DeferAfter: *deferAfter, MaxAhead: *maxAhead, PromoteInterval: *promote, MaxDepth: *maxDepth, MaxHubDepth: *maxHubDepth, MaxURLsPerHost: *maxURLsPerHost, MaxHubsPerHost: *maxHubsPerHost, RecrawlInterval: *recrawl, MaxBody: *maxBody, MaxInflightBytes: *maxInflight,
 		ConnectTimeout: *connectTimeout, ResponseHeaderTimeout: *headerTimeout, FetchTimeout: *fetchTimeout,
 		MaxRedirects: *maxRedirects, AllowPrivate: *allowPrivate, AllowCIDRs: cidrs, SchedulePeriod: *schedule,
-		Window: *window, FeedInterval: *feedInterval}
+		Window: *window, Retain: *stage.Retain, FeedInterval: *feedInterval}
 
 	w := app.Worker{
 		Name: "crawler", Stage: pipeline.Crawl, Group: pipeline.CrawlerGroup, Downstream: pipeline.Clean,
@@ -89,7 +89,8 @@ func run(args []string) error {
 		PromoteInterval: *promote, // requests that stepped aside for a host slot come back on time
 		// Published in the status record, so newsctl seed judges an address
 		// with the running crawlers' settings rather than its own.
-		Status: map[string]string{"allow_private": strconv.FormatBool(*allowPrivate), "allow_cidrs": *allowCIDRs},
+		Status: map[string]string{"allow_private": strconv.FormatBool(*allowPrivate), "allow_cidrs": *allowCIDRs,
+			crawl.StatusWindow: strconv.FormatInt(*window, 10)},
 	}
 	var crawler *crawl.Crawler // built before Background runs
 	w.Background = func(ctx context.Context, d app.Deps) {
@@ -97,7 +98,7 @@ func run(args []string) error {
 		if *recrawl > 0 {
 			cfg := cfg
 			cfg.Logger = d.Log
-			wg.Go(func() { crawl.NewScheduler(d.DB, d.Producer, cfg).Run(ctx) })
+			wg.Go(func() { crawl.NewScheduler(d.DB, cfg).Run(ctx) })
 		}
 		crawl.NewFeeder(d.DB, d.Redis, crawler).Run(ctx)
 		wg.Wait()

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/newscrawl/newscrawl/internal/crawl"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/store"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
@@ -133,6 +134,7 @@ func runDLQ(ctx context.Context, args []string) error {
 		}
 		return w.Flush()
 	case "replay", "purge":
+		admin.Windows = map[string]*streamkit.Window{pipeline.Crawl: crawl.Window(ctx, admin)}
 		total := 0
 		for _, st := range stages {
 			var n int

@@ -10,10 +10,12 @@ import (
 
 	"github.com/newscrawl/newscrawl/internal/app"
 	"github.com/newscrawl/newscrawl/internal/config"
+	"github.com/newscrawl/newscrawl/internal/crawl"
 	"github.com/newscrawl/newscrawl/internal/embed/provider"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/search"
 	"github.com/newscrawl/newscrawl/internal/web"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // Defaults of newsctl serve.
@@ -58,7 +60,10 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	defer closeAll()
 	searcher := search.New(pool, emb, search.Config{}, log)
-	w, err := web.New(web.Config{Searcher: searcher, Admin: adminOf(rdb, c), Stages: pipeline.Stages(),
+	admin := adminOf(rdb, c)
+	// Crawl dead letters go back through the crawl stage's window.
+	admin.Windows = map[string]*streamkit.Window{pipeline.Crawl: crawl.Window(ctx, admin)}
+	w, err := web.New(web.Config{Searcher: searcher, Admin: admin, Stages: pipeline.Stages(),
 		Health: pool.Ping, Timeout: *timeout, Token: *token, Loopback: isLoopback(ln.Addr()), ReadOnly: *readOnly,
 		InFlight: *inFlight, RatePerSec: float64(*rateLimit), RateLoopback: *rateLoopback, Log: log})
 	if err != nil {

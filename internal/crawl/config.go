@@ -83,7 +83,10 @@ type Config struct {
 
 	// Window is how many requests the crawl stream holds at most (waiting
 	// and in flight); the rest of the frontier waits in the urls table.
-	Window       int64
+	Window int64
+	// Retain is how many finished requests the crawl stream keeps for
+	// inspection (CRAWL_RETAIN); the window trims past them as it adds.
+	Retain       int64
 	FeedInterval time.Duration // how often the feeder looks for room on the stream
 
 	// OnReserve, when set, is called with every politeness slot granted

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -37,9 +36,9 @@ type Crawler struct {
 	limiter *politeness.Limiter
 	log     *slog.Logger
 	metrics *metrics
-	win     *window       // room on the crawl stream, shared with the feeder
-	feed    chan struct{} // wakes the feeder: links were left in the frontier
-	via     redirected    // pages just fetched through a redirect
+	win     *streamkit.Window // the crawl stage's window, the feeder's way onto the stream
+	feed    chan struct{}     // wakes the feeder: links were left in the frontier
+	via     redirected        // pages just fetched through a redirect
 }
 
 // New builds a Crawler over Redis (politeness, robots cache) and Postgres
@@ -406,25 +405,24 @@ func (c *Crawler) allowed(r *request, u string) bool {
 	return err == nil && HostAllowed(pu.Hostname(), r.Hosts)
 }
 
-// result packages an outcome: Commit records it, then EmitFunc sends the
-// cleaner's message if the document is new or changed and a crawl request
-// for each discovered URL the seen-set did not hold (decided inside the
-// same transaction, so concurrent workers never both enqueue a URL) and the
-// crawl stream had room for; the others wait in the frontier, for the
-// feeder.
+// result packages an outcome: Commit records it, with the discovered URLs
+// the seen-set did not hold owed a fetch in the frontier (decided inside the
+// same transaction, so concurrent workers never both enqueue a URL); then
+// EmitFunc sends the cleaner's message if the document is new or changed,
+// and wakes the feeder, which publishes the new requests through the
+// window.
 func (c *Crawler) result(ctx context.Context, r *request, o *outcome) streamkit.Result {
 	var recrawl *time.Duration
 	if r.Recrawl != c.cfg.RecrawlInterval {
 		recrawl = &r.Recrawl
 	}
 	c.metrics.discovered.Add(float64(len(o.Links)))
-	room := c.win.grant(ctx, len(o.Links)) // outside the transaction: it may ask Redis
 	var w written
 	return streamkit.Result{
 		DocID: r.DocID,
 		Commit: func(ctx context.Context, tx pgx.Tx) error {
 			var err error
-			w, err = commit(ctx, tx, r, o, recrawl, room)
+			w, err = commit(ctx, tx, r, o, recrawl)
 			if err == nil && o.release != nil {
 				o.release()
 			}
@@ -436,11 +434,6 @@ func (c *Crawler) result(ctx context.Context, r *request, o *outcome) streamkit.
 				emits = append(emits, streamkit.Emit{Stage: pipeline.Clean, Fields: map[string]string{
 					pipeline.FieldDocID: o.Doc.DocID, pipeline.FieldBodyHash: o.Doc.BodyHash, pipeline.FieldURL: o.Doc.URL}})
 			}
-			for _, l := range o.Links {
-				if w.published[l.URL] {
-					emits = append(emits, streamkit.Emit{Stage: pipeline.Crawl, Fields: linkRequest(r, l, recrawl)})
-				}
-			}
 			if w.left > 0 {
 				select { // the feeder publishes them when there is room
 				case c.feed <- struct{}{}:
@@ -450,15 +443,6 @@ func (c *Crawler) result(ctx context.Context, r *request, o *outcome) streamkit.
 			return emits
 		},
 	}
-}
-
-// linkRequest is the crawl request for a link found by r.
-func linkRequest(r *request, l link, recrawl *time.Duration) map[string]string {
-	f := RequestFields(l.URL, l.Depth, r.MaxDepth, r.Hosts, recrawl, false, l.Hint, LinkNonce(r.URL, l.URL), r.URL)
-	if l.Hubs > 0 {
-		f[FieldHubs] = strconv.Itoa(l.Hubs)
-	}
-	return f
 }
 
 func pathQuery(u *url.URL) string {

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,98 +19,71 @@ import (
 
 // The frontier (the urls table) is the crawl's buffer; the crawl stream is
 // a window onto it. A URL owed a fetch has a pending nonce; its request is
-// published while the stream has room (window) and waits in the table
-// otherwise. Discovered links go out with their page's commit when there is
-// room, the rest and every seed by the Feeder.
+// published while the stage's window has room and waits in the table
+// otherwise. Every request goes onto the stream the same way: seeds,
+// discovered links, due hubs and requests reconcile found lost are owed in
+// the frontier, and the Feeder publishes them through streamkit's Window —
+// one window for every crawler process, checked and added in Redis in one
+// step.
 
-// window is the room left on the crawl stream, shared by a process's
-// handlers and its feeder. Room is the mark minus the stage's load: the
-// stream's pressure (waiting + pending) and the requests waiting for a
-// retry, read again at most every refresh; between reads, grants only
-// shrink it, so Redis holds at most the mark plus what other processes
-// grant in one refresh. Requests holding a host slot further ahead (the
-// deferred set) are not load: a slow host's requests park there, bounded
-// by CRAWL_MAX_AHEAD, while other hosts' requests keep coming.
-type window struct {
-	admin   *streamkit.Admin
-	mark    int64
-	refresh time.Duration
+// StatusWindow is the crawler's status setting holding its CRAWL_WINDOW.
+const StatusWindow = "window"
 
-	mu     sync.Mutex
-	room   int64
-	readAt time.Time
-}
-
-func newWindow(rdb redis.UniversalClient, cfg Config) *window {
-	return &window{admin: &streamkit.Admin{RDB: rdb, Prefix: cfg.Prefix, Partitions: cfg.Partitions},
-		mark: cfg.Window, refresh: 100 * time.Millisecond}
-}
-
-// load is the crawl stage's work in Redis that counts against the window,
-// over all its partitions.
-func (w *window) load(ctx context.Context) (int64, error) {
-	load, err := w.admin.Pressure(ctx, pipeline.Crawl)
-	if err != nil {
-		return 0, err
-	}
-	keys, err := w.admin.Layout(ctx, pipeline.Crawl)
-	if err != nil {
-		return 0, err
-	}
-	for _, k := range keys {
-		retry, err := w.admin.RDB.ZCard(ctx, k.Retry()).Result()
-		if err != nil {
-			return 0, fmt.Errorf("count the crawl stage's retries: %w", err)
+// Window is the crawl stage's window as the running crawlers set it (their
+// status records), else DefaultWindow: newsctl and the web page replay crawl
+// dead letters through it.
+func Window(ctx context.Context, admin *streamkit.Admin) *streamkit.Window {
+	size := int64(DefaultWindow)
+	if sts, err := admin.Consumers(ctx, pipeline.Crawl); err == nil && len(sts) > 0 {
+		if n, err := strconv.ParseInt(sts[0].Settings[StatusWindow], 10, 64); err == nil && n > 0 {
+			size = n
 		}
-		load += retry
 	}
-	return load, nil
+	return streamkit.NewWindow(admin.RDB, admin.Prefix, pipeline.Crawl, pipeline.CrawlerGroup, size).WithPartitions(admin.Partitions)
 }
 
-// grant takes up to n requests' room and returns how many it took; 0 when
-// the stream is full or its pressure cannot be read (Redis away): the
-// requests then wait in the frontier.
-func (w *window) grant(ctx context.Context, n int) int {
-	if n <= 0 {
-		return 0
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if time.Since(w.readAt) >= w.refresh {
-		load, err := w.load(ctx)
-		if err != nil {
-			return 0
-		}
-		w.room, w.readAt = max(w.mark-load, 0), time.Now()
-	}
-	k := min(int64(n), w.room)
-	w.room -= k
-	return int(k)
+// newWindow is the crawl stage's window: CRAWL_WINDOW requests waiting,
+// pending, scheduled for a retry or stepped aside, over all partitions.
+func newWindow(rdb redis.UniversalClient, cfg Config) *streamkit.Window {
+	return streamkit.NewWindow(rdb, cfg.Prefix, pipeline.Crawl, pipeline.CrawlerGroup, cfg.Window).
+		WithPartitions(cfg.Partitions).WithRetain(cfg.Retain)
 }
 
 // A Feeder publishes owed requests from the frontier onto the crawl stream
-// while it has room: seeds, links that found no room when discovered, and
-// requests a crash left unpublished. Lower depth first, then discovery
-// order. Several crawler processes may run one each: rows are taken with
-// SKIP LOCKED, and a request published twice (a crash between publish and
-// commit) has one idempotency key, which the ledger absorbs.
+// while the window has room: seeds, discovered links, due hubs, and
+// requests a crash or a lost stream left unpublished. Lower depth first,
+// then discovery order, and per host no more than keep it busy until the
+// next feed (perHost): a host's requests leave the frontier when its turn is
+// near, so the stream does not carry requests that could only step aside for
+// their host's slot. Several crawler processes may run one each: rows
+// are taken with SKIP LOCKED, and a request published twice (a crash
+// between publish and commit) has one idempotency key, which the ledger
+// absorbs.
 type Feeder struct {
-	pool   *pgxpool.Pool
-	rdb    redis.UniversalClient
-	prefix string
-	parts  streamkit.Partitions
-	win    *window
-	log    *slog.Logger
-	period time.Duration
-	batch  int
-	wake   chan struct{}
+	pool    *pgxpool.Pool
+	win     *streamkit.Window
+	log     *slog.Logger
+	period  time.Duration
+	batch   int
+	perHost int
+	wake    chan struct{}
 }
 
 // NewFeeder returns the feeder of the crawler c (its window is c's).
 func NewFeeder(pool *pgxpool.Pool, rdb redis.UniversalClient, c *Crawler) *Feeder {
-	return &Feeder{pool: pool, rdb: rdb, prefix: c.cfg.Prefix, parts: c.cfg.Partitions, win: c.win,
-		log: c.cfg.Logger.With("component", "crawl-feeder"), period: c.cfg.FeedInterval, batch: 500,
-		wake: c.feed}
+	return &Feeder{pool: pool, win: c.win, log: c.cfg.Logger.With("component", "crawl-feeder"), period: c.cfg.FeedInterval,
+		batch: 500, perHost: perHost(c.cfg), wake: c.feed}
+}
+
+// perHost is how many requests of one host the stream holds at most: the
+// host's turns until the next feed and the wait a handler takes for a turn
+// (CRAWL_DEFER_AFTER) — more could only step aside and come back — at least
+// 2, at most the window.
+func perHost(cfg Config) int {
+	if cfg.HostDelay <= 0 {
+		return int(cfg.Window)
+	}
+	return int(min(max(int64((cfg.DeferAfter+cfg.FeedInterval)/cfg.HostDelay), 2), cfg.Window))
 }
 
 // Run feeds every period, or at once when the crawler left links behind,
@@ -149,12 +121,13 @@ func (f *Feeder) Run(ctx context.Context) {
 }
 
 // Exec runs one pass: it publishes up to a batch of owed, unpublished
-// requests the window has room for and marks them published, in one
-// transaction. It returns how many it published.
+// requests the window has room for, at most perHost on the stream for any
+// host, and marks them published, in one transaction. It returns how many
+// it published.
 func (f *Feeder) Exec(ctx context.Context) (int, error) {
-	n := f.win.grant(ctx, f.batch)
-	if n == 0 {
-		return 0, nil
+	room, err := f.win.Room(ctx)
+	if err != nil || room <= 0 {
+		return 0, err
 	}
 	tx, err := f.pool.Begin(ctx)
 	if err != nil {
@@ -165,34 +138,55 @@ func (f *Feeder) Exec(ctx context.Context) (int, error) {
 	if _, err := tx.Exec(ctx, `SET LOCAL idle_in_transaction_session_timeout = '5s'`); err != nil {
 		return 0, fmt.Errorf("limit feeder transaction: %w", err)
 	}
-	rows, err := tx.Query(ctx, `SELECT `+owedColumns+` FROM urls
-		WHERE pending_nonce IS NOT NULL AND published_at IS NULL
+	onStream := map[string]int{}
+	rows, err := tx.Query(ctx, `SELECT host, count(*) FROM urls WHERE pending_nonce IS NOT NULL AND published_at IS NOT NULL GROUP BY host`)
+	if err != nil {
+		return 0, fmt.Errorf("count requests on the stream per host: %w", err)
+	}
+	full := []string{} // not nil: host <> ALL(NULL) is never true
+	for rows.Next() {
+		var h string
+		var n int
+		if err := rows.Scan(&h, &n); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("count requests on the stream per host: %w", err)
+		}
+		if onStream[h] = n; n >= f.perHost {
+			full = append(full, h)
+		}
+	}
+	rows.Close()
+	rows, err = tx.Query(ctx, `SELECT `+owedColumns+`, host FROM urls
+		WHERE pending_nonce IS NOT NULL AND published_at IS NULL AND host <> ALL($2)
 		ORDER BY depth, first_seen_at
 		LIMIT $1
-		FOR UPDATE SKIP LOCKED`, n)
+		FOR UPDATE SKIP LOCKED`, min(int(room), f.batch), full)
 	if err != nil {
 		return 0, fmt.Errorf("select owed requests: %w", err)
 	}
-	reqs, err := pgx.CollectRows(rows, owedRequest)
+	owed, err := pgx.CollectRows(rows, owedRequestOfHost)
 	if err != nil {
 		return 0, fmt.Errorf("read owed requests: %w", err)
+	}
+	var reqs []map[string]string
+	for _, o := range owed {
+		if onStream[o.host] < f.perHost {
+			onStream[o.host]++
+			reqs = append(reqs, o.fields)
+		}
 	}
 	if len(reqs) == 0 {
 		return 0, nil
 	}
-	pipe := f.rdb.Pipeline()
-	for _, r := range reqs {
-		pipe.XAdd(ctx, &redis.XAddArgs{Stream: f.parts.Route(f.prefix, pipeline.Crawl, r).Stream(), Values: r})
-	}
-	cmds, _ := pipe.Exec(ctx)
+	added, err := f.win.Add(ctx, reqs)
 	urls := make([]string, 0, len(reqs))
-	for i, c := range cmds {
-		if c.Err() == nil {
+	for i, ok := range added {
+		if ok {
 			urls = append(urls, reqs[i][FieldURL])
 		}
 	}
 	if len(urls) == 0 {
-		return 0, fmt.Errorf("publish %d owed requests: %w", len(reqs), cmds[0].Err())
+		return 0, err
 	}
 	if _, err := tx.Exec(ctx, `UPDATE urls SET published_at = now() WHERE url = ANY($1)`, urls); err != nil {
 		return 0, fmt.Errorf("mark %d requests published: %w", len(urls), err)
@@ -203,19 +197,35 @@ func (f *Feeder) Exec(ctx context.Context) (int, error) {
 	return len(urls), nil
 }
 
+// owedOfHost is an owed request and its host.
+type owedOfHost struct {
+	fields map[string]string
+	host   string
+}
+
+func owedRequestOfHost(row pgx.CollectableRow) (owedOfHost, error) {
+	var o owedOfHost
+	fields, err := scanOwed(row, &o.host)
+	o.fields = fields
+	return o, err
+}
+
 // owedColumns are the urls columns owedRequest reads.
 const owedColumns = `url, depth, max_depth, hosts, (extract(epoch FROM recrawl_interval) * 1000)::bigint,
 	is_seed, hint, hubs, pending_nonce, discovered_from`
 
 // owedRequest is the crawl request a frontier row is owed. A negative
 // max_depth (a seed given none) leaves the crawler's default.
-func owedRequest(row pgx.CollectableRow) (map[string]string, error) {
+func owedRequest(row pgx.CollectableRow) (map[string]string, error) { return scanOwed(row) }
+
+// scanOwed reads owedColumns, and extra columns after them into extra.
+func scanOwed(row pgx.CollectableRow, extra ...any) (map[string]string, error) {
 	var u, hint, nonce, from string
 	var depth, maxDepth, hubs int
 	var hosts []string
 	var recrawlMS *int64
 	var seed bool
-	if err := row.Scan(&u, &depth, &maxDepth, &hosts, &recrawlMS, &seed, &hint, &hubs, &nonce, &from); err != nil {
+	if err := row.Scan(append([]any{&u, &depth, &maxDepth, &hosts, &recrawlMS, &seed, &hint, &hubs, &nonce, &from}, extra...)...); err != nil {
 		return nil, err
 	}
 	var recrawl *time.Duration
@@ -246,6 +256,18 @@ func PublishedOwed(ctx context.Context, pool *pgxpool.Pool) ([]map[string]string
 		return nil, fmt.Errorf("read the frontier: %w", err)
 	}
 	return reqs, nil
+}
+
+// Unpublish hands requests back to the feeder: the frontier rows of urls
+// that are owed a fetch are marked not on the stream, so the feeder
+// publishes them again through the window (newsctl reconcile, for requests
+// a lost stream dropped). It returns how many it handed back.
+func Unpublish(ctx context.Context, pool *pgxpool.Pool, urls []string) (int, error) {
+	tag, err := pool.Exec(ctx, `UPDATE urls SET published_at = NULL WHERE url = ANY($1) AND pending_nonce IS NOT NULL AND published_at IS NOT NULL`, urls)
+	if err != nil {
+		return 0, fmt.Errorf("hand %d requests back to the feeder: %w", len(urls), err)
+	}
+	return int(tag.RowsAffected()), nil
 }
 
 // A Seed is one URL to crawl from, as newsctl seed gives it.

@@ -164,3 +164,68 @@ func fetched(sites []*site) int {
 	}
 	return n
 }
+
+// A 5,000-URL seed burst on one host with a delay, two crawler processes
+// and a hub that keeps coming due for recrawl: the crawl stage's backlog in
+// Redis (waiting + pending + retries + deferrals) stays within one window
+// plus a read batch across both processes, and the stream's length within
+// the window plus the retained entries plus a batch (issue 31).
+func TestCrawler_TwoCrawlersShareOneWindowAndTheStreamStaysShort(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := newSite(t)
+	numbered(s)
+	ctx := context.Background()
+	hubEvery := 300 * time.Millisecond
+	if _, err := crawl.SeedFrontier(ctx, e.Pool, []crawl.Seed{{URL: s.URL + "/p/99999", MaxDepth: 0, Recrawl: &hubEvery}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := crawl.SeedFrontier(ctx, e.Pool, seeds([]*site{s}, 5000)); err != nil {
+		t.Fatal(err)
+	}
+	cfg := e.crawlConfig()
+	cc := e.consumerConfig()
+	cc.JanitorInterval, cc.RetainLen = 200*time.Millisecond, 50
+	cfg.HostDelay, cfg.Window, cfg.Retain, cfg.FeedInterval, cfg.SchedulePeriod = 2*time.Millisecond, 200, cc.RetainLen, 20*time.Millisecond, 100*time.Millisecond
+	for range 2 {
+		c := e.crawler(cfg)
+		e.start(cc, c)
+		sch := crawl.NewScheduler(e.Pool, cfg)
+		sctx, cancel := context.WithCancel(ctx)
+		go sch.Run(sctx)
+		t.Cleanup(cancel)
+	}
+	keys := streamkit.KeysFor(e.Prefix, pipeline.Crawl)
+	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
+	var worstBacklog, worstLen int64
+	deadline := time.Now().Add(90 * time.Second)
+	for fetched([]*site{s}) < 1500 && time.Now().Before(deadline) {
+		p, err1 := admin.Pressure(ctx, pipeline.Crawl)
+		retry, err2 := e.RDB.ZCard(ctx, keys.Retry()).Result()
+		deferred, err3 := e.RDB.ZCard(ctx, keys.Deferred()).Result()
+		length, err4 := e.RDB.XLen(ctx, keys.Stream()).Result()
+		if err1 == nil && err2 == nil && err3 == nil && err4 == nil {
+			worstBacklog, worstLen = max(worstBacklog, p+retry+deferred), max(worstLen, length)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	n := fetched([]*site{s})
+	t.Logf("fetched %d; worst backlog %d, worst stream length %d (window %d, retain %d, batch %d)", n, worstBacklog, worstLen, cfg.Window, cc.RetainLen, cc.BatchSize)
+	if n < 1500 {
+		t.Fatalf("fetched %d pages in 90 s, want 1500", n)
+	}
+	if limit := cfg.Window + int64(cc.BatchSize); worstBacklog > limit {
+		t.Errorf("the crawl stage held a backlog of %d, want at most the window plus a read batch, %d", worstBacklog, limit)
+	}
+	if limit := cfg.Window + cc.RetainLen + int64(cc.BatchSize); worstLen > limit {
+		t.Errorf("the crawl stream grew to %d entries, want at most window + retained + a batch, %d", worstLen, limit)
+	}
+	if s.hit("/p/99999") < 2 {
+		t.Errorf("the hub was fetched %d times, want it recrawled", s.hit("/p/99999"))
+	}
+	for path, hits := range s.hits {
+		if hits > 1 && path != "/p/99999" && path != "/robots.txt" {
+			t.Errorf("%s fetched %d times", path, hits)
+		}
+	}
+}

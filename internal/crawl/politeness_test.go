@@ -83,7 +83,7 @@ func TestScheduler_RecrawlsDueHubs(t *testing.T) {
 		t.Fatalf("first crawl: a1 %d, feed %d", s.hit("/a1"), s.hit("/feed.xml"))
 	}
 
-	sched := crawl.NewScheduler(e.Pool, streamkit.NewProducer(e.RDB, e.Prefix, 0), e.crawlConfig())
+	sched := crawl.NewScheduler(e.Pool, e.crawlConfig())
 	ctx := context.Background()
 	if n, err := sched.Exec(ctx); err != nil || n != 0 {
 		t.Fatalf("Exec before due = %d, %v; want 0", n, err)

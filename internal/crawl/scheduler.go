@@ -4,23 +4,20 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/newscrawl/newscrawl/internal/pipeline"
 )
 
-// A Scheduler re-enqueues hubs (feeds, sitemaps, seed pages) whose recrawl
-// time has come. Several crawler processes may run one each: rows are
-// claimed with SKIP LOCKED, and the request nonce is the due time, so a
-// crash between publishing and committing republishes the same key, which
-// the ledger absorbs.
+// A Scheduler owes a fetch to every hub (feed, sitemap, seed page) whose
+// recrawl time has come: it gives the hub's frontier row a pending nonce,
+// and the Feeder publishes it through the window like any other request.
+// Several crawler processes may run one each: rows are claimed with SKIP
+// LOCKED, and owing and moving the recrawl time on are one statement. The
+// nonce is the due time, so a hub owed twice for one due time is one
+// request to the ledger.
 type Scheduler struct {
 	pool   *pgxpool.Pool
-	pub    pipeline.Publisher
 	log    *slog.Logger
 	period time.Duration
 	batch  int
@@ -28,9 +25,9 @@ type Scheduler struct {
 
 // NewScheduler returns a scheduler using the crawler's Config (SchedulePeriod,
 // ScheduleBatch, Logger).
-func NewScheduler(pool *pgxpool.Pool, pub pipeline.Publisher, cfg Config) *Scheduler {
+func NewScheduler(pool *pgxpool.Pool, cfg Config) *Scheduler {
 	cfg.setDefaults()
-	return &Scheduler{pool: pool, pub: pub, log: cfg.Logger.With("component", "crawl-scheduler"),
+	return &Scheduler{pool: pool, log: cfg.Logger.With("component", "crawl-scheduler"),
 		period: cfg.SchedulePeriod, batch: cfg.ScheduleBatch}
 }
 
@@ -44,67 +41,31 @@ func (s *Scheduler) Run(ctx context.Context) {
 			return
 		case <-t.C:
 			if n, err := s.Exec(ctx); err != nil {
-				s.log.Error("re-enqueue due hubs", "err", err)
+				s.log.Error("owe due hubs a fetch", "err", err)
 			} else if n > 0 {
-				s.log.Info("re-enqueued due hubs", "n", n)
+				s.log.Info("due hubs owed a fetch", "n", n)
 			}
 		}
 	}
 }
 
-// Exec runs one pass: it publishes a crawl request for each due hub (up to
-// the batch) and moves its next_crawl_at one interval on, in one
-// transaction. It returns how many it published.
+// Exec runs one pass: every due hub not owed a fetch already (up to the
+// batch) is owed one, with its hint from what it turned out to be, and its
+// next_crawl_at moves one interval on. It returns how many it owed.
 func (s *Scheduler) Exec(ctx context.Context) (int, error) {
-	tx, err := s.pool.Begin(ctx)
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE urls SET pending_nonce = 'r' || (extract(epoch FROM next_crawl_at) * 1000)::bigint, published_at = NULL,
+			hint = CASE WHEN kind IN ('feed', 'sitemap') THEN kind ELSE hint END,
+			next_crawl_at = now() + recrawl_interval
+		WHERE url IN (
+			SELECT url FROM urls
+			WHERE is_hub AND next_crawl_at IS NOT NULL AND next_crawl_at <= now() AND recrawl_interval > interval '0'
+			  AND pending_nonce IS NULL
+			ORDER BY next_crawl_at
+			LIMIT $1
+			FOR UPDATE SKIP LOCKED)`, s.batch)
 	if err != nil {
-		return 0, fmt.Errorf("begin scheduler transaction: %w", err)
+		return 0, fmt.Errorf("owe due hubs a fetch: %w", err)
 	}
-	defer tx.Rollback(ctx)
-	rows, err := tx.Query(ctx, `
-		SELECT url, depth, max_depth, hosts, (extract(epoch FROM recrawl_interval) * 1000)::bigint,
-		       is_seed, kind, next_crawl_at
-		FROM urls
-		WHERE is_hub AND next_crawl_at IS NOT NULL AND next_crawl_at <= now() AND recrawl_interval > interval '0'
-		ORDER BY next_crawl_at
-		LIMIT $1
-		FOR UPDATE SKIP LOCKED`, s.batch)
-	if err != nil {
-		return 0, fmt.Errorf("select due hubs: %w", err)
-	}
-	hubs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (dueHub, error) {
-		var h dueHub
-		var ms int64
-		err := row.Scan(&h.URL, &h.Depth, &h.MaxDepth, &h.Hosts, &ms, &h.Seed, &h.Kind, &h.DueAt)
-		h.Recrawl = time.Duration(ms) * time.Millisecond
-		return h, err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("read due hubs: %w", err)
-	}
-	urls := make([]string, 0, len(hubs))
-	for _, h := range hubs {
-		hint := ""
-		if h.Kind == "feed" || h.Kind == "sitemap" {
-			hint = h.Kind
-		}
-		recrawl := h.Recrawl
-		nonce := "r" + strconv.FormatInt(h.DueAt.UnixMilli(), 10)
-		f := RequestFields(h.URL, h.Depth, h.MaxDepth, h.Hosts, &recrawl, h.Seed, hint, nonce, "")
-		if _, err := s.pub.Publish(ctx, pipeline.Crawl, f); err != nil {
-			break // commit what was published
-		}
-		urls = append(urls, h.URL)
-	}
-	if len(urls) == 0 {
-		return 0, nil
-	}
-	_, err = tx.Exec(ctx, `UPDATE urls SET next_crawl_at = now() + recrawl_interval WHERE url = ANY($1)`, urls)
-	if err != nil {
-		return 0, fmt.Errorf("move next_crawl_at of %d hubs: %w", len(urls), err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return 0, fmt.Errorf("commit scheduler pass: %w", err)
-	}
-	return len(urls), nil
+	return int(tag.RowsAffected()), nil
 }

@@ -80,13 +80,11 @@ type outcome struct {
 }
 
 // written is what commit found new: whether the document row was inserted
-// or its content changed, which discovered URLs the seen-set lacked and
-// were marked published (the crawl stream had room), and how many new ones
-// were left in the frontier.
+// or its content changed, and how many discovered URLs the seen-set lacked
+// (left owed in the frontier, for the feeder).
 type written struct {
-	changed   bool
-	published map[string]bool
-	left      int
+	changed bool
+	left    int
 }
 
 // commit writes an outcome inside the ledger transaction and reports what
@@ -104,10 +102,10 @@ type written struct {
 // a few seconds (streamkit's transaction limits), releasing its rows
 // (TestCrawler_ConcurrentCommitsDoNotRefetch).
 //
-// room is how many new links may go onto the crawl stream with this
-// commit (marked published here, sent by the emit); the rest stay owed in
-// the frontier for the feeder.
-func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome, recrawl *time.Duration, room int) (written, error) {
+// New links are owed a fetch in the frontier; the feeder publishes them
+// through the crawl stage's window (one way onto the stream for every
+// request, in every process).
+func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome, recrawl *time.Duration) (written, error) {
 	var w written
 	state := o.State // decided here, not written back: streamkit may run a Commit twice
 	if o.Doc != nil {
@@ -133,22 +131,7 @@ func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome, recrawl *tim
 		if err != nil {
 			return w, err
 		}
-		var pub []string
-		for _, l := range o.Links { // in page order, as they were found
-			if fresh[l.URL] && len(pub) < room {
-				pub = append(pub, l.URL)
-			}
-		}
-		if len(pub) > 0 {
-			if _, err := tx.Exec(ctx, `UPDATE urls SET published_at = now() WHERE url = ANY($1)`, pub); err != nil {
-				return w, fmt.Errorf("mark %d discovered urls published: %w", len(pub), err)
-			}
-		}
-		w.published = make(map[string]bool, len(pub))
-		for _, u := range pub {
-			w.published[u] = true
-		}
-		w.left = len(fresh) - len(pub)
+		w.left = len(fresh)
 	}
 	return w, nil
 }
@@ -253,12 +236,15 @@ func insertLinks(ctx context.Context, tx pgx.Tx, r *request, links []link, state
 		ms := recrawl.Milliseconds()
 		recrawlMS = &ms
 	}
+	// first_seen_at is the discovery order the feeder follows: the links of
+	// one page a microsecond apart, in the page's order (WITH ORDINALITY).
 	rows, err := tx.Query(ctx, `
 		INSERT INTO urls (url, doc_id, host, state, depth, max_depth, hosts, is_hub, discovered_from,
-		                  hint, hubs, pending_nonce, recrawl_interval)
-		SELECT u, d, h, $6, dep, $7, $8, hub, $9, hint, hubs, nonce, $13::bigint * interval '1 millisecond'
+		                  hint, hubs, pending_nonce, recrawl_interval, first_seen_at)
+		SELECT u, d, h, $6, dep, $7, $8, hub, $9, hint, hubs, nonce, $13::bigint * interval '1 millisecond',
+		       now() + ord * interval '1 microsecond'
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bool[], $10::text[], $11::int[], $12::text[])
-		     AS t(u, d, h, dep, hub, hint, hubs, nonce)
+		     WITH ORDINALITY AS t(u, d, h, dep, hub, hint, hubs, nonce, ord)
 		WHERE NOT EXISTS (SELECT 1 FROM urls WHERE urls.url = t.u)
 		ORDER BY u
 		ON CONFLICT (url) DO NOTHING
@@ -275,16 +261,4 @@ func insertLinks(ctx context.Context, tx pgx.Tx, r *request, links []link, state
 		out[u] = true
 	}
 	return out, nil
-}
-
-// dueHub is a hub whose recrawl time has come.
-type dueHub struct {
-	URL      string
-	Depth    int
-	MaxDepth int
-	Hosts    []string
-	Recrawl  time.Duration
-	Seed     bool
-	Kind     string
-	DueAt    time.Time
 }

@@ -32,7 +32,7 @@ type Count struct {
 	Stage     string `json:"stage"`
 	Owed      int    `json:"owed"`      // work PostgreSQL says is not done
 	Queued    int    `json:"queued"`    // of it, already on the stage's stream, retry set or DLQ
-	Published int    `json:"published"` // published now
+	Published int    `json:"published"` // published now (crawl: handed back to the feeder, which publishes through the window)
 }
 
 // Reconciler publishes what each stage still owes.
@@ -74,6 +74,7 @@ func (r *Reconciler) Run(ctx context.Context) ([]Count, error) {
 		if err != nil {
 			return out, err
 		}
+		var lost []string // crawl requests: handed back to the feeder, which publishes through the window
 		for _, w := range work {
 			if queued[w.ref] {
 				c.Queued++
@@ -82,11 +83,23 @@ func (r *Reconciler) Run(ctx context.Context) ([]Count, error) {
 			if r.Pub == nil {
 				continue
 			}
+			if st.stage == pipeline.Crawl {
+				lost = append(lost, w.ref)
+				continue
+			}
 			if _, err := r.Pub.Publish(ctx, st.stage, w.fields); err != nil {
 				out = append(out, c)
 				return out, fmt.Errorf("publish to %s: %w", st.stage, err)
 			}
 			c.Published++
+		}
+		if len(lost) > 0 {
+			n, err := crawl.Unpublish(ctx, r.Pool, lost)
+			c.Published += n
+			if err != nil {
+				out = append(out, c)
+				return out, err
+			}
 		}
 		out = append(out, c)
 	}

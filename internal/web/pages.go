@@ -530,7 +530,7 @@ func (s *Server) dlqAction(w http.ResponseWriter, r *http.Request) {
 	var n int
 	var err error
 	if action == "replay" {
-		n, err = s.cfg.Admin.DLQReplay(ctx, stage, f)
+		n, err = s.cfg.Admin.DLQReplay(ctx, stage, f) // the crawl stage's through its window (newsctl serve)
 	} else {
 		n, err = s.cfg.Admin.DLQPurge(ctx, stage, f)
 	}

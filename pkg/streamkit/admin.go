@@ -121,6 +121,9 @@ type Admin struct {
 	RDB        redis.UniversalClient
 	Prefix     string
 	Partitions Partitions // nil: every stage has one stream
+	// Windows are the windows of stages whose producers share one (by
+	// stage): DLQReplay puts their dead letters back only while there is room.
+	Windows map[string]*Window
 
 	mu      sync.Mutex
 	layouts map[string]layout // by stage: Layout's answer, reused for layoutTTL
@@ -427,11 +430,24 @@ func (a *Admin) DLQCounts(ctx context.Context, stage string) (map[string]int64, 
 // returns how many moved. Each move is atomic, so concurrent replays never
 // duplicate an entry.
 func (a *Admin) DLQReplay(ctx context.Context, stage string, f DLQFilter) (int, error) {
+	moved, full, err := a.DLQReplayWithin(ctx, stage, f, a.Windows[stage])
+	if err == nil && full {
+		err = fmt.Errorf("replayed %d: %s's window is full, the rest stay dead letters (replay them once it has drained): %w", moved, stage, ErrWindowFull)
+	}
+	return moved, err
+}
+
+// ErrWindowFull reports a replay that stopped at a full window.
+var ErrWindowFull = errors.New("window full")
+
+// DLQReplayWithin is DLQReplay for a stage whose producers share w (nil:
+// none): a dead letter goes back only while the window has room, and the
+// rest stay dead letters, reported by full, to be replayed later.
+func (a *Admin) DLQReplayWithin(ctx context.Context, stage string, f DLQFilter, w *Window) (moved int, full bool, err error) {
 	list, err := a.DLQList(ctx, stage, f)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	moved := 0
 	for _, d := range list {
 		fields := make(map[string]string, len(d.Fields))
 		for key, v := range d.Fields {
@@ -444,15 +460,29 @@ func (a *Admin) DLQReplay(ctx context.Context, stage string, f DLQFilter) (int, 
 		for _, key := range sortedKeys(fields) {
 			args = append(args, key, fields[key])
 		}
+		if w != nil {
+			args = append([]interface{}{w.group, w.share()}, args...)
+			n, err := windowReplayScript.Run(ctx, a.RDB, []string{d.keys.Stream(), d.keys.Retry(), d.keys.Deferred(), d.keys.DLQ()}, args...).Int()
+			if err != nil {
+				return moved, false, fmt.Errorf("replay dead letter %s: %w", d.ID, err)
+			}
+			if n == 0 {
+				return moved, true, nil
+			}
+			if n == 1 {
+				moved++
+			}
+			continue
+		}
 		res, err := replayScript.Run(ctx, a.RDB, []string{d.keys.DLQ(), d.keys.Stream()}, args...).Result()
 		if err != nil && !errors.Is(err, redis.Nil) {
-			return moved, fmt.Errorf("replay dead letter %s: %w", d.ID, err)
+			return moved, false, fmt.Errorf("replay dead letter %s: %w", d.ID, err)
 		}
 		if res != nil {
 			moved++
 		}
 	}
-	return moved, nil
+	return moved, false, nil
 }
 
 // DLQPurge deletes matching dead letters and returns how many were removed.

@@ -1,0 +1,172 @@
+package streamkit
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// A Window bounds what a stage holds in Redis — its stream's waiting and
+// pending entries, its retries and its deferrals, over every partition — for
+// all producers in all processes at once. Add checks the room and adds what
+// fits in one script per partition, so no two producers pass the window
+// together (a window per process would let P processes hold P windows). A
+// producer whose messages do not fit keeps them (a frontier in a database)
+// and adds them later. Add also trims the stream, below what every group has
+// finished, once it runs longer than the window plus Retain finished
+// entries: the stream's length keeps pace with the window, not with the
+// janitor's period.
+type Window struct {
+	rdb    redis.UniversalClient
+	prefix string
+	stage  string
+	group  string
+	parts  Partitions
+	size   int64
+	retain int64
+}
+
+// NewWindow is a window of size entries on stage, read by group, keeping
+// DefaultRetainLen finished entries.
+func NewWindow(rdb redis.UniversalClient, prefix, stage, group string, size int64) *Window {
+	return &Window{rdb: rdb, prefix: prefix, stage: stage, group: group, size: size, retain: DefaultRetainLen}
+}
+
+// WithPartitions spreads the window over the stage's partitions, an equal
+// share each (rounded up).
+func (w *Window) WithPartitions(p Partitions) *Window {
+	c := *w
+	c.parts = p
+	return &c
+}
+
+// WithRetain sets the finished entries kept in the stream for inspection
+// (the consumers' RetainLen).
+func (w *Window) WithRetain(n int64) *Window {
+	c := *w
+	c.retain = max(n, 0)
+	return &c
+}
+
+// Size is the window's size in entries.
+func (w *Window) Size() int64 { return w.size }
+
+func (w *Window) share() int64 {
+	n := int64(w.parts.Of(w.stage))
+	return (w.size + n - 1) / n
+}
+
+// Room is how many messages the window takes now, over all partitions: a
+// hint for how many to prepare (Add decides).
+func (w *Window) Room(ctx context.Context) (int64, error) {
+	var room int64
+	for _, k := range w.parts.Keys(w.prefix, w.stage) {
+		res, err := windowScript.Run(ctx, w.rdb, []string{k.Stream(), k.Retry(), k.Deferred()}, w.group, w.share(), 0).Int64Slice()
+		if err != nil {
+			return 0, fmt.Errorf("read the room of %s: %w", k.Stream(), err)
+		}
+		room += max(w.share()-res[1], 0)
+	}
+	return room, nil
+}
+
+// Add publishes the messages that fit, in order within each partition, and
+// reports which it added. A message that finds no room is not added, nor is
+// any after it in its partition. On an error, added says what was added
+// before it.
+func (w *Window) Add(ctx context.Context, msgs []map[string]string) (added []bool, err error) {
+	added = make([]bool, len(msgs))
+	byPart := map[string][]int{}
+	keys := map[string]Keys{}
+	for i, m := range msgs {
+		k := w.parts.Route(w.prefix, w.stage, m)
+		byPart[k.Stream()] = append(byPart[k.Stream()], i)
+		keys[k.Stream()] = k
+	}
+	streams := make([]string, 0, len(byPart))
+	for s := range byPart {
+		streams = append(streams, s)
+	}
+	sort.Strings(streams)
+	for _, s := range streams {
+		idx, k := byPart[s], keys[s]
+		args := []interface{}{w.group, w.share(), len(idx)}
+		for _, i := range idx {
+			args = append(args, len(msgs[i])*2)
+			for _, f := range sortedKeys(msgs[i]) {
+				args = append(args, f, msgs[i][f])
+			}
+		}
+		res, err := windowScript.Run(ctx, w.rdb, []string{k.Stream(), k.Retry(), k.Deferred()}, args...).Int64Slice()
+		if err != nil {
+			return added, fmt.Errorf("add to %s within its window: %w", s, err)
+		}
+		for j := int64(0); j < res[0]; j++ {
+			added[idx[j]] = true
+		}
+		if length := res[2]; length > w.share()+w.retain {
+			if _, err := trim(ctx, w.rdb, s, w.retain); err != nil && !strings.Contains(err.Error(), "NOGROUP") {
+				return added, err
+			}
+		}
+	}
+	return added, nil
+}
+
+// windowLoad is the Lua that computes a stage partition's load: the group's
+// lag and pending entries, the retry and deferred sets. KEYS: stream, retry
+// set, deferred set; it expects group and size in locals of those names.
+const windowLoad = `
+local load = redis.call('ZCARD', KEYS[2]) + redis.call('ZCARD', KEYS[3])
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local found = false
+  for _, g in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
+    local f = {}
+    for i = 1, #g, 2 do f[g[i]] = g[i + 1] end
+    if f['name'] == group then
+      found = true
+      local lag = f['lag']
+      if not lag then
+        lag = #redis.call('XRANGE', KEYS[1], '(' .. f['last-delivered-id'], '+', 'COUNT', size + 1)
+      end
+      load = load + lag + f['pending']
+    end
+  end
+  if not found then load = load + redis.call('XLEN', KEYS[1]) end
+end
+`
+
+// windowScript adds messages to a stream while the stage's load is below the
+// window: checked and added in one step.
+// KEYS: stream, retry set, deferred set. ARGV: group, size, count, then per
+// message its field count ×2 and the fields. Returns {added, load before,
+// length after}.
+var windowScript = redis.NewScript(`
+local group, size = ARGV[1], tonumber(ARGV[2])
+` + windowLoad + `
+local added, pos = 0, 4
+for m = 1, tonumber(ARGV[3]) do
+  local n = tonumber(ARGV[pos])
+  if load + added >= size then break end
+  redis.call('XADD', KEYS[1], '*', unpack(ARGV, pos + 1, pos + n))
+  added = added + 1
+  pos = pos + n + 1
+end
+return {added, load, redis.call('XLEN', KEYS[1])}
+`)
+
+// windowReplayScript moves one dead letter back onto its stream if the
+// window has room. KEYS: stream, retry set, deferred set, dlq. ARGV: group,
+// size, dlq entry id, field, value, ... Returns 1 moved, 0 no room, -1 the
+// dead letter is gone.
+var windowReplayScript = redis.NewScript(`
+local group, size = ARGV[1], tonumber(ARGV[2])
+` + windowLoad + `
+if load >= size then return 0 end
+if redis.call('XDEL', KEYS[4], ARGV[3]) == 0 then return -1 end
+redis.call('XADD', KEYS[1], '*', unpack(ARGV, 4, #ARGV))
+return 1
+`)

@@ -1,0 +1,141 @@
+package streamkit_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
+)
+
+func windowMsgs(from, n int) []map[string]string {
+	out := make([]map[string]string, n)
+	for i := range out {
+		out[i] = map[string]string{"doc_id": fmt.Sprintf("doc-%d", from+i), "content_hash": "h"}
+	}
+	return out
+}
+
+// Producers in many processes share one window: four adding at once never
+// put more than the window on the stage, retries and deferrals count, a
+// finished entry makes room, and the stream is trimmed as it grows past the
+// window and the retained entries, never past what the group still needs.
+func TestWindow_OneWindowForEveryProducer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	keys := e.keys("w")
+	if err := streamkit.EnsureGroup(ctx, e.RDB, keys.Stream(), "w-group"); err != nil {
+		t.Fatal(err)
+	}
+	w := streamkit.NewWindow(e.RDB, e.Prefix, "w", "w-group", 100).WithRetain(10)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	total := 0
+	for p := range 4 {
+		wg.Go(func() {
+			added, err := w.Add(ctx, windowMsgs(p*1000, 60))
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			for _, ok := range added {
+				if ok {
+					total++
+				}
+			}
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if total != 100 || e.xlen(keys.Stream()) != 100 {
+		t.Fatalf("%d added, stream length %d; want the window, 100", total, e.xlen(keys.Stream()))
+	}
+	if room, _ := w.Room(ctx); room != 0 {
+		t.Fatalf("room %d in a full window", room)
+	}
+	// Handled: 50 read and acked, 10 more read and pending, 5 put in the
+	// retry set and 5 deferred: the load is 40 waiting + 10 pending + 10.
+	e.consume("w", "w-group", 50, true)
+	e.consume("w", "w-group", 10, false)
+	e.RDB.ZAdd(ctx, keys.Retry(), zmembers(5, "r")...)
+	e.RDB.ZAdd(ctx, keys.Deferred(), zmembers(5, "d")...)
+	if room, _ := w.Room(ctx); room != 40 {
+		t.Fatalf("room %d, want 40", room)
+	}
+	added, err := w.Add(ctx, windowMsgs(9000, 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, ok := range added {
+		if ok {
+			n++
+		}
+	}
+	// 140 entries now, past window + retain (110): trimmed to the 10 kept
+	// before the oldest the group still needs (the first pending one).
+	if n != 40 || e.xlen(keys.Stream()) != 10+10+40+40 {
+		t.Fatalf("%d added, stream length %d; want 40 added and 100 (10 retained, 10 pending, 80 waiting)", n, e.xlen(keys.Stream()))
+	}
+}
+
+// A crawl of dead letters put back while the window is full stops there:
+// the rest stay dead letters, and the replay says so.
+func TestAdmin_ReplayStopsAtAFullWindow(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	keys := e.keys("w")
+	if err := streamkit.EnsureGroup(ctx, e.RDB, keys.Stream(), "w-group"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if err := e.RDB.XAdd(ctx, &redis.XAddArgs{Stream: keys.DLQ(), Values: map[string]interface{}{"doc_id": fmt.Sprintf("dead-%d", i),
+			streamkit.DLQFieldOriginal: `["doc_id"]`, streamkit.DLQFieldStage: "w", streamkit.DLQFieldErrorType: "x",
+			streamkit.DLQFieldError: "e", streamkit.DLQFieldAttempts: "1"}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := streamkit.NewWindow(e.RDB, e.Prefix, "w", "w-group", 15)
+	if _, err := w.Add(ctx, windowMsgs(0, 10)); err != nil {
+		t.Fatal(err)
+	}
+	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix, Windows: map[string]*streamkit.Window{"w": w}}
+	n, err := admin.DLQReplay(ctx, "w", streamkit.DLQFilter{})
+	if n != 5 || !errors.Is(err, streamkit.ErrWindowFull) {
+		t.Fatalf("replayed %d (%v); want 5 and a full window", n, err)
+	}
+	if dl, st := e.xlen(keys.DLQ()), e.xlen(keys.Stream()); dl != 15 || st != 15 {
+		t.Fatalf("%d dead letters and %d entries left; want 15 and 15", dl, st)
+	}
+}
+
+// consume reads n entries as consumer "c" of group, acking them if ack.
+func (e *env) consume(stage, group string, n int, ack bool) {
+	e.T.Helper()
+	ctx := context.Background()
+	res, err := e.RDB.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: "c", Streams: []string{e.keys(stage).Stream(), ">"},
+		Count: int64(n), Block: -1}).Result()
+	if err != nil || len(res[0].Messages) != n {
+		e.T.Fatalf("read %d: %v", n, err)
+	}
+	for _, m := range res[0].Messages {
+		if ack {
+			e.RDB.XAck(ctx, e.keys(stage).Stream(), group, m.ID)
+		}
+	}
+}
+
+func zmembers(n int, prefix string) []redis.Z {
+	out := make([]redis.Z, n)
+	for i := range out {
+		out[i] = redis.Z{Score: float64(time.Now().Add(time.Hour).UnixMilli()), Member: fmt.Sprintf("%s-%d", prefix, i)}
+	}
+	return out
+}
