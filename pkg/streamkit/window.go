@@ -16,9 +16,8 @@ import (
 // together (a window per process would let P processes hold P windows). A
 // producer whose messages do not fit keeps them (a frontier in a database)
 // and adds them later. Add also trims the stream, below what every group has
-// finished, once it runs longer than the window plus Retain finished
-// entries: the stream's length keeps pace with the window, not with the
-// janitor's period.
+// finished, once it runs near the window plus Retain finished entries: the
+// stream's length keeps pace with the window, not with the janitor's period.
 type Window struct {
 	rdb    redis.UniversalClient
 	prefix string
@@ -107,7 +106,9 @@ func (w *Window) Add(ctx context.Context, msgs []map[string]string) (added []boo
 		for j := int64(0); j < res[0]; j++ {
 			added[idx[j]] = true
 		}
-		if length := res[2]; length > w.share()+w.retain {
+		// Trimmed an eighth of the window early: entries promoted from the
+		// retry and deferred sets between two Adds must still fit.
+		if length := res[2]; length > w.share()+w.retain-w.share()/8 {
 			if _, err := trim(ctx, w.rdb, s, w.retain); err != nil && !strings.Contains(err.Error(), "NOGROUP") {
 				return added, err
 			}
