@@ -1,6 +1,8 @@
 -- Discovered hubs (feeds, sitemaps, indexes) per host, for
 -- CRAWL_MAX_HUBS_PER_HOST, and what each cap dropped, for newsctl stats.
--- Counted like urls: after each commit, outside its transaction.
+-- Counted like urls: after each commit, outside its transaction. Hubs are
+-- counted from this migration on: no backfill, which would scan the whole
+-- frontier while holding crawl_hosts' lock against running crawlers.
 -- Additive: the release before ignores the new columns (it inserts host and
 -- urls only, and the defaults fill the rest).
 
@@ -9,8 +11,6 @@ ALTER TABLE crawl_hosts
     ADD COLUMN hubs bigint NOT NULL DEFAULT 0,
     ADD COLUMN urls_dropped bigint NOT NULL DEFAULT 0,
     ADD COLUMN hubs_dropped bigint NOT NULL DEFAULT 0;
-UPDATE crawl_hosts h SET hubs = n FROM (SELECT host, count(*) AS n FROM urls WHERE is_hub AND NOT is_seed GROUP BY host) c
-WHERE c.host = h.host;
 
 -- +goose Down
 ALTER TABLE crawl_hosts DROP COLUMN hubs, DROP COLUMN urls_dropped, DROP COLUMN hubs_dropped;

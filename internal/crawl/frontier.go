@@ -60,20 +60,27 @@ func newWindow(rdb redis.UniversalClient, cfg Config) *streamkit.Window {
 // between publish and commit) has one idempotency key, which the ledger
 // absorbs.
 type Feeder struct {
-	pool    *pgxpool.Pool
-	win     *streamkit.Window
-	log     *slog.Logger
-	period  time.Duration
-	batch   int
-	perHost int
-	wake    chan struct{}
+	pool        *pgxpool.Pool
+	win         *streamkit.Window
+	partitioned bool
+	log         *slog.Logger
+	period      time.Duration
+	batch       int
+	perHost     int
+	wake        chan struct{}
 }
 
 // NewFeeder returns the feeder of the crawler c (its window is c's).
 func NewFeeder(pool *pgxpool.Pool, rdb redis.UniversalClient, c *Crawler) *Feeder {
-	return &Feeder{pool: pool, win: c.win, log: c.cfg.Logger.With("component", "crawl-feeder"), period: c.cfg.FeedInterval,
+	return &Feeder{pool: pool, win: c.win, partitioned: c.cfg.Partitions.Of(pipeline.Crawl) > 1,
+		log: c.cfg.Logger.With("component", "crawl-feeder"), period: c.cfg.FeedInterval,
 		batch: 500, perHost: perHost(c.cfg), wake: c.feed}
 }
+
+// onStreamFor is how long a published request counts against its host's
+// share: far longer than a request waits on the stream, since the feeder
+// gives a host only the turns of a few feeds.
+const onStreamFor = 10 * time.Minute
 
 // perHost is how many requests of one host the stream holds at most: twice
 // the host's turns until the next feed and the wait a handler takes for a
@@ -139,8 +146,12 @@ func (f *Feeder) Exec(ctx context.Context) (int, error) {
 	if _, err := tx.Exec(ctx, `SET LOCAL idle_in_transaction_session_timeout = '5s'`); err != nil {
 		return 0, fmt.Errorf("limit feeder transaction: %w", err)
 	}
+	// Requests published longer ago than onStreamFor no longer count: one
+	// that was dead-lettered keeps its row's published_at, and must not hold
+	// its host's share for ever.
 	onStream := map[string]int{}
-	rows, err := tx.Query(ctx, `SELECT host, count(*) FROM urls WHERE pending_nonce IS NOT NULL AND published_at IS NOT NULL GROUP BY host`)
+	rows, err := tx.Query(ctx, `SELECT host, count(*) FROM urls
+		WHERE pending_nonce IS NOT NULL AND published_at IS NOT NULL AND published_at > now() - $1::interval GROUP BY host`, onStreamFor.String())
 	if err != nil {
 		return 0, fmt.Errorf("count requests on the stream per host: %w", err)
 	}
@@ -157,11 +168,30 @@ func (f *Feeder) Exec(ctx context.Context) (int, error) {
 		}
 	}
 	rows.Close()
-	rows, err = tx.Query(ctx, `SELECT `+owedColumns+`, host FROM urls
-		WHERE pending_nonce IS NOT NULL AND published_at IS NULL AND host <> ALL($2)
-		ORDER BY depth, first_seen_at
-		LIMIT $1
-		FOR UPDATE SKIP LOCKED`, min(int(room), f.batch), full)
+	// Each host's next requests, over every host that has room: the hosts
+	// are walked on the (host, depth, first_seen_at) index one probe each,
+	// so a host with a long queue costs its share, not its queue. With
+	// several partitions a batch is taken whatever the room, since Add
+	// fills each partition to its own.
+	limit := min(int(room), f.batch)
+	if f.partitioned {
+		limit = f.batch
+	}
+	rows, err = tx.Query(ctx, `
+		WITH RECURSIVE hosts(host) AS (
+			(SELECT host FROM urls WHERE pending_nonce IS NOT NULL AND published_at IS NULL ORDER BY host LIMIT 1)
+			UNION ALL
+			SELECT (SELECT u.host FROM urls u WHERE u.pending_nonce IS NOT NULL AND u.published_at IS NULL AND u.host > h.host
+			        ORDER BY u.host LIMIT 1)
+			FROM hosts h WHERE h.host IS NOT NULL)
+		SELECT r.* FROM hosts h CROSS JOIN LATERAL (
+			SELECT `+owedColumns+`, u.host, u.depth AS d, u.first_seen_at AS seen FROM urls u
+			WHERE u.host = h.host AND u.pending_nonce IS NOT NULL AND u.published_at IS NULL
+			ORDER BY u.depth, u.first_seen_at LIMIT $3
+			FOR UPDATE SKIP LOCKED) r
+		WHERE h.host IS NOT NULL AND h.host <> ALL($2)
+		ORDER BY r.d, r.seen
+		LIMIT $1`, limit, full, f.perHost)
 	if err != nil {
 		return 0, fmt.Errorf("select owed requests: %w", err)
 	}
@@ -189,6 +219,9 @@ func (f *Feeder) Exec(ctx context.Context) (int, error) {
 	if len(urls) == 0 {
 		return 0, err
 	}
+	if err != nil { // some partitions took theirs: record those, and say what failed
+		f.log.Warn("publish owed requests: some partitions failed; their requests stay owed", "published", len(urls), "err", err)
+	}
 	if _, err := tx.Exec(ctx, `UPDATE urls SET published_at = now() WHERE url = ANY($1)`, urls); err != nil {
 		return 0, fmt.Errorf("mark %d requests published: %w", len(urls), err)
 	}
@@ -206,7 +239,9 @@ type owedOfHost struct {
 
 func owedRequestOfHost(row pgx.CollectableRow) (owedOfHost, error) {
 	var o owedOfHost
-	fields, err := scanOwed(row, &o.host)
+	var depth int
+	var seen time.Time
+	fields, err := scanOwed(row, &o.host, &depth, &seen)
 	o.fields = fields
 	return o, err
 }

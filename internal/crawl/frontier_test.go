@@ -229,3 +229,48 @@ func TestCrawler_TwoCrawlersShareOneWindowAndTheStreamStaysShort(t *testing.T) {
 		}
 	}
 }
+
+// A frontier whose owed requests come host by host (a seed file sorted by
+// host) is fed across every host at once, each host its share of the
+// window (two requests at a 1 s delay), not the first host's queue first.
+func TestFeeder_GivesEveryHostItsShare(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	var all []crawl.Seed
+	for h := range 20 {
+		for i := range 50 {
+			all = append(all, crawl.Seed{URL: fmt.Sprintf("http://host%02d.example/p/%d", h, i), MaxDepth: -1})
+		}
+	}
+	if _, err := crawl.SeedFrontier(ctx, e.Pool, all); err != nil {
+		t.Fatal(err)
+	}
+	cfg := e.crawlConfig()
+	cfg.HostDelay = time.Second
+	f := crawl.NewFeeder(e.Pool, e.RDB, e.crawler(cfg))
+	n, err := f.Exec(ctx)
+	if err != nil || n != 40 {
+		t.Fatalf("first feed published %d (%v), want 2 for each of the 20 hosts", n, err)
+	}
+	msgs, err := e.RDB.XRange(ctx, streamkit.KeysFor(e.Prefix, pipeline.Crawl).Stream(), "-", "+").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	perHost := map[string]int{}
+	for _, m := range msgs {
+		u := m.Values[crawl.FieldURL].(string)
+		perHost[strings.SplitN(strings.TrimPrefix(u, "http://"), "/", 2)[0]]++
+	}
+	if len(perHost) != 20 {
+		t.Fatalf("requests of %d hosts on the stream, want 20: %v", len(perHost), perHost)
+	}
+	for h, c := range perHost {
+		if c != 2 {
+			t.Fatalf("%s has %d requests on the stream, want its share, 2", h, c)
+		}
+	}
+	if n, err := f.Exec(ctx); err != nil || n != 0 {
+		t.Fatalf("a second feed published %d (%v); every host has its share already", n, err)
+	}
+}

@@ -51,7 +51,9 @@ func (s *Scheduler) Run(ctx context.Context) {
 
 // Exec runs one pass: every due hub not owed a fetch already (up to the
 // batch) is owed one, with its hint from what it turned out to be, and its
-// next_crawl_at moves one interval on. It returns how many it owed.
+// next_crawl_at moves one interval on. A hub whose request was published
+// longer ago than onStreamFor (dead-lettered, say) is owed a new one. It
+// returns how many it owed.
 func (s *Scheduler) Exec(ctx context.Context) (int, error) {
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE urls SET pending_nonce = 'r' || (extract(epoch FROM next_crawl_at) * 1000)::bigint, published_at = NULL,
@@ -60,10 +62,10 @@ func (s *Scheduler) Exec(ctx context.Context) (int, error) {
 		WHERE url IN (
 			SELECT url FROM urls
 			WHERE is_hub AND next_crawl_at IS NOT NULL AND next_crawl_at <= now() AND recrawl_interval > interval '0'
-			  AND pending_nonce IS NULL
+			  AND (pending_nonce IS NULL OR published_at < now() - $2::interval)
 			ORDER BY next_crawl_at
 			LIMIT $1
-			FOR UPDATE SKIP LOCKED)`, s.batch)
+			FOR UPDATE SKIP LOCKED)`, s.batch, onStreamFor.String())
 	if err != nil {
 		return 0, fmt.Errorf("owe due hubs a fetch: %w", err)
 	}

@@ -196,8 +196,12 @@ func parse(raw string) (host, why string) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return "", "only http and https URLs are crawled"
 	}
-	if _, err := urlnorm.Normalize(raw); err != nil {
+	n, err := urlnorm.Normalize(raw)
+	if err != nil {
 		return "", err.Error()
+	}
+	if nu, err := url.Parse(n); err == nil { // the host as the crawler asks for it (lower case, punycode)
+		return nu.Hostname(), ""
 	}
 	return u.Hostname(), ""
 }

@@ -554,13 +554,14 @@ func TestConsumer_RunawayIsNoAttemptUntilItRepeats(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name      string
-		outcomes  string // per call: r = runaway, f = ordinary failure, ok = done
+		outcomes  string // per call: r = runaway, f = ordinary failure, L = Later, ok = done
 		wantDLQ   bool
 		wantCalls int64
 	}{
 		{name: "two runaways then done", outcomes: "rrok", wantCalls: 3},
 		{name: "three in a row", outcomes: "rrr", wantDLQ: true, wantCalls: 3},
 		{name: "a failure between restarts the count", outcomes: "rrfrrok", wantCalls: 6},
+		{name: "a deferral between does not", outcomes: "rLrr", wantDLQ: true, wantCalls: 4},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -586,6 +587,8 @@ func TestConsumer_RunawayIsNoAttemptUntilItRepeats(t *testing.T) {
 					return streamkit.Result{}, streamkit.Runaway(time.Duration(n)*time.Second, errors.New("extraction guard ran out"))
 				case "f":
 					return streamkit.Result{}, errors.New("transient")
+				case "L":
+					return streamkit.Result{}, streamkit.Later(10*time.Millisecond, "host slot ahead")
 				}
 				if got := m.Attempt; got != strings.Count(tc.outcomes, "f") {
 					return streamkit.Result{}, streamkit.Permanent("wrong_attempt", fmt.Errorf("attempt %d", got))
@@ -596,7 +599,7 @@ func TestConsumer_RunawayIsNoAttemptUntilItRepeats(t *testing.T) {
 				e.eventually("dead-lettered", 10*time.Second, func() bool { return e.xlen(e.keys("s").DLQ()) == 1 })
 				admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
 				dl, _ := admin.DLQList(context.Background(), "s", streamkit.DLQFilter{})
-				if dl[0].ErrorType != streamkit.ErrorTypeRunaway || !strings.Contains(dl[0].Error, "took 1s, 2s, 3s") {
+				if dl[0].ErrorType != streamkit.ErrorTypeRunaway || !strings.Contains(dl[0].Error, "3 times in a row") {
 					t.Fatalf("dead letter %+v; want runaway with the three times", dl[0])
 				}
 			} else {

@@ -211,16 +211,16 @@ func (c *Consumer) fail(m *Message, err error) {
 		c.runaway(m, took, err)
 		return
 	}
-	delete(m.Fields, FieldRunaways) // only tries in a row count
 	d, deferrable := retryAfterOf(err)
 	// A rate limit is not a failed attempt, but an endless one must end:
 	// past MaxDeferrals it counts as one.
 	deferrable = deferrable && m.Deferred < c.cfg.MaxDeferrals
 	if deferrable && isLater(err) {
 		c.metrics.deferred.Inc()
-		c.retry(m, m.Attempt, m.Deferred+1, d, err)
+		c.retry(m, m.Attempt, m.Deferred+1, d, err) // not a try: the runaway streak goes on
 		return
 	}
+	delete(m.Fields, FieldRunaways) // only tries in a row count
 	c.metrics.failed(errType)
 	if IsPermanent(err) {
 		c.deadLetter(m, errType, err)
