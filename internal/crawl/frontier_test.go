@@ -223,6 +223,8 @@ func TestCrawler_TwoCrawlersShareOneWindowAndTheStreamStaysShort(t *testing.T) {
 	if s.hit("/p/99999") < 2 {
 		t.Errorf("the hub was fetched %d times, want it recrawled", s.hit("/p/99999"))
 	}
+	s.mu.Lock() // the crawlers are still at work
+	defer s.mu.Unlock()
 	for path, hits := range s.hits {
 		if hits > 1 && path != "/p/99999" && path != "/robots.txt" {
 			t.Errorf("%s fetched %d times", path, hits)
