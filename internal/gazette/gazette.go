@@ -157,13 +157,24 @@ var (
 
 func cap(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
+// Title is article n's headline, as ArticlePage renders it.
+func Title(n int) string {
+	rng := rand.New(rand.NewPCG(uint64(n)+1, 0x6e63))
+	return titleOf(n, func(list []string) string { return list[rng.IntN(len(list))] })
+}
+
+// titleOf draws the headline: the first picks of article n's sequence.
+func titleOf(n int, pick func([]string) string) string {
+	return fmt.Sprintf("The %s %s %s in %s (report %d)", pick(subjects), pick(verbs), pick(objects), pick(places), n)
+}
+
 // ArticlePage renders article n: its own title, byline and date, and three
 // paragraphs drawn from n's own random sequence.
 func ArticlePage(n int) string {
 	rng := rand.New(rand.NewPCG(uint64(n)+1, 0x6e63))
 	pick := func(list []string) string { return list[rng.IntN(len(list))] }
 	var b strings.Builder
-	title := fmt.Sprintf("The %s %s %s in %s (report %d)", pick(subjects), pick(verbs), pick(objects), pick(places), n)
+	title := titleOf(n, pick)
 	fmt.Fprintf(&b, `<!doctype html><html lang="en"><head><title>%s - The Chaos Gazette</title>
 <meta property="og:type" content="article"><meta property="article:published_time" content="2026-11-%02dT08:00:00Z">
 <meta name="author" content="Reporter %d"></head><body><header><nav><a href="/">Home</a></nav></header>

@@ -2,6 +2,7 @@ package gazette
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/newscrawl/newscrawl/internal/clean"
@@ -26,5 +27,13 @@ func TestArticlePage_NoTwoAreNearDuplicates(t *testing.T) {
 	}
 	if closest <= clean.DefaultMaxHamming+3 {
 		t.Fatalf("two generated articles are %d bits apart; the cleaner merges at %d", closest, clean.DefaultMaxHamming)
+	}
+}
+
+func TestTitle_IsTheArticlesHeadline(t *testing.T) {
+	for _, n := range []int{0, 123, 1000} {
+		if page := ArticlePage(n); !strings.Contains(page, "<h1>"+Title(n)+"</h1>") {
+			t.Fatalf("Title(%d) = %q is not the page's headline", n, Title(n))
+		}
 	}
 }
