@@ -101,7 +101,7 @@ func run(args []string) error {
 			cfg.Logger = d.Log
 			wg.Go(func() { crawl.NewScheduler(d.DB, cfg).Run(ctx) })
 		}
-		crawl.NewFeeder(d.DB, d.Redis, crawler).Run(ctx)
+		crawl.NewFeeder(d.DB, crawler).Run(ctx)
 		wg.Wait()
 	}
 	return w.Run(func(d app.Deps) (streamkit.Handler, error) {

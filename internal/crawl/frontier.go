@@ -71,7 +71,7 @@ type Feeder struct {
 }
 
 // NewFeeder returns the feeder of the crawler c (its window is c's).
-func NewFeeder(pool *pgxpool.Pool, rdb redis.UniversalClient, c *Crawler) *Feeder {
+func NewFeeder(pool *pgxpool.Pool, c *Crawler) *Feeder {
 	return &Feeder{pool: pool, win: c.win, partitioned: c.cfg.Partitions.Of(pipeline.Crawl) > 1,
 		log: c.cfg.Logger.With("component", "crawl-feeder"), period: c.cfg.FeedInterval,
 		batch: 500, perHost: perHost(c.cfg), wake: c.feed}

@@ -250,7 +250,7 @@ func TestFeeder_GivesEveryHostItsShare(t *testing.T) {
 	}
 	cfg := e.crawlConfig()
 	cfg.HostDelay = time.Second
-	f := crawl.NewFeeder(e.Pool, e.RDB, e.crawler(cfg))
+	f := crawl.NewFeeder(e.Pool, e.crawler(cfg))
 	n, err := f.Exec(ctx)
 	if err != nil || n != 40 {
 		t.Fatalf("first feed published %d (%v), want 2 for each of the 20 hosts", n, err)

@@ -50,7 +50,7 @@ func (e *env) start(cfg streamkit.Config, h streamkit.Handler) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		crawl.NewFeeder(e.Pool, e.RDB, c).Run(ctx)
+		crawl.NewFeeder(e.Pool, c).Run(ctx)
 	}()
 	var once sync.Once
 	stop = func() {

@@ -50,9 +50,6 @@ func (w *Window) WithRetain(n int64) *Window {
 	return &c
 }
 
-// Size is the window's size in entries.
-func (w *Window) Size() int64 { return w.size }
-
 func (w *Window) share() int64 {
 	n := int64(w.parts.Of(w.stage))
 	return (w.size + n - 1) / n
