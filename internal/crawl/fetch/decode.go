@@ -52,6 +52,13 @@ func decodeBody(r io.Reader, encoding string, limit int64) ([]byte, error) {
 	return body, nil
 }
 
+// Decode is decodeBody for bodies read from elsewhere (a web archive's
+// payload): encoding is the Content-Encoding header; more than limit bytes,
+// compressed or decoded, is ErrTooLarge.
+func Decode(r io.Reader, encoding string, limit int64) ([]byte, error) {
+	return decodeBody(r, encoding, limit)
+}
+
 // decodePrefix is decodeBody for a caller that wants at most the first
 // limit bytes of the decoded body, however long the body is: it reads a
 // bounded amount of the (possibly compressed) stream and stops there.
