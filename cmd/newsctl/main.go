@@ -28,6 +28,7 @@ type command struct {
 // command lives in its file of the same name.
 var commands = []command{
 	{"seed", "enqueue seed URLs for the crawler (args or --file, # comments); refuses what the crawler would not fetch", runSeed},
+	{"ingest", "take WARC archives in (files, directories, URLs, warc.paths.gz listings, -): --host --since --until --limit --json", runIngest},
 	{"wait", "block until every stage is idle, with live progress; then say how it ended", runWait},
 	{"stats", "per-stage length, lag, pending, retries, deferrals, DLQ, workers; documents (--watch refreshes)", runStats},
 	{"health", "with URL: exit 0 if it answers 200 (container healthchecks); without: every stage's workers and their state", runHealth},

@@ -146,6 +146,11 @@ func New(cfg Config) *Fetcher {
 	return f
 }
 
+// Client is the fetcher's HTTP client, for downloads that are not page
+// fetches (a web archive): the same SSRF guard on every address dialled,
+// the same redirect limit, no body cap and no whole-request timeout.
+func (f *Fetcher) Client() *http.Client { return f.client }
+
 // Config returns the fetcher's configuration with defaults applied.
 func (f *Fetcher) Config() Config { return f.cfg }
 
