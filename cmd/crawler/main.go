@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/app"
+	"github.com/newscrawl/newscrawl/internal/archive"
 	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/crawl"
 	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
@@ -70,6 +71,8 @@ func run(args []string) error {
 	promote := s.Duration("CRAWL_PROMOTE_INTERVAL", crawl.DefaultPromoteInterval, "how often the crawler moves due retries (requests back for their slot) onto the crawl stream")
 	schedule := s.Duration("CRAWL_SCHEDULE_PERIOD", crawl.DefaultSchedulePeriod, "how often due hubs are looked for")
 	window := s.Int64("CRAWL_WINDOW", crawl.DefaultWindow, "crawl requests on the crawl stream at most (waiting and in flight); the rest of the frontier waits in PostgreSQL")
+	warcDir := s.String("CRAWL_WARC_DIR", "", "archive every fetch here as WARC/1.1 (request and response records, gzip per record, files of this process's own); empty: off")
+	warcMaxSize := s.Int64("CRAWL_WARC_MAX_SIZE", archive.DefaultMaxFileSize, "bytes at which a WARC file is closed and the next begun")
 	feedInterval := s.Duration("CRAWL_FEED_INTERVAL", crawl.DefaultFeedInterval, "how often the frontier is checked for requests to put on the crawl stream")
 	if err := s.Parse(args); err != nil {
 		return err
@@ -82,7 +85,7 @@ func run(args []string) error {
 		MaxWait: *maxWait, DeferAfter: *deferAfter, MaxAhead: *maxAhead, PromoteInterval: *promote, MaxDepth: *maxDepth, MaxHubDepth: *maxHubDepth, MaxURLsPerHost: *maxURLsPerHost, MaxHubsPerHost: *maxHubsPerHost, RecrawlInterval: *recrawl, MaxBody: *maxBody, MaxInflightBytes: *maxInflight,
 		ConnectTimeout: *connectTimeout, ResponseHeaderTimeout: *headerTimeout, FetchTimeout: *fetchTimeout,
 		MaxRedirects: *maxRedirects, AllowPrivate: *allowPrivate, AllowCIDRs: cidrs, SchedulePeriod: *schedule,
-		Window: *window, Retain: *stage.Retain, FeedInterval: *feedInterval}
+		Window: *window, Retain: *stage.Retain, FeedInterval: *feedInterval, WARCDir: *warcDir, WARCMaxSize: *warcMaxSize}
 
 	w := app.Worker{
 		Name: "crawler", Stage: pipeline.Crawl, Group: pipeline.CrawlerGroup, Downstream: pipeline.Clean,
@@ -104,6 +107,13 @@ func run(args []string) error {
 		crawl.NewFeeder(d.DB, crawler).Run(ctx)
 		wg.Wait()
 	}
+	defer func() { // after the last fetch: the open WARC files take their final names
+		if crawler != nil {
+			if err := crawler.Close(); err != nil {
+				fmt.Fprintln(os.Stderr, "crawler: close warc files:", err)
+			}
+		}
+	}()
 	return w.Run(func(d app.Deps) (streamkit.Handler, error) {
 		cfg.Logger = d.Log
 		c, err := crawl.New(d.Redis, d.DB, cfg, d.Registry)
@@ -112,7 +122,7 @@ func run(args []string) error {
 		}
 		crawler = c
 		d.Log.Info("crawler configured", "host_delay", *hostDelay, "max_depth", *maxDepth,
-			"allow_private", *allowPrivate, "recrawl", *recrawl, "user_agent", *userAgent)
+			"allow_private", *allowPrivate, "recrawl", *recrawl, "user_agent", *userAgent, "warc_dir", *warcDir)
 		return c, nil
 	})
 }

@@ -89,6 +89,12 @@ type Config struct {
 	Retain       int64
 	FeedInterval time.Duration // how often the feeder looks for room on the stream
 
+	// WARCDir, when set, archives every fetch there as WARC/1.1 (request
+	// and response records, gzip per record), in files of this process's
+	// own rotated at WARCMaxSize (archive.DefaultMaxFileSize).
+	WARCDir     string
+	WARCMaxSize int64
+
 	// OnReserve, when set, is called with every politeness slot granted
 	// before a fetch (observability and tests).
 	OnReserve func(politeness.Reservation)

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newscrawl/newscrawl/internal/archive"
 	"github.com/newscrawl/newscrawl/internal/crawl/discover"
 	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
 	"github.com/newscrawl/newscrawl/internal/crawl/politeness"
@@ -23,6 +24,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/forget"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/retryafter"
+	"github.com/newscrawl/newscrawl/internal/version"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -39,6 +41,7 @@ type Crawler struct {
 	win     *streamkit.Window // the crawl stage's window, the feeder's way onto the stream
 	feed    chan struct{}     // wakes the feeder: links were left in the frontier
 	via     redirected        // pages just fetched through a redirect
+	warc    *archive.Writer   // every fetch archived (Config.WARCDir); nil: none
 }
 
 // New builds a Crawler over Redis (politeness, robots cache) and Postgres
@@ -59,6 +62,12 @@ func New(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, reg promethe
 		return nil, err
 	}
 	c.metrics = m
+	if cfg.WARCDir != "" {
+		if c.warc, err = archive.NewWriter(archive.WriterConfig{Dir: cfg.WARCDir, MaxSize: cfg.WARCMaxSize,
+			Software: "NewsCrawl " + version.Release, Logger: c.log}); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
@@ -135,8 +144,9 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 			c.via.add(final)
 		}
 	}
-	o, err := c.outcomeOf(r, prev, resp, err)
-	if err != nil {
+	o, oerr := c.outcomeOf(r, prev, resp, err)
+	c.archiveFetch(resp, prev, o, err)
+	if err = oerr; err != nil {
 		resp.Release()
 		c.metrics.outcome(streamkit.ErrorType(err))
 		return streamkit.Result{}, err

@@ -11,6 +11,7 @@ import (
 type metrics struct {
 	outcomes   *prometheus.CounterVec
 	discovered prometheus.Counter
+	archived   prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -19,6 +20,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "outcomes_total", Help: "Crawl requests by outcome (URL state or error type)."}, []string{"outcome"}),
 		discovered: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "newscrawl", Subsystem: "crawl",
 			Name: "links_considered_total", Help: "Discovered URLs within depth and hosts, before the seen-set."}),
+		archived: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "newscrawl", Subsystem: "crawl",
+			Name: "warc_fetches_total", Help: "Fetches written to the WARC files (CRAWL_WARC_DIR)."}),
 	}
 	if reg != nil {
 		// A second crawler in the process (tests) shares the registered
@@ -28,6 +31,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			return nil, err
 		}
 		if m.discovered, err = register(reg, m.discovered); err != nil {
+			return nil, err
+		}
+		if m.archived, err = register(reg, m.archived); err != nil {
 			return nil, err
 		}
 	}

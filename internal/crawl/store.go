@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/newscrawl/newscrawl/internal/archive"
 )
 
 // URL states recorded in the urls table.
@@ -57,6 +59,8 @@ type document struct {
 	Status                                                                               int
 	Body                                                                                 []byte
 	Headers                                                                              map[string]string
+	WARC                                                                                 *archive.Location // where the crawler archived the fetch, when it does
+	Captured                                                                             time.Time
 }
 
 // link is a discovered URL to enqueue if unseen.
@@ -142,21 +146,35 @@ func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome, recrawl *tim
 // politeness queues happened to release them in.
 func upsertDocument(ctx context.Context, tx pgx.Tx, d *document) (changed bool, err error) {
 	headers, _ := json.Marshal(d.Headers)
+	var wfile, wrecord string
+	var woffset, wlength *int64
+	var wdate *time.Time
+	if d.WARC != nil {
+		wfile, wrecord, woffset, wdate = d.WARC.File, d.WARC.RecordID, &d.WARC.Offset, &d.Captured
+		if d.WARC.Length > 0 {
+			wlength = &d.WARC.Length
+		}
+	}
 	var id string
 	err = tx.QueryRow(ctx, `
 		INSERT INTO documents (doc_id, url, final_url, host, status, content_type, kind, charset, body,
-		                       body_hash, etag, last_modified, headers, fetched_at, first_seen_at)
+		                       body_hash, etag, last_modified, headers, fetched_at, first_seen_at,
+		                       origin, warc_file, warc_offset, warc_length, warc_record_id, warc_date, warc_truncated)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now(),
-		        coalesce((SELECT min(first_seen_at) FROM urls WHERE doc_id IN ($1, $14)), now()))
+		        coalesce((SELECT min(first_seen_at) FROM urls WHERE doc_id IN ($1, $14)), now()),
+		        'crawl', $15, $16, $17, $18, $19, '')
 		ON CONFLICT (doc_id) DO UPDATE SET
 			url = EXCLUDED.url, final_url = EXCLUDED.final_url, host = EXCLUDED.host, status = EXCLUDED.status,
 			content_type = EXCLUDED.content_type, kind = EXCLUDED.kind, charset = EXCLUDED.charset,
 			body = EXCLUDED.body, body_hash = EXCLUDED.body_hash, etag = EXCLUDED.etag,
-			last_modified = EXCLUDED.last_modified, headers = EXCLUDED.headers, fetched_at = now()
+			last_modified = EXCLUDED.last_modified, headers = EXCLUDED.headers, fetched_at = now(),
+			origin = 'crawl', warc_file = EXCLUDED.warc_file, warc_offset = EXCLUDED.warc_offset,
+			warc_length = EXCLUDED.warc_length, warc_record_id = EXCLUDED.warc_record_id,
+			warc_date = EXCLUDED.warc_date, warc_truncated = ''
 		WHERE documents.body_hash IS DISTINCT FROM EXCLUDED.body_hash
 		RETURNING doc_id`,
 		d.DocID, d.URL, d.FinalURL, d.Host, d.Status, d.ContentType, d.Kind, d.Charset, d.Body,
-		d.BodyHash, d.ETag, d.LastModified, headers, d.RequestedAs).Scan(&id)
+		d.BodyHash, d.ETag, d.LastModified, headers, d.RequestedAs, wfile, woffset, wlength, wrecord, wdate).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}

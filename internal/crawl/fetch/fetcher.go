@@ -104,7 +104,13 @@ type Response struct {
 	MediaType   string // its lower-cased media type, "" when absent
 	Accepted    bool
 	Body        []byte
-	hold        *hold // the body's share of the memory budget
+	// What a web archive keeps of the exchange: when the (last) request
+	// was sent, its headers, the address dialled and the protocol spoken.
+	Sent          time.Time
+	RequestHeader http.Header
+	IP            string
+	Proto         string
+	hold          *hold // the body's share of the memory budget
 }
 
 // Release returns the body's share of the memory budget; call it once the
@@ -198,6 +204,13 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build request for %s: %w", r.URL, err)
 	}
+	var ip string
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) {
+		if a, ok := ci.Conn.RemoteAddr().(*net.TCPAddr); ok {
+			ip = a.IP.String()
+		}
+	}})
+	req = req.WithContext(ctx)
 	req.Header.Set("User-Agent", f.cfg.UserAgent)
 	req.Header.Set("Accept", Accept)
 	req.Header.Set("Accept-Encoding", "gzip, deflate, br")
@@ -207,6 +220,7 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	if r.LastModified != "" {
 		req.Header.Set("If-Modified-Since", r.LastModified)
 	}
+	sent := time.Now()
 	resp, err := f.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("get %s: %w", r.URL, err)
@@ -214,7 +228,8 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	defer resp.Body.Close()
 
 	out := &Response{URL: r.URL, FinalURL: resp.Request.URL.String(), Status: resp.StatusCode,
-		Header: resp.Header, ContentType: resp.Header.Get("Content-Type")}
+		Header: resp.Header, ContentType: resp.Header.Get("Content-Type"), Sent: sent,
+		RequestHeader: resp.Request.Header, IP: ip, Proto: resp.Proto}
 	for p := resp.Request; p != nil && p.Response != nil; p = p.Response.Request {
 		out.Redirects++
 	}

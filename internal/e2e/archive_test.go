@@ -1,0 +1,150 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	cbwarc "github.com/CorentinB/warc"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/newscrawl/newscrawl/internal/archive"
+	"github.com/newscrawl/newscrawl/internal/demosite"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
+)
+
+// The demo site crawled with CRAWL_WARC_DIR, then its WARC files ingested
+// into a fresh database with the same SSRF allowances: the same pages, the
+// same cleaned text; every record readable by another WARC library, and
+// every document's provenance pointing at its own record.
+func TestPipeline_CrawledArchivesIngestToTheSamePages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries")
+	}
+	bin := build(t)
+	warcDir := t.TempDir()
+	_, prefix := streamkittest.Redis(t)
+	crawled := testenv.Postgres(t)
+	srv, _, environ := serveDemo(t, crawled, prefix, "CRAWL_WARC_DIR="+warcDir)
+	ws := startWorkers(t, bin, environ)
+	newsctl(t, bin, environ, "seed", srv.URL+"/")
+	newsctl(t, bin, environ, "wait", "--timeout", "3m")
+	ws.stop(t) // the crawler closes its files: they take their final names
+	checkEmbedded(t, crawled, demosite.Articles(), " in the crawl")
+
+	files, _ := filepath.Glob(filepath.Join(warcDir, "*.warc.gz"))
+	if open, _ := filepath.Glob(filepath.Join(warcDir, "*.open")); len(files) == 0 || len(open) > 0 {
+		t.Fatalf("warc files %v, still open %v", files, open)
+	}
+	// Another library reads every record.
+	types := map[string]int{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := cbwarc.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			rec, err := r.ReadRecord()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: the other library: %v", f, err)
+			}
+			types[rec.Header.Get("WARC-Type")]++
+		}
+	}
+	if types["warcinfo"] != len(files) || types["response"] < demosite.Articles() || types["request"] < types["response"] {
+		t.Errorf("record types %v in %d file(s)", types, len(files))
+	}
+	// Each document's provenance is its own record.
+	ctx := context.Background()
+	rows, err := crawled.Query(ctx, `SELECT url, body_hash, warc_file, warc_offset, warc_length FROM documents WHERE kind = 'html'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := map[string]string{}
+	for rows.Next() {
+		var url, hash, file string
+		var off, length int64
+		if err := rows.Scan(&url, &hash, &file, &off, &length); err != nil {
+			t.Fatal(err)
+		}
+		pages[url] = hash
+		data, err := os.ReadFile(filepath.Join(warcDir, file))
+		if err != nil || off+length > int64(len(data)) {
+			t.Fatalf("%s: warc file %q at %d+%d: %v", url, file, off, length, err)
+		}
+		rec, err := archive.NewReader(bytes.NewReader(data[off:off+length]), off, archive.Options{}).Next()
+		if err != nil || pipeline.BodyHash(rec.Body) != hash {
+			t.Errorf("%s: the record at %s:%d is not its page (%v)", url, file, off, err)
+		}
+	}
+	rows.Close()
+
+	// A fresh database: ingest, clean, extract, embed.
+	_, prefix2 := streamkittest.Redis(t)
+	fresh := testenv.Postgres(t)
+	_, _, environ2 := serveDemo(t, fresh, prefix2)
+	ws2 := startWorkers(t, bin, environ2)
+	var rep struct {
+		Read, Kept int
+		Malformed  map[string]int
+	}
+	if err := json.Unmarshal([]byte(newsctl(t, bin, environ2, "ingest", warcDir, "--json")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Kept != len(pages) || len(rep.Malformed) != 0 {
+		t.Errorf("ingest kept %d of %d pages; malformed %v", rep.Kept, len(pages), rep.Malformed)
+	}
+	newsctl(t, bin, environ2, "wait", "--timeout", "3m")
+	ws2.stop(t)
+	checkEmbedded(t, fresh, demosite.Articles(), " after the ingest")
+	again := map[string]string{}
+	rows, _ = fresh.Query(ctx, `SELECT url, body_hash FROM documents`)
+	for rows.Next() {
+		var url, hash string
+		rows.Scan(&url, &hash)
+		again[url] = hash
+	}
+	rows.Close()
+	for url, hash := range pages {
+		if again[url] != hash {
+			t.Errorf("%s: body hash %q after the ingest, %q crawled", url, again[url], hash)
+		}
+	}
+	cleanedOf := func(db *pgxpool.Pool) map[string]string {
+		out := map[string]string{}
+		rows, err := db.Query(ctx, `SELECT d.url, c.text_hash FROM cleaned c JOIN documents d USING (doc_id)`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var url, h string
+			rows.Scan(&url, &h)
+			out[url] = h
+		}
+		return out
+	}
+	a, b := cleanedOf(crawled), cleanedOf(fresh)
+	if len(a) == 0 || len(a) != len(b) {
+		t.Errorf("cleaned %d crawled, %d ingested", len(a), len(b))
+	}
+	for url, h := range a {
+		if b[url] != h {
+			t.Errorf("%s: cleaned text hash differs after the ingest", url)
+		}
+	}
+}
