@@ -22,6 +22,7 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
@@ -104,18 +105,24 @@ type Skip struct {
 
 func (s *Skip) Error() string { return fmt.Sprintf("offset %d: %s record skipped: %s", s.Offset, s.Type, s.Reason) }
 
+// gowarcMu serializes what builds gowarc's options: each build sets a
+// global of the uuid package (uuid.EnableRandPool), a data race when two
+// goroutines build at once.
+var gowarcMu sync.Mutex
+
 // A Reader yields the records of one WARC stream. It is not safe for
 // concurrent use.
 type Reader struct {
 	opts  Options
 	raw   *countingReader // the source, which keeps its first error
+	tee   *teeSource      // the current member's compressed bytes, for a replay
 	src   *countingReader // what in reads: the source, or a replay in front of it
 	in    *bufio.Reader   // compressed (or plain) input
 	start int64           // source offset of src's first byte
-	tee   *teeReader      // the current member's compressed bytes, for a replay
 
 	zr        *gzip.Reader
 	member    *bufio.Reader   // the current gzip member's decompressed bytes, nil between members
+	memberBuf *bufio.Reader   // member's buffer, reused
 	inMember  *countingReader // counts them
 	memberAt  int64           // source offset of the current member
 	records   int             // records found in the current member
@@ -135,12 +142,16 @@ func NewReader(r io.Reader, start int64, opts Options) *Reader {
 	if opts.MaxBody <= 0 {
 		opts.MaxBody = DefaultMaxBody
 	}
-	src := &countingReader{r: r}
-	return &Reader{opts: opts, raw: src, src: src, in: bufio.NewReaderSize(src, readBufferSize), start: start,
-		unmarshal: gowarc.NewUnmarshaler(gowarc.WithBufferMaxMemBytes(opts.MaxBody+maxHeader),
-			gowarc.WithSyntaxErrorPolicy(gowarc.ErrWarn), gowarc.WithSpecViolationPolicy(gowarc.ErrWarn),
-			gowarc.WithUnknownRecordTypePolicy(gowarc.ErrIgnore)),
-		recordBuf: bufio.NewReaderSize(nil, memberBufferSize)}
+	raw := &countingReader{r: r}
+	tee := &teeSource{r: raw, start: start}
+	src := &countingReader{r: tee}
+	gowarcMu.Lock()
+	u := gowarc.NewUnmarshaler(gowarc.WithBufferMaxMemBytes(opts.MaxBody+maxHeader),
+		gowarc.WithSyntaxErrorPolicy(gowarc.ErrWarn), gowarc.WithSpecViolationPolicy(gowarc.ErrWarn),
+		gowarc.WithUnknownRecordTypePolicy(gowarc.ErrIgnore))
+	gowarcMu.Unlock()
+	return &Reader{opts: opts, raw: raw, tee: tee, src: src, in: bufio.NewReaderSize(src, readBufferSize), start: start,
+		unmarshal: u, recordBuf: bufio.NewReaderSize(nil, memberBufferSize)}
 }
 
 // Offset is the source offset of the next byte the reader would frame.
@@ -241,22 +252,24 @@ func (r *Reader) skipToNextStart() int64 {
 
 func (r *Reader) openMember() error {
 	r.memberAt = r.Offset()
-	if r.tee == nil {
-		r.tee = &teeReader{}
-	}
-	r.tee.reset(r.in)
+	r.tee.from(r.memberAt)
 	var err error
 	if r.zr == nil {
-		r.zr, err = gzip.NewReader(r.tee)
+		r.zr, err = gzip.NewReader(r.in)
 	} else {
-		err = r.zr.Reset(r.tee)
+		err = r.zr.Reset(r.in)
 	}
 	if err != nil {
 		return err
 	}
 	r.zr.Multistream(false)
-	r.inMember = &countingReader{r: r.zr}
-	r.member = bufio.NewReaderSize(r.inMember, memberBufferSize)
+	if r.inMember == nil {
+		r.inMember = &countingReader{}
+		r.memberBuf = bufio.NewReaderSize(r.inMember, memberBufferSize)
+	}
+	*r.inMember = countingReader{r: r.zr}
+	r.memberBuf.Reset(r.inMember)
+	r.member = r.memberBuf
 	r.records = 0
 	return nil
 }
@@ -289,15 +302,15 @@ func (r *Reader) abandon() {
 func (r *Reader) torn(err error) {
 	r.member = nil
 	r.pending = append(r.pending, &Problem{Offset: r.memberAt, Reason: ReasonTruncatedGzip, Err: err})
-	replay, ok := r.tee.taken()
-	if !ok || len(replay) < 2 {
+	replay, ok := r.tee.replay(r.memberAt + 1)
+	if !ok {
 		r.skipToNextStart()
 		return
 	}
-	r.src = &countingReader{r: io.MultiReader(bytes.NewReader(replay[1:]), r.in)}
 	r.start = r.memberAt + 1
+	r.tee = &teeSource{r: io.MultiReader(bytes.NewReader(replay), r.tee.r), start: r.start}
+	r.src = &countingReader{r: r.tee}
 	r.in = bufio.NewReaderSize(r.src, readBufferSize)
-	r.tee.reset(nil)
 	r.quietSkip = true
 }
 
@@ -560,13 +573,17 @@ func parseHeader(in *bufio.Reader) (Header, int, error) {
 		sep = 2
 	}
 	block := b[:end+sep]
-	tp := textproto.NewReader(bufio.NewReader(bytes.NewReader(block)))
-	if _, err := tp.ReadLine(); err != nil { // WARC/1.1
-		return h, 0, fmt.Errorf("warc version line: %w", err)
-	}
-	mh, err := tp.ReadMIMEHeader()
-	if err != nil && !errors.Is(err, io.EOF) {
-		return h, 0, fmt.Errorf("warc header fields: %w", err)
+	lines := strings.Split(strings.ReplaceAll(string(block), "\r\n", "\n"), "\n")
+	mh := textproto.MIMEHeader{}
+	for _, line := range lines[1:] { // lines[0]: WARC/1.1
+		if line == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			return h, 0, fmt.Errorf("warc header field %q has no colon", line)
+		}
+		mh.Add(textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(k)), strings.TrimSpace(v))
 	}
 	h.Type = strings.ToLower(mh.Get("Warc-Type"))
 	h.TargetURI = strings.Trim(mh.Get("Warc-Target-Uri"), "<>")
@@ -619,42 +636,57 @@ func indexStart(p []byte) int {
 // maxReplay bounds the compressed bytes of one member kept for a replay.
 const maxReplay = 16 << 20
 
-// teeReader keeps the compressed bytes the decompressor takes from a
-// member (up to maxReplay), and is a ByteReader so the decompressor takes
-// no more than the member.
-type teeReader struct {
-	in   *bufio.Reader
-	buf  []byte
-	over bool
+// A teeSource keeps what is read from the source since the current
+// member's first byte (read-ahead included), so that a torn member can be
+// read again from just after its start. It sits below the buffered reader,
+// which the decompressor then reads directly (its fast path); keeping the
+// bytes costs one copy per read.
+type teeSource struct {
+	r     io.Reader
+	buf   []byte
+	start int64 // source offset of buf[0]
+	head  int   // buf[head:] is the current member's (and what follows it)
+	over  bool  // the member passed maxReplay: nothing kept until the next one
 }
 
-func (t *teeReader) reset(in *bufio.Reader) { t.in, t.buf, t.over = in, t.buf[:0], false }
-
-func (t *teeReader) keep(p []byte) {
-	if !t.over && len(t.buf)+len(p) <= maxReplay {
-		t.buf = append(t.buf, p...)
-	} else {
-		t.over, t.buf = true, t.buf[:0]
+func (t *teeSource) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if !t.over {
+		if len(t.buf)-t.head+n > maxReplay {
+			t.over, t.buf, t.head = true, t.buf[:0], 0
+			t.start += int64(n) // unused while over; from() starts afresh
+		} else {
+			t.buf = append(t.buf, p[:n]...)
+		}
 	}
-}
-
-func (t *teeReader) Read(p []byte) (int, error) {
-	n, err := t.in.Read(p)
-	t.keep(p[:n])
 	return n, err
 }
 
-func (t *teeReader) ReadByte() (byte, error) {
-	b, err := t.in.ReadByte()
-	if err == nil {
-		t.keep([]byte{b})
+// from drops what lies before offset (a member's first byte). The bytes
+// are moved down only when the dropped part is the larger half, so each
+// byte is copied a bounded number of times.
+func (t *teeSource) from(offset int64) {
+	end := t.start + int64(len(t.buf))
+	switch {
+	case t.over || offset < t.start || offset >= end:
+		t.buf, t.over = t.buf[:0], false
+		t.start = max(offset, end)
+		t.head = 0
+		return
 	}
-	return b, err
+	t.head = int(offset - t.start)
+	if t.head > len(t.buf)/2 {
+		k := copy(t.buf, t.buf[t.head:])
+		t.buf, t.start, t.head = t.buf[:k], offset, 0
+	}
 }
 
-// taken returns what the member took, unless it was more than maxReplay.
-func (t *teeReader) taken() ([]byte, bool) {
-	return append([]byte(nil), t.buf...), !t.over
+// replay returns the kept bytes from offset on, unless they were not kept.
+func (t *teeSource) replay(offset int64) ([]byte, bool) {
+	if t.over || offset < t.start+int64(t.head) || offset > t.start+int64(len(t.buf)) {
+		return nil, false
+	}
+	return append([]byte(nil), t.buf[offset-t.start:]...), true
 }
 
 // countingReader counts what it reads and keeps the first error other

@@ -91,6 +91,8 @@ func NewWriter(cfg WriterConfig) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{cfg: cfg, locks: map[string]*os.File{}}
+	gowarcMu.Lock()
+	defer gowarcMu.Unlock()
 	software := cfg.Software
 	w.w = gowarc.NewWarcFileWriter(
 		gowarc.WithMaxFileSize(cfg.MaxSize),
@@ -118,6 +120,8 @@ func NewWriter(cfg WriterConfig) (*Writer, error) {
 // Write archives one fetch: its response (or revisit) record, then its
 // request record, concurrent to it. It returns where the response went.
 func (w *Writer) Write(f Fetch) (Location, error) {
+	gowarcMu.Lock() // the file writer writes one record at a time anyway
+	defer gowarcMu.Unlock()
 	resp, err := w.response(f)
 	if err != nil {
 		return Location{}, err
@@ -206,7 +210,11 @@ func (w *Writer) request(f Fetch, concurrentTo string) (gowarc.WarcRecord, error
 }
 
 // Close closes the open files (renaming them to their final names).
-func (w *Writer) Close() error { return w.w.Close() }
+func (w *Writer) Close() error {
+	gowarcMu.Lock()
+	defer gowarcMu.Unlock()
+	return w.w.Close()
+}
 
 func statusLine(f Fetch) string {
 	proto := f.Proto

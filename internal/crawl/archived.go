@@ -84,8 +84,9 @@ func NewArchiver(pool *pgxpool.Pool, cfg Config) *Archiver {
 	return &Archiver{c: &Crawler{cfg: cfg, pool: pool, log: cfg.Logger}}
 }
 
-// prepared is a capture turned into rows.
-type prepared struct {
+// A Prepared is a capture judged and turned into rows (Archiver.Prepare),
+// ready for Store.
+type Prepared struct {
 	cap   *Capture
 	out   Archived
 	doc   *document
@@ -93,16 +94,14 @@ type prepared struct {
 	links []link
 }
 
-// Store writes captures in one transaction and reports, in their order,
-// what each did. Of several captures of one document the newest wins;
-// a capture older than what the document holds is a duplicate. An error is
-// the database's: nothing of the batch is stored.
-func (a *Archiver) Store(ctx context.Context, caps []Capture) ([]Archived, error) {
-	preps := make([]*prepared, len(caps))
+// Store writes prepared captures in one transaction and reports, in
+// their order, what each did. Of several captures of one document the
+// newest wins; a capture older than what the document holds is a
+// duplicate. An error is the database's: nothing of the batch is stored.
+func (a *Archiver) Store(ctx context.Context, preps []*Prepared) ([]Archived, error) {
 	var linked []link
-	for i := range caps {
-		preps[i] = a.prepare(&caps[i])
-		linked = append(linked, preps[i].links...)
+	for _, p := range preps {
+		linked = append(linked, p.links...)
 	}
 	if a.Discover && len(linked) > 0 {
 		kept, err := a.c.capLinks(ctx, uniqueLinks(linked))
@@ -117,19 +116,9 @@ func (a *Archiver) Store(ctx context.Context, caps []Capture) ([]Archived, error
 			p.links = filterLinks(p.links, keep)
 		}
 	}
-	err := pgx.BeginFunc(ctx, a.c.pool, func(tx pgx.Tx) error {
-		for _, p := range preps {
-			if p.doc == nil {
-				continue
-			}
-			if err := a.store(ctx, tx, p); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err := pgx.BeginFunc(ctx, a.c.pool, func(tx pgx.Tx) error { return a.store(ctx, tx, preps) })
 	if err != nil {
-		return nil, fmt.Errorf("store %d archived pages: %w", len(caps), err)
+		return nil, fmt.Errorf("store %d archived pages: %w", len(preps), err)
 	}
 	out := make([]Archived, len(preps))
 	for i, p := range preps {
@@ -149,10 +138,11 @@ func filterLinks(links []link, keep map[string]bool) []link {
 	return out
 }
 
-// prepare judges a capture and builds its document as htmlOutcome does a
-// fetched page's.
-func (a *Archiver) prepare(c *Capture) *prepared {
-	p := &prepared{cap: c}
+// Prepare judges a capture and builds its document as htmlOutcome does a
+// fetched page's: CPU work alone (the page's head is parsed), which a
+// caller can do beside a Store of the batch before.
+func (a *Archiver) Prepare(c *Capture) *Prepared {
+	p := &Prepared{cap: c}
 	n, err := urlnorm.Normalize(c.URL)
 	if err != nil {
 		p.out.Outcome = ArchivedBadURL
@@ -173,7 +163,10 @@ func (a *Archiver) prepare(c *Capture) *prepared {
 	}
 	p.req = &request{URL: n, u: u, DocID: pipeline.DocID(n), Host: u.Host, MaxDepth: a.c.cfg.MaxDepth,
 		Hosts: []string{DefaultHost(u.Hostname())}, Nonce: "archive"}
-	page := discover.HTML(u, body)
+	page := discover.Meta(u, body)
+	if a.Discover {
+		page = discover.HTML(u, body)
+	}
 	docURL := n
 	if page.Canonical != "" && a.c.allowed(p.req, page.Canonical) {
 		docURL = page.Canonical
@@ -196,21 +189,43 @@ func (a *Archiver) prepare(c *Capture) *prepared {
 	return p
 }
 
-// store writes one prepared capture: the document (unless it holds this
-// body or a newer capture already), the frontier rows of its URLs as
-// fetched at the capture's time, and its links.
-func (a *Archiver) store(ctx context.Context, tx pgx.Tx, p *prepared) error {
-	d, c := p.doc, p.cap
-	switch gone, err := forget.Was(ctx, tx, d.DocID); {
-	case err != nil:
-		return err
-	case gone:
-		p.out.Outcome = ArchivedForgotten
+// store writes the prepared captures, in one round trip for the batch
+// (a pgx.Batch): for each, the document (unless it holds this body or a
+// newer capture already), the frontier rows of its URLs as fetched at the
+// capture's time, and its links.
+func (a *Archiver) store(ctx context.Context, tx pgx.Tx, preps []*Prepared) error {
+	var ids []string
+	for _, p := range preps {
+		if p.doc != nil {
+			ids = append(ids, p.doc.DocID)
+		}
+	}
+	if len(ids) == 0 {
 		return nil
 	}
+	forgotten, err := forget.Which(ctx, tx, ids)
+	if err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	for _, p := range preps {
+		if p.doc == nil {
+			continue
+		}
+		if forgotten[p.doc.DocID] {
+			p.out.Outcome = ArchivedForgotten
+			continue
+		}
+		a.queue(b, p)
+	}
+	return tx.SendBatch(ctx, b).Close()
+}
+
+// queue adds one capture's statements to b, with what reads their answers.
+func (a *Archiver) queue(b *pgx.Batch, p *Prepared) {
+	d, c := p.doc, p.cap
 	headers, _ := json.Marshal(d.Headers)
-	var inserted bool
-	err := tx.QueryRow(ctx, `
+	b.Queue(`
 		INSERT INTO documents (doc_id, url, final_url, host, status, content_type, kind, charset, body,
 		                       body_hash, etag, last_modified, headers, fetched_at, first_seen_at,
 		                       origin, warc_file, warc_offset, warc_length, warc_record_id, warc_date, warc_truncated)
@@ -231,25 +246,30 @@ func (a *Archiver) store(ctx context.Context, tx pgx.Tx, p *prepared) error {
 		RETURNING (xmax = 0)`,
 		d.DocID, d.URL, d.FinalURL, d.Host, d.Status, d.ContentType, d.Kind, d.Charset, d.Body,
 		d.BodyHash, d.ETag, d.LastModified, headers, c.Date, d.RequestedAs,
-		c.Source, c.Offset, c.Length, c.RecordID, c.Truncated).Scan(&inserted)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		p.out.Outcome = ArchivedDuplicate
-		if c.AlreadyStoredRun { // ours may be the body it holds, stored before the resume
+		c.Source, c.Offset, c.Length, c.RecordID, c.Truncated).QueryRow(func(row pgx.Row) error {
+		var inserted bool
+		switch err := row.Scan(&inserted); {
+		case errors.Is(err, pgx.ErrNoRows):
+			p.out.Outcome = ArchivedDuplicate
+		case err != nil:
+			return fmt.Errorf("store archived document %s: %w", d.URL, err)
+		default:
+			p.out.Outcome, p.out.Send, p.out.Replaced = ArchivedStored, true, !inserted
+		}
+		return nil
+	})
+	if c.AlreadyStoredRun { // read again after a resume: the body it holds may be ours, its message unsent
+		b.Queue(`SELECT body_hash = $2 AND warc_file = $3 AND warc_offset = $4 FROM documents WHERE doc_id = $1`,
+			d.DocID, d.BodyHash, c.Source, c.Offset).QueryRow(func(row pgx.Row) error {
 			var same bool
-			if err := tx.QueryRow(ctx, `SELECT body_hash = $2 AND warc_file = $3 AND warc_offset = $4 FROM documents WHERE doc_id = $1`,
-				d.DocID, d.BodyHash, c.Source, c.Offset).Scan(&same); err != nil {
+			if err := row.Scan(&same); err != nil {
 				return fmt.Errorf("look up document %s: %w", d.URL, err)
 			}
-			if same {
+			if same && p.out.Outcome == ArchivedDuplicate {
 				p.out.Outcome, p.out.Send = ArchivedStored, true
 			}
-		}
-	case err != nil:
-		return fmt.Errorf("store archived document %s: %w", d.URL, err)
-	default:
-		p.out.Outcome, p.out.Send = ArchivedStored, true
-		p.out.Replaced = !inserted // a newer capture took an older one's place
+			return nil
+		})
 	}
 	urls := []string{p.req.URL}
 	if d.URL != p.req.URL {
@@ -257,7 +277,7 @@ func (a *Archiver) store(ctx context.Context, tx pgx.Tx, p *prepared) error {
 	}
 	for _, u := range urls {
 		pu, _ := url.Parse(u)
-		if _, err := tx.Exec(ctx, `
+		b.Queue(`
 			INSERT INTO urls (url, doc_id, host, state, hosts, kind, status, final_url, content_type, body_hash,
 			                  discovered_from, fetch_count, fetched_at, first_seen_at, updated_at)
 			VALUES ($1, $2, $3, 'fetched', $4, 'html', $5, $6, $7, $8, 'archive', 1, $9, $9, now())
@@ -266,16 +286,12 @@ func (a *Archiver) store(ctx context.Context, tx pgx.Tx, p *prepared) error {
 				content_type = EXCLUDED.content_type, body_hash = EXCLUDED.body_hash,
 				fetch_count = urls.fetch_count + 1, fetched_at = EXCLUDED.fetched_at, updated_at = now()
 			WHERE urls.fetched_at IS NULL OR urls.fetched_at < EXCLUDED.fetched_at`,
-			u, pipeline.DocID(u), pu.Host, p.req.Hosts, d.Status, p.req.URL, d.ContentType, d.BodyHash, c.Date); err != nil {
-			return fmt.Errorf("record %s in the frontier: %w", u, err)
-		}
+			u, pipeline.DocID(u), pu.Host, p.req.Hosts, d.Status, p.req.URL, d.ContentType, d.BodyHash, c.Date)
 	}
 	if len(p.links) > 0 {
-		fresh, err := insertLinks(ctx, tx, p.req, p.links, StateQueued, nil)
-		if err != nil {
-			return err
-		}
-		p.out.Links = len(fresh)
+		queueLinks(b, p.req, p.links, StateQueued, nil, func(fresh int) { p.out.Links = fresh })
 	}
-	return nil
 }
+
+// Capture is the capture p was prepared from.
+func (p *Prepared) Capture() *Capture { return p.cap }

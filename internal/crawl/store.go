@@ -233,6 +233,24 @@ func upsertURL(ctx context.Context, tx pgx.Tx, r *request, o *outcome, state str
 // wait for that transaction, and such waits, crossing, deadlock. What is
 // left (URLs two transactions discover at once) is inserted in URL order.
 func insertLinks(ctx context.Context, tx pgx.Tx, r *request, links []link, state string, recrawl *time.Duration) (map[string]bool, error) {
+	rows, err := tx.Query(ctx, insertLinksSQL, linkArgs(r, links, state, recrawl)...)
+	if err != nil {
+		return nil, fmt.Errorf("insert %d discovered urls: %w", len(links), err)
+	}
+	return freshLinks(rows, len(links))
+}
+
+// queueLinks is insertLinks in a batch; fresh gets the count of new URLs.
+func queueLinks(b *pgx.Batch, r *request, links []link, state string, recrawl *time.Duration, fresh func(int)) {
+	b.Queue(insertLinksSQL, linkArgs(r, links, state, recrawl)...).Query(func(rows pgx.Rows) error {
+		out, err := freshLinks(rows, len(links))
+		fresh(len(out))
+		return err
+	})
+}
+
+// linkArgs are insertLinksSQL's arguments for links found by r.
+func linkArgs(r *request, links []link, state string, recrawl *time.Duration) []any {
 	urls := make([]string, len(links))
 	docs := make([]string, len(links))
 	hosts := make([]string, len(links))
@@ -254,9 +272,13 @@ func insertLinks(ctx context.Context, tx pgx.Tx, r *request, links []link, state
 		ms := recrawl.Milliseconds()
 		recrawlMS = &ms
 	}
-	// first_seen_at is the discovery order the feeder follows: the links of
-	// one page a microsecond apart, in the page's order (WITH ORDINALITY).
-	rows, err := tx.Query(ctx, `
+	return []any{urls, docs, hosts, depths, hubs, state, r.MaxDepth, r.Hosts, r.URL, hints, inRow, nonces, recrawlMS}
+}
+
+// insertLinksSQL inserts the links the seen-set lacks and returns them.
+// first_seen_at is the discovery order the feeder follows: the links of
+// one page a microsecond apart, in the page's order (WITH ORDINALITY).
+const insertLinksSQL = `
 		INSERT INTO urls (url, doc_id, host, state, depth, max_depth, hosts, is_hub, discovered_from,
 		                  hint, hubs, pending_nonce, recrawl_interval, first_seen_at)
 		SELECT u, d, h, $6, dep, $7, $8, hub, $9, hint, hubs, nonce, $13::bigint * interval '1 millisecond',
@@ -266,13 +288,13 @@ func insertLinks(ctx context.Context, tx pgx.Tx, r *request, links []link, state
 		WHERE NOT EXISTS (SELECT 1 FROM urls WHERE urls.url = t.u)
 		ORDER BY u
 		ON CONFLICT (url) DO NOTHING
-		RETURNING url`, urls, docs, hosts, depths, hubs, state, r.MaxDepth, r.Hosts, r.URL, hints, inRow, nonces, recrawlMS)
-	if err != nil {
-		return nil, fmt.Errorf("insert %d discovered urls: %w", len(links), err)
-	}
+		RETURNING url`
+
+// freshLinks reads insertLinksSQL's answer.
+func freshLinks(rows pgx.Rows, n int) (map[string]bool, error) {
 	fresh, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("insert %d discovered urls: %w", len(links), err)
+		return nil, fmt.Errorf("insert %d discovered urls: %w", n, err)
 	}
 	out := make(map[string]bool, len(fresh))
 	for _, u := range fresh {

@@ -224,3 +224,22 @@ func Was(ctx context.Context, q interface {
 	}
 	return ok, nil
 }
+
+// Which returns those of docIDs that were forgotten (Was for a batch).
+func Which(ctx context.Context, q interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}, docIDs []string) (map[string]bool, error) {
+	rows, err := q.Query(ctx, `SELECT doc_id FROM forgotten WHERE doc_id = ANY($1)`, docIDs)
+	if err != nil {
+		return nil, fmt.Errorf("look up forgotten documents: %w", err)
+	}
+	gone, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("look up forgotten documents: %w", err)
+	}
+	out := make(map[string]bool, len(gone))
+	for _, id := range gone {
+		out[id] = true
+	}
+	return out, nil
+}

@@ -1,15 +1,3 @@
-// Package ingest takes web archives in: WARC records of news pages become
-// documents as the crawler would have stored their fetches, and go to the
-// cleaner through the same idempotent path.
-//
-// Each source (a file, a URL, a listing's entry) has a checkpoint row in
-// PostgreSQL: a killed ingest resumes at the record after the last batch it
-// stored; a finished source is skipped; several ingest processes given the
-// same sources share them out, each claiming one at a time under a lease.
-// A batch is stored in one transaction, then its cleaner messages are sent,
-// then the checkpoint moves: a crash between the two sends the messages
-// again on the resume (the cleaner's ledger absorbs the repeat), so nothing
-// is stored twice and nothing stored goes unsent.
 package ingest
 
 import (
@@ -165,9 +153,6 @@ func Run(ctx context.Context, cfg Config, sources []Source) (Report, error) {
 			r.totalBytes += s.Size
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	r.stop = cancel
 	stopProgress := r.progress(ctx)
 	// Sources another process holds are put aside and looked at again
 	// once the rest are done: shared out, never read twice.
@@ -218,7 +203,6 @@ type run struct {
 	cfg        Config
 	cps        *checkpoints
 	started    time.Time
-	stop       context.CancelFunc
 	reserved   atomic.Int64 // captures taken toward Limit
 	totalBytes int64
 
@@ -316,10 +300,11 @@ func (r *run) pause(ctx context.Context, what string, err error) {
 
 // batch is captures read and not yet stored.
 type batch struct {
-	caps   []crawl.Capture
+	pages  []*crawl.Prepared
 	bytes  int
-	end    int64 // where the source resumes once they are stored and sent
-	counts Counts
+	end      int64 // where the source resumes once they are stored and sent
+	seekable bool  // end is an offset in the source (Reader.Seekable)
+	counts   Counts
 }
 
 // read streams one claimed source from its checkpoint.
@@ -338,19 +323,51 @@ func (r *run) read(ctx context.Context, s Source, cp checkpoint) error {
 	}
 	defer rc.Close()
 	rd := archive.NewReader(rc, start, archive.Options{MaxBody: r.cfg.MaxBody, Want: r.cfg.Filter.want})
+	// Reading (decompressing, parsing) and storing overlap: batches go to a
+	// storer, one at a time and in order, so checkpoints only move forward.
+	batches, stored := make(chan *batch, 1), make(chan error, 1)
+	go func() {
+		total := cp.Counts
+		for b := range batches {
+			if err := r.flush(ctx, s, b, &total); err != nil {
+				stored <- err
+				for range batches {
+				}
+				return
+			}
+		}
+		stored <- nil
+	}()
 	b := &batch{end: start}
-	total, mark := cp.Counts, start
-	flush := func() error {
+	mark := start
+	handOver := func() error {
 		b.counts.Bytes, mark = rd.Offset()-mark, rd.Offset()
-		if err := r.flush(ctx, s, b, cp, rd.Seekable(), &total); err != nil {
+		b.seekable = rd.Seekable()
+		select {
+		case batches <- b:
+		case err := <-stored:
+			close(batches)
 			return err
 		}
-		*b = batch{caps: b.caps[:0], end: b.end}
+		b = &batch{end: b.end}
 		return nil
+	}
+	finish := func(err error) error {
+		if herr := handOver(); herr != nil {
+			return herr
+		}
+		close(batches)
+		if serr := <-stored; serr != nil {
+			return serr
+		}
+		return err
 	}
 	for {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return finish(ctx.Err())
+		}
+		if r.cfg.Limit > 0 && r.reserved.Load() >= r.cfg.Limit {
+			return finish(errLimit)
 		}
 		rec, err := rd.Next()
 		var p *archive.Problem
@@ -368,18 +385,14 @@ func (r *run) read(ctx context.Context, s Source, cp checkpoint) error {
 			}
 			if r.cfg.Limit > 0 && r.reserved.Add(1) > r.cfg.Limit {
 				b.end = rec.Offset // not taken: the next run starts here
-				if err := flush(); err != nil {
-					return err
-				}
-				r.stop()
-				return errLimit
+				return finish(errLimit)
 			}
-			b.caps = append(b.caps, crawl.Capture{URL: rec.TargetURI, Date: rec.Date, Status: rec.Status, Header: rec.HTTPHeader,
-				Body: rec.Body, Source: s.Name, Offset: rec.Offset, Length: rec.Size, RecordID: rec.RecordID,
-				Truncated: rec.Truncated, AlreadyStoredRun: rec.Offset < cp.StoredTo})
+			b.pages = append(b.pages, r.cfg.Archiver.Prepare(&crawl.Capture{URL: rec.TargetURI, Date: rec.Date, Status: rec.Status,
+				Header: rec.HTTPHeader, Body: rec.Body, Source: s.Name, Offset: rec.Offset, Length: rec.Size,
+				RecordID: rec.RecordID, Truncated: rec.Truncated, AlreadyStoredRun: rec.Offset < cp.StoredTo}))
 			b.bytes += len(rec.Body)
 		case errors.Is(err, io.EOF):
-			return flush()
+			return finish(nil)
 		case errors.As(err, &sk):
 			if sk.Offset < skipBefore {
 				continue
@@ -405,13 +418,10 @@ func (r *run) read(ctx context.Context, s Source, cp checkpoint) error {
 			b.end = max(b.end, p.Offset)
 			r.logOnce(s, p.Reason, p.Offset, err)
 		default: // the source itself failed: keep what is read
-			if ferr := flush(); ferr != nil {
-				return ferr
-			}
-			return err
+			return finish(err)
 		}
-		if len(b.caps) >= r.cfg.Batch || b.bytes >= DefaultBatchBytes {
-			if err := flush(); err != nil {
+		if len(b.pages) >= r.cfg.Batch || b.bytes >= DefaultBatchBytes {
+			if err := handOver(); err != nil {
 				return err
 			}
 		}
@@ -431,17 +441,17 @@ func (r *run) logOnce(s Source, reason string, offset int64, err error) {
 
 // flush stores a batch, sends its cleaner messages and moves the
 // checkpoint, pausing while PostgreSQL or Redis is away.
-func (r *run) flush(ctx context.Context, s Source, b *batch, cp checkpoint, seekable bool, total *Counts) error {
-	if s.Resumable && len(b.caps) > 0 {
-		if err := r.retry(ctx, "checkpoint", func() error { return r.cps.storing(ctx, s.Name, b.end, seekable) }); err != nil {
+func (r *run) flush(ctx context.Context, s Source, b *batch, total *Counts) error {
+	if s.Resumable && len(b.pages) > 0 {
+		if err := r.retry(ctx, "checkpoint", func() error { return r.cps.storing(ctx, s.Name, b.end, b.seekable) }); err != nil {
 			return err
 		}
 	}
 	var stored []crawl.Archived
-	if len(b.caps) > 0 {
+	if len(b.pages) > 0 {
 		err := r.retry(ctx, "store archived pages", func() error {
 			var err error
-			stored, err = r.cfg.Archiver.Store(ctx, b.caps)
+			stored, err = r.cfg.Archiver.Store(ctx, b.pages)
 			return err
 		})
 		if err != nil {
@@ -452,7 +462,7 @@ func (r *run) flush(ctx context.Context, s Source, b *batch, cp checkpoint, seek
 		switch a.Outcome {
 		case crawl.ArchivedStored:
 			b.counts.Kept++
-			if b.caps[i].Truncated != "" {
+			if b.pages[i].Capture().Truncated != "" {
 				b.counts.Truncated++
 			}
 		case crawl.ArchivedDuplicate:

@@ -145,6 +145,9 @@ func normalizeHost(h string) (string, error) {
 		}
 		return ip.String(), nil
 	}
+	if plainLDH(h) { // what IDNA would return unchanged: most hosts, and most of its cost on a page of links
+		return h, nil
+	}
 	a, err := idna.Lookup.ToASCII(h)
 	if err != nil {
 		return "", fmt.Errorf("host %q: %w", h, err)
@@ -153,6 +156,38 @@ func normalizeHost(h string) (string, error) {
 		return "", fmt.Errorf("host %q: %w", h, ErrNoHost)
 	}
 	return a, nil
+}
+
+// plainLDH reports a lower-case host of ASCII letters, digits and hyphens
+// in labels of 1–63 bytes, none starting or ending with a hyphen or
+// holding "--" (so no punycode to check): the hosts IDNA's lookup profile
+// passes unchanged.
+func plainLDH(h string) bool {
+	if len(h) > 253 {
+		return false
+	}
+	label := 0
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		switch {
+		case c == '.':
+			if label == 0 || h[i-1] == '-' {
+				return false
+			}
+			label = 0
+			continue
+		case c == '-':
+			if label == 0 || h[i-1] == '-' {
+				return false
+			}
+		case (c < 'a' || c > 'z') && (c < '0' || c > '9'):
+			return false
+		}
+		if label++; label > 63 {
+			return false
+		}
+	}
+	return label > 0 && h[len(h)-1] != '-'
 }
 
 // setPath sets an escaped path on u, keeping its spelling.
