@@ -138,7 +138,9 @@ func TestReader_ReadsEveryLayout(t *testing.T) {
 }
 
 func TestReader_BadArchivesAreCountedAndTheRestGoesIn(t *testing.T) {
-	good := func(i int) []byte { return gz(rawRecord("response", fmt.Sprintf("https://news.example/%d", i), httpBlock(page(i)), -1)) }
+	good := func(i int) []byte {
+		return gz(rawRecord("response", fmt.Sprintf("https://news.example/%d", i), httpBlock(page(i)), -1))
+	}
 	bomb := func() []byte { // a small member that decompresses to 64 MiB, honest about its length
 		var out bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)

@@ -103,7 +103,9 @@ type Skip struct {
 	Reason string
 }
 
-func (s *Skip) Error() string { return fmt.Sprintf("offset %d: %s record skipped: %s", s.Offset, s.Type, s.Reason) }
+func (s *Skip) Error() string {
+	return fmt.Sprintf("offset %d: %s record skipped: %s", s.Offset, s.Type, s.Reason)
+}
 
 // gowarcMu serializes what builds gowarc's options: each build sets a
 // global of the uuid package (uuid.EnableRandPool), a data race when two

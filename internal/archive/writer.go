@@ -146,13 +146,17 @@ func (w *Writer) Write(f Fetch) (Location, error) {
 	return loc, nil
 }
 
-func (w *Writer) response(f Fetch) (gowarc.WarcRecord, error) {
+func (w *Writer) response(f Fetch) (gowarc.WarcRecord, error) { return responseRecord(f, w.cfg.Dir) }
+
+// responseRecord builds f's response (or revisit) record; tmp holds what
+// does not fit in memory.
+func responseRecord(f Fetch, tmp string) (gowarc.WarcRecord, error) {
 	typ := gowarc.Response
 	if f.Revisit != "" {
 		typ = gowarc.Revisit
 	}
 	b := gowarc.NewRecordBuilder(typ, gowarc.WithAddMissingDigest(true), gowarc.WithAddMissingContentLength(true),
-		gowarc.WithBufferTmpDir(w.cfg.Dir), gowarc.WithBufferMaxMemBytes(int64(len(f.Body))+64<<10))
+		gowarc.WithBufferTmpDir(tmp), gowarc.WithBufferMaxMemBytes(int64(len(f.Body))+64<<10))
 	b.AddWarcHeader(gowarc.WarcTargetURI, f.URL)
 	b.AddWarcHeaderTime(gowarc.WarcDate, f.Date)
 	b.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
@@ -208,6 +212,58 @@ func (w *Writer) request(f Fetch, concurrentTo string) (gowarc.WarcRecord, error
 	}
 	return rec, nil
 }
+
+// A StreamWriter writes response records, gzip per record, to one stream
+// (newsctl export --format warc), after a warcinfo record.
+type StreamWriter struct {
+	w   io.Writer
+	tmp string
+	m   gowarc.Marshaler
+	n   int64
+}
+
+// NewStreamWriter starts a WARC stream on w with its warcinfo record.
+func NewStreamWriter(w io.Writer, software string) (*StreamWriter, error) {
+	gowarcMu.Lock()
+	defer gowarcMu.Unlock()
+	s := &StreamWriter{w: w, tmp: os.TempDir(), m: gowarc.NewMarshaler()}
+	b := gowarc.NewRecordBuilder(gowarc.Warcinfo, gowarc.WithAddMissingDigest(true), gowarc.WithAddMissingContentLength(true))
+	b.AddWarcHeaderTime(gowarc.WarcDate, time.Now())
+	b.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
+	b.WriteString("software: " + software + "\r\nformat: WARC File Format 1.1\r\n")
+	rec, _, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	return s, s.write(rec)
+}
+
+// Write writes f's response record.
+func (s *StreamWriter) Write(f Fetch) error {
+	gowarcMu.Lock()
+	defer gowarcMu.Unlock()
+	rec, err := responseRecord(f, s.tmp)
+	if err != nil {
+		return err
+	}
+	return s.write(rec)
+}
+
+func (s *StreamWriter) write(rec gowarc.WarcRecord) error {
+	defer rec.Close()
+	zw := gzip.NewWriter(s.w)
+	if _, _, err := s.m.Marshal(zw, rec, 0); err != nil {
+		return fmt.Errorf("write warc record: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("write warc record: %w", err)
+	}
+	s.n++
+	return nil
+}
+
+// Records is how many records were written, warcinfo included.
+func (s *StreamWriter) Records() int64 { return s.n }
 
 // Close closes the open files (renaming them to their final names).
 func (w *Writer) Close() error {

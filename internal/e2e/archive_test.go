@@ -147,4 +147,43 @@ func TestPipeline_CrawledArchivesIngestToTheSamePages(t *testing.T) {
 			t.Errorf("%s: cleaned text hash differs after the ingest", url)
 		}
 	}
+
+	// Export the stored pages as WARC: every page a response record another
+	// library reads, with the stored body.
+	out := filepath.Join(t.TempDir(), "export.warc.gz")
+	newsctl(t, bin, environ2, "export", "--format", "warc", "--out", out)
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := cbwarc.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported := 0
+	for {
+		rec, err := r.ReadRecord()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("export: the other library: %v", err)
+		}
+		if rec.Header.Get("WARC-Type") == "response" {
+			exported++
+		}
+	}
+	ours := archive.NewReader(bytes.NewReader(data), 0, archive.Options{})
+	for {
+		rec, err := ours.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err == nil && pages[rec.TargetURI] != pipeline.BodyHash(rec.Body) {
+			t.Errorf("export: %s holds another body", rec.TargetURI)
+		}
+	}
+	if exported != len(pages) {
+		t.Errorf("export: %d response records, %d pages", exported, len(pages))
+	}
 }

@@ -300,8 +300,8 @@ func (r *run) pause(ctx context.Context, what string, err error) {
 
 // batch is captures read and not yet stored.
 type batch struct {
-	pages  []*crawl.Prepared
-	bytes  int
+	pages    []*crawl.Prepared
+	bytes    int
 	end      int64 // where the source resumes once they are stored and sent
 	seekable bool  // end is an offset in the source (Reader.Seekable)
 	counts   Counts

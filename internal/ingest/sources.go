@@ -28,7 +28,9 @@ type Source struct {
 }
 
 // Open starts reading the source at offset.
-func (s Source) Open(ctx context.Context, offset int64) (io.ReadCloser, error) { return s.open(ctx, offset) }
+func (s Source) Open(ctx context.Context, offset int64) (io.ReadCloser, error) {
+	return s.open(ctx, offset)
+}
 
 // isWARCName reports a file name that holds WARC records.
 func isWARCName(name string) bool {

@@ -184,6 +184,21 @@ type Document struct {
 	// Copies are the documents whose text was found to duplicate this one
 	// (wire copies, mirrors), first seen first.
 	Copies []DocRef `json:"copies"`
+	// Capture says where the page came from: a crawl or a web archive, and
+	// where its WARC record lives (when it was archived or ingested).
+	Capture Capture `json:"capture"`
+}
+
+// A Capture is a stored page's provenance.
+type Capture struct {
+	Origin    string     `json:"origin"` // crawl, archive
+	FetchedAt *time.Time `json:"fetched_at"`
+	WARCFile  string     `json:"warc_file,omitempty"` // the source ingested from, or the file the crawler wrote
+	Offset    *int64     `json:"warc_offset,omitempty"`
+	Length    *int64     `json:"warc_length,omitempty"`
+	RecordID  string     `json:"warc_record_id,omitempty"`
+	Date      *time.Time `json:"warc_date,omitempty"`
+	Truncated string     `json:"warc_truncated,omitempty"`
 }
 
 // A DocRef names a stored document.
@@ -261,6 +276,11 @@ func (s *Searcher) Document(ctx context.Context, docID string) (*Document, error
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	c := &d.Capture
+	if err := s.pool.QueryRow(ctx, `SELECT origin, fetched_at, warc_file, warc_offset, warc_length, warc_record_id, warc_date, warc_truncated
+		FROM documents WHERE doc_id = $1`, docID).Scan(&c.Origin, &c.FetchedAt, &c.WARCFile, &c.Offset, &c.Length, &c.RecordID, &c.Date, &c.Truncated); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("load the capture of %s: %w", docID, err)
 	}
 	copies, err := s.pool.Query(ctx, `SELECT doc_id, url, title, host FROM cleaned WHERE duplicate_of = $1
 		ORDER BY first_seen_at, doc_id LIMIT $2`, docID, maxCopies)

@@ -39,6 +39,7 @@ type Listed struct {
 	Organizations []string   `json:"organizations"`
 	Locations     []string   `json:"locations"`
 	ExtractedBy   string     `json:"extracted_by"` // provider/model, "" when not extracted
+	Capture       Capture    `json:"capture"`      // where the page came from and where its WARC record is
 	Text          string     `json:"text,omitempty"`
 	Cursor        string     `json:"-"` // where the next page starts
 }
@@ -89,8 +90,9 @@ func (s *Searcher) List(ctx context.Context, q ListQuery, visit func(Listed) err
 	rows, err := s.pool.Query(ctx, `SELECT c.doc_id, c.url, c.title, c.host, c.language, c.published_at, c.authors, c.section,
 		c.tags, c.word_count, coalesce(e.data->>'summary', ''), coalesce(e.sentiment, ''), coalesce(e.topics, '{}'),
 		coalesce(e.people, '{}'), coalesce(e.organizations, '{}'), coalesce(e.locations, '{}'),
-		coalesce(e.provider || '/' || e.model, ''), `+text+`
-		FROM cleaned c LEFT JOIN latest_extractions e ON e.doc_id = c.doc_id
+		coalesce(e.provider || '/' || e.model, ''), coalesce(doc.origin, ''), doc.fetched_at, coalesce(doc.warc_file, ''),
+		doc.warc_offset, doc.warc_length, coalesce(doc.warc_record_id, ''), doc.warc_date, coalesce(doc.warc_truncated, ''), `+text+`
+		FROM cleaned c LEFT JOIN latest_extractions e ON e.doc_id = c.doc_id LEFT JOIN documents doc ON doc.doc_id = c.doc_id
 		WHERE `+strings.Join(conds, " AND ")+`
 		ORDER BY c.published_at DESC NULLS LAST, c.doc_id DESC`+limit, args...)
 	if err != nil {
@@ -101,7 +103,8 @@ func (s *Searcher) List(ctx context.Context, q ListQuery, visit func(Listed) err
 		var d Listed
 		if err := rows.Scan(&d.DocID, &d.URL, &d.Title, &d.Host, &d.Language, &d.PublishedAt, &d.Authors, &d.Section,
 			&d.Tags, &d.WordCount, &d.Summary, &d.Sentiment, &d.Topics, &d.People, &d.Organizations, &d.Locations,
-			&d.ExtractedBy, &d.Text); err != nil {
+			&d.ExtractedBy, &d.Capture.Origin, &d.Capture.FetchedAt, &d.Capture.WARCFile, &d.Capture.Offset, &d.Capture.Length,
+			&d.Capture.RecordID, &d.Capture.Date, &d.Capture.Truncated, &d.Text); err != nil {
 			return fmt.Errorf("read a listed document: %w", err)
 		}
 		d.Cursor = cursor(d.PublishedAt, d.DocID)

@@ -364,6 +364,8 @@ type documentPage struct {
 	Extraction                                                                                       *extractionView
 	Chunks                                                                                           []search.ChunkCount
 	Copies                                                                                           []search.DocRef
+	Capture                                                                                          search.Capture
+	Fetched, Captured                                                                                string
 }
 
 type extractionView struct {
@@ -402,7 +404,13 @@ func (s *Server) documentPage(w http.ResponseWriter, r *http.Request) {
 		Host: str(doc, "host"), Site: str(doc, "site_name"), Language: str(doc, "language"), Section: str(doc, "section"),
 		Published: dateText(str(doc, "published_at")), Modified: dateText(str(doc, "modified_at")),
 		Kind: str(doc, "page_kind"), DuplicateOf: str(doc, "duplicate_of"),
-		Authors: list(doc, "authors"), Tags: list(doc, "tags"), Chunks: d.Chunks, Copies: d.Copies}
+		Authors: list(doc, "authors"), Tags: list(doc, "tags"), Chunks: d.Chunks, Copies: d.Copies, Capture: d.Capture}
+	if t := d.Capture.FetchedAt; t != nil {
+		p.Fetched = t.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	if t := d.Capture.Date; t != nil {
+		p.Captured = t.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
 	if p.Title == "" {
 		p.Title = p.URL
 	}
