@@ -5,16 +5,22 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	cbwarc "github.com/CorentinB/warc"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newscrawl/newscrawl/internal/archive"
 	"github.com/newscrawl/newscrawl/internal/demosite"
+	"github.com/newscrawl/newscrawl/internal/gazette"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/testenv"
 	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
@@ -187,3 +193,101 @@ func TestPipeline_CrawledArchivesIngestToTheSamePages(t *testing.T) {
 		t.Errorf("export: %d response records, %d pages", exported, len(pages))
 	}
 }
+
+// An ingest killed mid-file, and a cleaner killed beside it, then both
+// started again: every page stored once, every document cleaned, extracted
+// and embedded once.
+func TestPipeline_IngestKilledAndRestarted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries")
+	}
+	const pages = 200
+	bin := build(t)
+	dir := t.TempDir()
+	for f := range 2 {
+		tmp := t.TempDir()
+		w, err := archive.NewWriter(archive.WriterConfig{Dir: tmp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := f * pages / 2; n < (f+1)*pages/2; n++ {
+			if _, err := w.Write(archive.Fetch{URL: fmt.Sprintf("https://paper%d.example%s", n%7, gazette.ArticlePath(n)),
+				Date: time.Date(2025, 5, 1, 0, 0, n, 0, time.UTC), Status: 200,
+				Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}, Body: []byte(gazette.ArticlePage(n))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.Close()
+		files, _ := filepath.Glob(filepath.Join(tmp, "*.warc.gz"))
+		if err := os.Rename(files[0], filepath.Join(dir, fmt.Sprintf("part-%d.warc.gz", f))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, prefix := streamkittest.Redis(t)
+	pool := testenv.Postgres(t)
+	environ := append(env(t, streamkittest.SchemaOf(pool), prefix), "CRAWL_HIGH_WATER=40")
+	ws := startWorkers(t, bin, environ)
+	ctx := context.Background()
+	count := func(q string) int {
+		var n int
+		if err := pool.QueryRow(ctx, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	ingest := exec.Command(filepath.Join(bin, "newsctl"), "ingest", dir, "--parallel", "2")
+	ingest.Env = environ
+	if err := ingest.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for count(`SELECT count(*) FROM documents`) < pages/4 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	ingest.Process.Kill() // mid-file, mid-batch perhaps
+	ingest.Wait()
+	cleaner := ws.cmds[1]
+	cleaner.Process.Kill()
+	cleaner.Wait()
+	stored := count(`SELECT count(*) FROM documents`)
+	if stored == 0 || stored >= pages {
+		t.Fatalf("%d of %d pages stored at the kill: the kill should come mid-run", stored, pages)
+	}
+	again := exec.Command(filepath.Join(bin, "cleaner"))
+	again.Env = environ
+	if err := again.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { again.Process.Signal(syscall.SIGTERM); again.Wait() }()
+	var rep struct{ Kept, Duplicates int }
+	if err := json.Unmarshal([]byte(newsctl(t, bin, environ, "ingest", dir, "--parallel", "2", "--json")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	newsctl(t, bin, environ, "wait", "--timeout", "3m")
+	if n := count(`SELECT count(*) FROM documents`); n != pages {
+		t.Errorf("%d documents, want %d", n, pages)
+	}
+	if rep.Kept+stored < pages || rep.Kept > pages-stored+2*ingestBatch {
+		t.Errorf("the second run stored %d after %d (resumed near where the first stopped?)", rep.Kept, stored)
+	}
+	for stage, q := range map[string]string{
+		"cleaned":   `SELECT count(*) FROM cleaned`,
+		"extracted": `SELECT count(DISTINCT doc_id) FROM extractions`,
+		"embedded":  `SELECT count(DISTINCT doc_id) FROM chunks`,
+	} {
+		if n := count(q); n != pages {
+			t.Errorf("%s: %d of %d", stage, n, pages)
+		}
+	}
+	for _, stage := range []string{pipeline.Clean, pipeline.Extract, pipeline.Embed} {
+		if n := count(fmt.Sprintf(`SELECT count(*) FROM stage_results WHERE stage = '%s'`, stage)); n != pages {
+			t.Errorf("%s: %d units of work done for %d documents", stage, n, pages)
+		}
+	}
+	if n := count(`SELECT count(*) FROM extractions`); n != pages {
+		t.Errorf("%d extractions of %d documents: some extracted twice", n, pages)
+	}
+}
+
+// ingestBatch is ingest.DefaultBatch: what a kill can leave stored but not checkpointed.
+const ingestBatch = 64

@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -64,18 +68,52 @@ func (c *checkpoints) claim(ctx context.Context, source string, size int64, rest
 		Scan(&cp.ResumeAt, &cp.StoredTo, &cp.Seekable, &cp.Counts)
 	if errors.Is(err, pgx.ErrNoRows) {
 		var done bool
-		if err := c.pool.QueryRow(ctx, `SELECT finished_at IS NOT NULL FROM ingest_sources WHERE source = $1`, source).Scan(&done); err != nil {
+		var holder string
+		if err := c.pool.QueryRow(ctx, `SELECT finished_at IS NOT NULL, owner FROM ingest_sources WHERE source = $1`, source).Scan(&done, &holder); err != nil {
 			return cp, 0, fmt.Errorf("look up %s: %w", source, err)
 		}
 		if done {
 			return cp, finished, nil
 		}
-		return cp, busy, nil
+		if !c.deadHere(holder) {
+			return cp, busy, nil
+		}
+		// The holder was a process of this machine that is gone (killed):
+		// its claim is taken now rather than when its lease runs out.
+		err = c.pool.QueryRow(ctx, `UPDATE ingest_sources SET owner = $2, lease_until = now() + $4::bigint * interval '1 millisecond', updated_at = now()
+			WHERE source = $1 AND owner = $3 AND finished_at IS NULL RETURNING resume_at, stored_to, seekable, counts`,
+			source, c.owner, holder, leaseTime.Milliseconds()).Scan(&cp.ResumeAt, &cp.StoredTo, &cp.Seekable, &cp.Counts)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return cp, busy, nil // another process took it first
+		}
+		if err != nil {
+			return cp, 0, fmt.Errorf("take over %s: %w", source, err)
+		}
+		return cp, claimed, nil
 	}
 	if err != nil {
 		return cp, 0, fmt.Errorf("claim %s: %w", source, err)
 	}
 	return cp, claimed, nil
+}
+
+// deadHere reports whether holder (host:pid:nonce) names a process of
+// this host that no longer runs: its pid is gone, or it is this process's
+// pid with another nonce (a restarted container, where the pid repeats).
+func (c *checkpoints) deadHere(holder string) bool {
+	parts := strings.Split(holder, ":")
+	mine := strings.Split(c.owner, ":")
+	if len(parts) != 3 || len(mine) != 3 || parts[0] != mine[0] {
+		return false
+	}
+	pid, err := strconv.Atoi(parts[1])
+	if err != nil || pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		return parts[2] != mine[2]
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 var errLostClaim = errors.New("another ingest process took this source over (this one stalled past its lease)")
