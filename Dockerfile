@@ -20,12 +20,16 @@ COPY . .
 ARG REVISION=unknown
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
-    go build -trimpath -ldflags="-s -X github.com/newscrawl/newscrawl/internal/version.Release=$(cat VERSION) -X github.com/newscrawl/newscrawl/internal/version.Revision=${REVISION}" -o /out/ ./cmd/...
+    go build -trimpath -ldflags="-s -X github.com/newscrawl/newscrawl/internal/version.Release=$(cat VERSION) -X github.com/newscrawl/newscrawl/internal/version.Revision=${REVISION}" -o /out/ ./cmd/... && \
+    mkdir -p /warc
 
 # Static binaries need no libc; distroless/static carries CA certificates and tzdata and
 # runs as an unprivileged user (nonroot, uid 65532).
 FROM ${RUNTIME_IMAGE}
 COPY --from=build /out/ /usr/local/bin/
+# The crawler's WARC directory (CRAWL_WARC_DIR=/warc), owned by the runtime user so a
+# volume mounted on it starts writable.
+COPY --from=build --chown=65532:65532 /warc /warc
 USER nonroot:nonroot
 EXPOSE 9100 8080
 # No ENTRYPOINT: the command names the binary, e.g. `crawler` or `newsctl migrate`.

@@ -27,6 +27,7 @@ type objects struct {
 	budgets     map[string]*policyv1.PodDisruptionBudget
 	scaled      map[string]*kedav1alpha1.ScaledObject
 	triggerAuth map[string]*kedav1alpha1.TriggerAuthentication
+	claims      map[string]*corev1.PersistentVolumeClaim
 	namespace   map[string]string // kind/name → namespace
 }
 
@@ -41,7 +42,8 @@ func build(t *testing.T, dir string) objects {
 	o := objects{deployments: map[string]*appsv1.Deployment{}, jobs: map[string]*batchv1.Job{}, services: map[string]*corev1.Service{},
 		configMaps: map[string]*corev1.ConfigMap{}, secrets: map[string]*corev1.Secret{}, namespaces: map[string]*corev1.Namespace{},
 		budgets: map[string]*policyv1.PodDisruptionBudget{}, scaled: map[string]*kedav1alpha1.ScaledObject{},
-		triggerAuth: map[string]*kedav1alpha1.TriggerAuthentication{}, namespace: map[string]string{}}
+		triggerAuth: map[string]*kedav1alpha1.TriggerAuthentication{}, claims: map[string]*corev1.PersistentVolumeClaim{},
+		namespace: map[string]string{}}
 	for _, r := range m.Resources() {
 		raw, err := r.AsYAML()
 		if err != nil {
@@ -69,6 +71,8 @@ func build(t *testing.T, dir string) objects {
 			target = into(o.scaled, name)
 		case "TriggerAuthentication":
 			target = into(o.triggerAuth, name)
+		case "PersistentVolumeClaim":
+			target = into(o.claims, name)
 		default:
 			t.Errorf("%s/%s: a kind this test does not know", kind, name)
 			continue
@@ -219,6 +223,28 @@ func TestClusterOverlay_BuildsAndDecodesStrictly(t *testing.T) {
 	}
 	if len(o.scaled["cleaner"].Spec.Triggers) != 4 {
 		t.Errorf("the cleaner scales on %d partition streams, want 4", len(o.scaled["cleaner"].Spec.Triggers))
+	}
+}
+
+func TestArchiveOverlay_BuildsAndDecodesStrictly(t *testing.T) {
+	o := build(t, "overlays/archive")
+	checkWorkers(t, o, 2)
+	if cm := o.configMaps["newscrawl-config"]; cm == nil || cm.Data["CRAWL_WARC_DIR"] != "/warc" {
+		t.Errorf("CRAWL_WARC_DIR is not /warc: %+v", cm)
+	}
+	pod := o.deployments["crawler"].Spec.Template.Spec
+	mounted := false
+	for _, m := range pod.Containers[0].VolumeMounts {
+		mounted = mounted || (m.Name == "warc" && m.MountPath == "/warc")
+	}
+	var claim string
+	for _, v := range pod.Volumes {
+		if v.Name == "warc" && v.PersistentVolumeClaim != nil && v.EmptyDir == nil {
+			claim = v.PersistentVolumeClaim.ClaimName
+		}
+	}
+	if !mounted || claim == "" || o.claims[claim] == nil {
+		t.Errorf("the crawler mounts /warc: %v, from claim %q (%v)", mounted, claim, o.claims)
 	}
 }
 
