@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -212,6 +214,31 @@ type run struct {
 	logged map[string]bool // reasons logged once
 }
 
+// checkpointOf is the name of s's checkpoint: the source, and the filters
+// when there are any — a run with other filters keeps a checkpoint of its
+// own (the same flags share one, as several processes of one run must).
+func (r *run) checkpointOf(s Source) string {
+	f := r.cfg.Filter
+	pattern := ""
+	if f.URLPattern != nil {
+		pattern = f.URLPattern.String()
+	}
+	key := fmt.Sprintf("hosts=%s sub=%v url=%s since=%s until=%s status=%d discover=%v", strings.Join(f.Hosts, ","),
+		f.IncludeSubdomains, pattern, stamp(f.Since), stamp(f.Until), f.Status, r.cfg.Archiver.Discover)
+	if key == "hosts= sub=false url= since= until= status=200 discover=false" {
+		return s.Name // the defaults
+	}
+	sum := sha256.Sum256([]byte(key))
+	return s.Name + " [filters " + hex.EncodeToString(sum[:6]) + "]"
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
 // source reads one source to its end, or reports false when another
 // process holds it.
 func (r *run) source(ctx context.Context, s Source) bool {
@@ -221,7 +248,7 @@ func (r *run) source(ctx context.Context, s Source) bool {
 		if s.Resumable {
 			var err error
 			for {
-				cp, state, err = r.cps.claim(ctx, s.Name, s.Size, r.cfg.Restart)
+				cp, state, err = r.cps.claim(ctx, r.checkpointOf(s), s.Size, r.cfg.Restart)
 				if err == nil || ctx.Err() != nil {
 					break
 				}
@@ -246,7 +273,7 @@ func (r *run) source(ctx context.Context, s Source) bool {
 		switch {
 		case err == nil:
 			if s.Resumable {
-				if ferr := r.cps.finish(bctx, s.Name); ferr != nil {
+				if ferr := r.cps.finish(bctx, r.checkpointOf(s)); ferr != nil {
 					r.fail(s, "checkpoint", ferr)
 					return true
 				}
@@ -255,9 +282,9 @@ func (r *run) source(ctx context.Context, s Source) bool {
 			r.report.Done++
 			r.mu.Unlock()
 		case errors.Is(err, errLimit), ctx.Err() != nil:
-			_ = r.cps.release(bctx, s.Name)
+			_ = r.cps.release(bctx, r.checkpointOf(s))
 		default:
-			_ = r.cps.release(bctx, s.Name)
+			_ = r.cps.release(bctx, r.checkpointOf(s))
 			r.fail(s, failureReason(err), err)
 		}
 		return true
@@ -443,7 +470,7 @@ func (r *run) logOnce(s Source, reason string, offset int64, err error) {
 // checkpoint, pausing while PostgreSQL or Redis is away.
 func (r *run) flush(ctx context.Context, s Source, b *batch, total *Counts) error {
 	if s.Resumable && len(b.pages) > 0 {
-		if err := r.retry(ctx, "checkpoint", func() error { return r.cps.storing(ctx, s.Name, b.end, b.seekable) }); err != nil {
+		if err := r.retry(ctx, "checkpoint", func() error { return r.cps.storing(ctx, r.checkpointOf(s), b.end, b.seekable) }); err != nil {
 			return err
 		}
 	}
@@ -482,7 +509,7 @@ func (r *run) flush(ctx context.Context, s Source, b *batch, total *Counts) erro
 	}
 	total.add(b.counts)
 	if s.Resumable {
-		if err := r.retry(ctx, "checkpoint", func() error { return r.cps.sent(ctx, s.Name, b.end, total) }); err != nil {
+		if err := r.retry(ctx, "checkpoint", func() error { return r.cps.sent(ctx, r.checkpointOf(s), b.end, total) }); err != nil {
 			return err
 		}
 	}
@@ -509,7 +536,7 @@ func (r *run) publish(ctx context.Context, s Source, fields map[string]string) e
 			r.pause(ctx, "look at the clean stage", err)
 		}
 		if s.Resumable {
-			if err := r.cps.renew(ctx, s.Name); errors.Is(err, errLostClaim) {
+			if err := r.cps.renew(ctx, r.checkpointOf(s)); errors.Is(err, errLostClaim) {
 				return err
 			}
 		}
