@@ -63,21 +63,19 @@ func Expand(ctx context.Context, args []string, baseURL string, client *http.Cli
 		switch {
 		case arg == "-":
 			add(stdinSource())
-		case isURL(arg):
-			if isListingName(arg) {
-				lines, err := readListing(ctx, arg, client)
+		case isListingName(arg):
+			lines, err := readListing(ctx, arg, client)
+			if err != nil {
+				return nil, err
+			}
+			for _, l := range lines {
+				s, err := listed(l, baseURL, arg, client)
 				if err != nil {
 					return nil, err
 				}
-				for _, l := range lines {
-					s, err := listed(l, baseURL, arg, client)
-					if err != nil {
-						return nil, err
-					}
-					add(s)
-				}
-				continue
+				add(s)
 			}
+		case isURL(arg):
 			add(urlSource(arg, client))
 		default:
 			fi, err := os.Stat(arg)
@@ -94,20 +92,6 @@ func Expand(ctx context.Context, args []string, baseURL string, client *http.Cli
 				}
 				for _, f := range files {
 					add(fileSource(f))
-				}
-				continue
-			}
-			if isListingName(arg) {
-				lines, err := readListing(ctx, arg, client)
-				if err != nil {
-					return nil, err
-				}
-				for _, l := range lines {
-					s, err := listed(l, baseURL, arg, client)
-					if err != nil {
-						return nil, err
-					}
-					add(s)
 				}
 				continue
 			}
