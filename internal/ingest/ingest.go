@@ -149,7 +149,7 @@ func Run(ctx context.Context, cfg Config, sources []Source) (Report, error) {
 	}
 	host, _ := os.Hostname()
 	r := &run{cfg: cfg, started: time.Now(), cps: &checkpoints{pool: cfg.Pool, owner: fmt.Sprintf("%s:%d:%s", host, os.Getpid(), crawl.NewNonce()[:6])},
-		report: Report{Sources: len(sources)}, logged: map[string]bool{}}
+		report: Report{Sources: len(sources)}, logged: map[string]bool{}, looked: map[string]bool{}}
 	for _, s := range sources {
 		if s.Size > 0 {
 			r.totalBytes += s.Size
@@ -212,6 +212,7 @@ type run struct {
 	counts Counts
 	report Report
 	logged map[string]bool // reasons logged once
+	looked map[string]bool // sources claimed at least once
 }
 
 // checkpointOf is the name of s's checkpoint: the source, and the filters
@@ -242,53 +243,57 @@ func stamp(t time.Time) string {
 // source reads one source to its end, or reports false when another
 // process holds it.
 func (r *run) source(ctx context.Context, s Source) bool {
-	{
-		cp := checkpoint{Seekable: true}
-		state := claimed
-		if s.Resumable {
-			var err error
-			for {
-				cp, state, err = r.cps.claim(ctx, r.checkpointOf(s), s.Size, r.cfg.Restart)
-				if err == nil || ctx.Err() != nil {
-					break
-				}
-				r.pause(ctx, "claim a source", err)
+	cp := checkpoint{Seekable: true}
+	state := claimed
+	if s.Resumable {
+		// --restart clears a finished checkpoint on the first look only: a
+		// source another process of this run held, and then finished, is done.
+		r.mu.Lock()
+		restart := r.cfg.Restart && !r.looked[s.Name]
+		r.looked[s.Name] = true
+		r.mu.Unlock()
+		var err error
+		for {
+			cp, state, err = r.cps.claim(ctx, r.checkpointOf(s), s.Size, restart)
+			if err == nil || ctx.Err() != nil {
+				break
 			}
-			if ctx.Err() != nil {
+			r.pause(ctx, "claim a source", err)
+		}
+		if ctx.Err() != nil {
+			return true
+		}
+	}
+	switch state {
+	case finished:
+		r.mu.Lock()
+		r.report.Skipped++
+		r.mu.Unlock()
+		return true
+	case busy:
+		return false
+	}
+	err := r.read(ctx, s, cp)
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	switch {
+	case err == nil:
+		if s.Resumable {
+			if ferr := r.cps.finish(bctx, r.checkpointOf(s)); ferr != nil {
+				r.fail(s, "checkpoint", ferr)
 				return true
 			}
 		}
-		switch state {
-		case finished:
-			r.mu.Lock()
-			r.report.Skipped++
-			r.mu.Unlock()
-			return true
-		case busy:
-			return false
-		}
-		err := r.read(ctx, s, cp)
-		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		switch {
-		case err == nil:
-			if s.Resumable {
-				if ferr := r.cps.finish(bctx, r.checkpointOf(s)); ferr != nil {
-					r.fail(s, "checkpoint", ferr)
-					return true
-				}
-			}
-			r.mu.Lock()
-			r.report.Done++
-			r.mu.Unlock()
-		case errors.Is(err, errLimit), ctx.Err() != nil:
-			_ = r.cps.release(bctx, r.checkpointOf(s))
-		default:
-			_ = r.cps.release(bctx, r.checkpointOf(s))
-			r.fail(s, failureReason(err), err)
-		}
-		return true
+		r.mu.Lock()
+		r.report.Done++
+		r.mu.Unlock()
+	case errors.Is(err, errLimit), ctx.Err() != nil:
+		_ = r.cps.release(bctx, r.checkpointOf(s))
+	default:
+		_ = r.cps.release(bctx, r.checkpointOf(s))
+		r.fail(s, failureReason(err), err)
 	}
+	return true
 }
 
 var errLimit = errors.New("the --limit is reached")
