@@ -57,10 +57,6 @@ type Archived struct {
 	URL     string // the document's URL (its canonical when allowed)
 	Send    bool   // the cleaner's message is owed: a new or changed document, or one stored before a resume
 	Hash    string // body hash
-	Links   int    // URLs left owed in the frontier (Archiver.Discover)
-	// Replaced: the document held an older capture (or crawl) of the page,
-	// which this one took the place of.
-	Replaced bool
 }
 
 // An Archiver stores archive captures into documents and the frontier,
@@ -243,18 +239,18 @@ func (a *Archiver) queue(b *pgx.Batch, p *Prepared) {
 			warc_date = EXCLUDED.warc_date, warc_truncated = EXCLUDED.warc_truncated
 		WHERE documents.body_hash IS DISTINCT FROM EXCLUDED.body_hash
 		  AND (documents.fetched_at IS NULL OR documents.fetched_at < EXCLUDED.fetched_at)
-		RETURNING (xmax = 0)`,
+		RETURNING true`,
 		d.DocID, d.URL, d.FinalURL, d.Host, d.Status, d.ContentType, d.Kind, d.Charset, d.Body,
 		d.BodyHash, d.ETag, d.LastModified, headers, c.Date, d.RequestedAs,
 		c.Source, c.Offset, c.Length, c.RecordID, c.Truncated).QueryRow(func(row pgx.Row) error {
-		var inserted bool
-		switch err := row.Scan(&inserted); {
+		var stored bool
+		switch err := row.Scan(&stored); {
 		case errors.Is(err, pgx.ErrNoRows):
 			p.out.Outcome = ArchivedDuplicate
 		case err != nil:
 			return fmt.Errorf("store archived document %s: %w", d.URL, err)
 		default:
-			p.out.Outcome, p.out.Send, p.out.Replaced = ArchivedStored, true, !inserted
+			p.out.Outcome, p.out.Send = ArchivedStored, true
 		}
 		return nil
 	})
@@ -289,7 +285,7 @@ func (a *Archiver) queue(b *pgx.Batch, p *Prepared) {
 			u, pipeline.DocID(u), pu.Host, p.req.Hosts, d.Status, p.req.URL, d.ContentType, d.BodyHash, c.Date)
 	}
 	if len(p.links) > 0 {
-		queueLinks(b, p.req, p.links, StateQueued, nil, func(fresh int) { p.out.Links = fresh })
+		b.Queue(insertLinksSQL, linkArgs(p.req, p.links, StateQueued, nil)...)
 	}
 }
 

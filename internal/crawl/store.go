@@ -240,15 +240,6 @@ func insertLinks(ctx context.Context, tx pgx.Tx, r *request, links []link, state
 	return freshLinks(rows, len(links))
 }
 
-// queueLinks is insertLinks in a batch; fresh gets the count of new URLs.
-func queueLinks(b *pgx.Batch, r *request, links []link, state string, recrawl *time.Duration, fresh func(int)) {
-	b.Queue(insertLinksSQL, linkArgs(r, links, state, recrawl)...).Query(func(rows pgx.Rows) error {
-		out, err := freshLinks(rows, len(links))
-		fresh(len(out))
-		return err
-	})
-}
-
 // linkArgs are insertLinksSQL's arguments for links found by r.
 func linkArgs(r *request, links []link, state string, recrawl *time.Duration) []any {
 	urls := make([]string, len(links))

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -97,9 +98,13 @@ func (c *checkpoints) claim(ctx context.Context, source string, size int64, rest
 	return cp, claimed, nil
 }
 
-// deadHere reports whether holder (host:pid:nonce) names a process of
-// this host that no longer runs: its pid is gone, or it is this process's
-// pid with another nonce (a restarted container, where the pid repeats).
+// liveRuns are the owner nonces of this process's runs in progress.
+var liveRuns sync.Map
+
+// deadHere reports whether holder (host:pid:nonce) names a run of this
+// host that no longer goes on: its pid is gone, or the pid is this
+// process's and the nonce none of its runs' (a restarted container, where
+// the pid repeats).
 func (c *checkpoints) deadHere(holder string) bool {
 	parts := strings.Split(holder, ":")
 	mine := strings.Split(c.owner, ":")
@@ -111,7 +116,8 @@ func (c *checkpoints) deadHere(holder string) bool {
 		return false
 	}
 	if pid == os.Getpid() {
-		return parts[2] != mine[2]
+		_, live := liveRuns.Load(parts[2])
+		return !live
 	}
 	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }

@@ -148,7 +148,10 @@ func Run(ctx context.Context, cfg Config, sources []Source) (Report, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	host, _ := os.Hostname()
-	r := &run{cfg: cfg, started: time.Now(), cps: &checkpoints{pool: cfg.Pool, owner: fmt.Sprintf("%s:%d:%s", host, os.Getpid(), crawl.NewNonce()[:6])},
+	nonce := crawl.NewNonce()[:6]
+	liveRuns.Store(nonce, true)
+	defer liveRuns.Delete(nonce)
+	r := &run{cfg: cfg, started: time.Now(), cps: &checkpoints{pool: cfg.Pool, owner: fmt.Sprintf("%s:%d:%s", host, os.Getpid(), nonce)},
 		report: Report{Sources: len(sources)}, logged: map[string]bool{}, looked: map[string]bool{}}
 	for _, s := range sources {
 		if s.Size > 0 {
