@@ -33,6 +33,7 @@ var commands = []command{
 	{"stats", "per-stage length, lag, pending, retries, deferrals, DLQ, workers; documents (--watch refreshes)", runStats},
 	{"health", "with URL: exit 0 if it answers 200 (container healthchecks); without: every stage's workers and their state", runHealth},
 	{"search", `search embedded articles: search "query" [--k 10] [--mode hybrid|vector|lexical] [--json]`, runSearch},
+	{"ask", `answer a question from the archive, every sentence citing checked sources: ask "question" [--since --until --host --k --strict --json]`, runAsk},
 	{"serve", "the web page (search, documents, pipeline) and the JSON API on 127.0.0.1:8080 (/api/openapi.json)", runServe},
 	{"dlq", "dead letters: list, counts, replay, purge", runDLQ},
 	{"reconcile", "rebuild the work still owed from PostgreSQL and publish it (after Redis lost state)", runReconcile},

@@ -8,7 +8,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/newscrawl/newscrawl/internal/app"
+	"github.com/newscrawl/newscrawl/internal/ask"
 	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/crawl"
 	"github.com/newscrawl/newscrawl/internal/embed/provider"
@@ -29,7 +32,9 @@ const (
 // it lets requests in flight finish.
 func runServe(ctx context.Context, args []string) error {
 	s, c := settings("serve")
-	newEmbedder := provider.Bind(s, config.BindOpenAI(s))
+	server := config.BindOpenAI(s)
+	newEmbedder := provider.Bind(s, server)
+	asking := bindAsk(s, server)
 	fs := s.FlagSet()
 	addr := fs.String("addr", defaultServeAddr, "listen address; other than loopback needs SERVE_TOKEN or SERVE_PUBLIC_READONLY")
 	timeout := fs.Duration("timeout", search.DefaultRequestTimeout, "per-request timeout")
@@ -38,6 +43,8 @@ func runServe(ctx context.Context, args []string) error {
 	inFlight := s.Int("SERVE_MAX_SEARCHES", web.DefaultInFlight, "searches running at once; more wait briefly, then get 503")
 	rateLimit := s.Int("SERVE_RATE_LIMIT", web.DefaultRatePerSec, "searches per second per client address (loopback exempt; 0 = no limit)")
 	rateLoopback := s.Bool("SERVE_RATE_LIMIT_LOOPBACK", false, "apply SERVE_RATE_LIMIT to loopback clients too")
+	askRate := s.Float("SERVE_ASK_RATE_LIMIT", 0, fmt.Sprintf("questions per second per client address (0 = %g, or %g while a model answers; below 0 = no limit)",
+		web.DefaultAskRatePerSec, web.DefaultAskModelRatePerSec))
 	if err := s.Parse(args); err != nil {
 		return err
 	}
@@ -60,10 +67,16 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	defer closeAll()
 	searcher := search.New(pool, emb, search.Config{}, log)
+	reg := prometheus.NewRegistry()
+	asker, err := asking.asker(searcher, ask.NewMetrics(reg), log)
+	if err != nil {
+		return err
+	}
 	admin := adminOf(rdb, c)
 	// Crawl dead letters go back through the crawl stage's window.
 	admin.Windows = map[string]*streamkit.Window{pipeline.Crawl: crawl.Window(ctx, admin)}
-	w, err := web.New(web.Config{Searcher: searcher, Admin: admin, Stages: pipeline.Stages(),
+	askTimeout := *asking.timeout + *timeout
+	w, err := web.New(web.Config{Searcher: searcher, Asker: asker, AskRatePerSec: *askRate, AskTimeout: askTimeout, Registry: reg, Admin: admin, Stages: pipeline.Stages(),
 		Health: pool.Ping, Timeout: *timeout, Token: *token, Loopback: isLoopback(ln.Addr()), ReadOnly: *readOnly,
 		InFlight: *inFlight, RatePerSec: float64(*rateLimit), RateLoopback: *rateLoopback, Log: log})
 	if err != nil {
@@ -73,9 +86,9 @@ func runServe(ctx context.Context, args []string) error {
 	defer stopSampler()
 	go w.Run(wctx)
 	srv := &http.Server{Handler: w.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
-		WriteTimeout: *timeout + 5*time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}
+		WriteTimeout: max(*timeout, askTimeout) + 5*time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}
 	log.Info("serving the search page and API", "url", "http://"+ln.Addr().String()+"/", "model", searcher.Identity().String(),
-		"token", *token != "", "public_readonly", *readOnly)
+		"token", *token != "", "public_readonly", *readOnly, "ask_model", asker.HasModel())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

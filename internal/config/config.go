@@ -118,6 +118,20 @@ func (s *Set) Int64(name string, def int64, usage string) *int64 {
 	return s.fs.Int64(flagName(name), v, usage+" ($"+name+")")
 }
 
+// Float binds a decimal setting.
+func (s *Set) Float(name string, def float64, usage string) *float64 {
+	v := def
+	if raw, ok := os.LookupEnv(name); ok && raw != "" {
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			s.errs = append(s.errs, fmt.Errorf("%s=%q: not a number", name, raw))
+		} else {
+			v = f
+		}
+	}
+	return s.fs.Float64(flagName(name), v, usage+" ($"+name+")")
+}
+
 // Duration binds a Go duration setting ("60s", "1m30s").
 func (s *Set) Duration(name string, def time.Duration, usage string) *time.Duration {
 	v := def

@@ -36,7 +36,7 @@ func (s *Searcher) hydrate(ctx context.Context, hits []hit) ([]Result, error) {
 	}
 	rows, err := s.pool.Query(ctx, `
 		SELECT h.doc_id, coalesce(c.url, ''), coalesce(nullif(c.title, ''), ch.title), coalesce(c.host, ch.host),
-		       coalesce(c.language, ch.language), coalesce(c.published_at, ch.published_at), ch.text, `+extSQL+`
+		       coalesce(c.language, ch.language), coalesce(c.published_at, ch.published_at), c.first_seen_at, ch.text, `+extSQL+`
 		FROM unnest($1::text[], $2::int[]) AS h(doc_id, chunk_index)
 		JOIN chunks ch ON ch.model = $3 AND ch.dims = $4 AND ch.doc_id = h.doc_id AND ch.chunk_index = h.chunk_index
 		LEFT JOIN cleaned c ON c.doc_id = h.doc_id `+extJoin, docs, chunks, s.id.Model, s.id.Dims)
@@ -49,11 +49,11 @@ func (s *Searcher) hydrate(ctx context.Context, hits []hit) ([]Result, error) {
 		r := &Result{}
 		var text string
 		var raw []byte
-		if err := rows.Scan(&r.DocID, &r.URL, &r.Title, &r.Host, &r.Language, &r.PublishedAt, &text, &raw); err != nil {
+		if err := rows.Scan(&r.DocID, &r.URL, &r.Title, &r.Host, &r.Language, &r.PublishedAt, &r.FirstSeen, &text, &raw); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read result document: %w", err)
 		}
-		r.Snippet = snippet(text)
+		r.Snippet, r.Passage = snippet(text), text
 		byDoc[r.DocID] = r
 		var e extraction
 		if len(raw) > 0 && json.Unmarshal(raw, &e) == nil {

@@ -50,6 +50,9 @@ type Query struct {
 	// field: "topics", "people", "organizations", "locations".
 	Facets map[string]string
 	Exact  bool // force exact vector scans (benchmarks' ground truth)
+	// Undated keeps documents without a publication date whatever Since
+	// and Until say, for a caller that judges them by another date.
+	Undated bool
 }
 
 // FacetFields are the extraction's entity lists a query can filter on, with
@@ -233,11 +236,23 @@ func (q Query) filters(next int) (string, []any) {
 		args = append(args, arg)
 		next++
 	}
+	// The date bounds are one condition, so Undated can widen it whole.
+	var dated []string
 	if q.Since != nil {
-		add("published_at >= $%d", *q.Since)
+		dated = append(dated, fmt.Sprintf("published_at >= $%d", next))
+		args = append(args, *q.Since)
+		next++
 	}
 	if q.Until != nil {
-		add("published_at < $%d", *q.Until)
+		dated = append(dated, fmt.Sprintf("published_at < $%d", next))
+		args = append(args, *q.Until)
+		next++
+	}
+	switch {
+	case len(dated) > 0 && q.Undated:
+		conds = append(conds, "("+strings.Join(dated, " AND ")+" OR published_at IS NULL)")
+	case len(dated) > 0:
+		conds = append(conds, dated...)
 	}
 	if q.Host != "" {
 		add("host = $%d", q.Host)

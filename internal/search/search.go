@@ -120,6 +120,11 @@ type Result struct {
 	People        []string   `json:"people"`
 	Organizations []string   `json:"organizations"`
 	Locations     []string   `json:"locations"`
+	// Passage is the whole best chunk and FirstSeen the day the crawler
+	// first saw the page: for callers that read further than the snippet
+	// (newsctl ask), not part of the search answer.
+	Passage   string     `json:"-"`
+	FirstSeen *time.Time `json:"-"`
 }
 
 // A ModelError says the configured model has no stored chunks.

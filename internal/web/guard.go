@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -171,12 +173,15 @@ func (a *admission) enter(r *http.Request) bool {
 func (a *admission) leave() { <-a.slots }
 
 // admit wraps h with the admission and the per-client rate limit.
-func (s *Server) admit(h http.HandlerFunc) http.HandlerFunc {
+func (s *Server) admit(h http.HandlerFunc) http.HandlerFunc { return s.admitBy(s.limits, h) }
+
+// admitBy is admit with the per-client limits of limits.
+func (s *Server) admitBy(limits *clientLimits, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !s.limits.allow(r) {
+		if !limits.allow(r) {
 			s.metrics.rejected.WithLabelValues("rate_limit").Inc()
-			w.Header().Set("Retry-After", "1")
-			s.deny(w, r, http.StatusTooManyRequests, "too many searches from this address; retry in a second")
+			w.Header().Set("Retry-After", strconv.Itoa(limits.retryAfter()))
+			s.deny(w, r, http.StatusTooManyRequests, "too many requests from this address; retry in "+strconv.Itoa(limits.retryAfter())+" s")
 			return
 		}
 		if !s.admission.enter(r) {
@@ -205,6 +210,14 @@ type clientLimits struct {
 type client struct {
 	lim  *rate.Limiter
 	seen time.Time
+}
+
+// retryAfter is the whole seconds until a client's next token.
+func (c *clientLimits) retryAfter() int {
+	if c == nil || c.perSecond <= 0 {
+		return 1
+	}
+	return max(1, int(math.Ceil(1/float64(c.perSecond))))
 }
 
 func (c *clientLimits) allow(r *http.Request) bool {

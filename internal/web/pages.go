@@ -60,7 +60,7 @@ func dateText(t any) string {
 
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
-	for _, name := range []string{"search", "document", "pipeline", "login", "error"} {
+	for _, name := range []string{"search", "ask", "document", "pipeline", "login", "error"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: parse the %s page: %w", name, err)
@@ -88,6 +88,11 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name s
 		title, nav = "Search", "search"
 		if p.Query != "" {
 			title = p.Query + " – Search"
+		}
+	case askPage:
+		title, nav = "Ask", "ask"
+		if p.Question != "" {
+			title = p.Question + " – Ask"
 		}
 	case documentPage:
 		title, nav = p.Title, "search"

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/time/rate"
 
+	"github.com/newscrawl/newscrawl/internal/ask"
 	"github.com/newscrawl/newscrawl/internal/search"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
@@ -42,6 +43,7 @@ const (
 // Config is what a Server needs.
 type Config struct {
 	Searcher *search.Searcher
+	Asker    *ask.Asker // the Ask page and POST /api/ask; nil answers them 404
 	Admin    *streamkit.Admin
 	Stages   []streamkit.StageRef
 	Health   func(ctx context.Context) error // /healthz; nil answers ok
@@ -57,7 +59,16 @@ type Config struct {
 	RateBurst       int
 	RateLoopback    bool // apply the rate limit to loopback clients too
 	SampleEvery     time.Duration
-	Log             *slog.Logger
+	// AskRatePerSec is questions per second per client: 0 takes
+	// DefaultAskRatePerSec, or DefaultAskModelRatePerSec when the Asker
+	// has a model; below 0, no limit. AskTimeout bounds one question.
+	AskRatePerSec float64
+	AskRateBurst  int
+	AskTimeout    time.Duration
+	// Registry takes the server's metrics (and the Asker's, registered by
+	// the caller); nil: a registry of its own.
+	Registry *prometheus.Registry
+	Log      *slog.Logger
 }
 
 // A Server serves the pages and the API.
@@ -66,6 +77,7 @@ type Server struct {
 	access    access
 	admission *admission
 	limits    *clientLimits
+	askLimits *clientLimits
 	sampler   *sampler
 	pages     map[string]*template.Template
 	api       http.Handler // internal/search's JSON API
@@ -105,8 +117,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = search.DefaultRequestTimeout
 	}
+	if cfg.AskTimeout <= 0 {
+		cfg.AskTimeout = DefaultAskTimeout
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
 	}
 	pages, err := parsePages()
 	if err != nil {
@@ -117,9 +135,10 @@ func New(cfg Config) (*Server, error) {
 		access:    access{token: cfg.Token, loopback: cfg.Loopback, readOnly: cfg.ReadOnly},
 		admission: newAdmission(cfg.InFlight, cfg.Queue, cfg.QueueWait),
 		limits:    &clientLimits{perSecond: rate.Limit(cfg.RatePerSec), burst: cfg.RateBurst, loopback: cfg.RateLoopback},
+		askLimits: askLimits(cfg),
 		pages:     pages,
 		api:       search.NewHandler(cfg.Searcher, search.APIConfig{Timeout: cfg.Timeout, Log: cfg.Log, Health: cfg.Health}),
-		reg:       prometheus.NewRegistry(),
+		reg:       cfg.Registry,
 		log:       cfg.Log,
 	}
 	s.sampler = &sampler{stats: s.stats, every: cfg.SampleEvery, log: cfg.Log}
@@ -156,6 +175,12 @@ func (s *Server) Handler() http.Handler {
 		}
 	}
 	route("GET /{$}", s.guard(public, s.admit(s.searchPage)))
+	askPage, apiAsk := s.askDisabled, s.askDisabled
+	if s.cfg.Asker != nil {
+		askPage, apiAsk = s.admitBy(s.askLimits, s.askPage), s.admitBy(s.askLimits, s.apiAsk)
+	}
+	route("GET /ask", s.guard(public, askPage))
+	route("POST /api/ask", changing(s.guard(public, apiAsk)))
 	route("GET /documents/{doc_id}", s.guard(public, s.documentPage))
 	route("GET /pipeline", s.guard(operator, s.pipelinePage))
 	route("POST /pipeline/dlq", changing(s.guard(change, s.dlqAction)))
