@@ -32,7 +32,7 @@ func TestSupports_NamesNumbersAndWords(t *testing.T) {
 		want  bool
 	}{
 		{"The Riverton council approved a footbridge costing 4.2 million euros.", true},
-		{"Three firms bid for the footbridge, Mayor Ruiz said.", true},       // "three" is 3 in both
+		{"Three firms bid for the footbridge, Mayor Ruiz said.", true},                 // "three" is 3 in both
 		{"The Riverton council approved a footbridge costing 5 million euros.", false}, // a number the source lacks
 		{"The Millbrook council approved the footbridge.", false},                      // a name the source lacks
 		{"The council rejected plans for a stadium and a casino downtown.", false},     // content words missing

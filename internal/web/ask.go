@@ -179,4 +179,3 @@ func askLimits(cfg Config) *clientLimits {
 func (s *Server) askDisabled(w http.ResponseWriter, r *http.Request) {
 	s.deny(w, r, http.StatusNotFound, "asking is not configured on this server")
 }
-
