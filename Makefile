@@ -11,7 +11,7 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/newscrawl_bench?sslmode
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help build test chaos test-compose screenshots up demo down bench-serve bench-streamkit bench-partitions bench-crawler bench-cleaner bench-search bench-seed bench-ingest lint clean
+.PHONY: help build test chaos test-compose screenshots up demo down bench-serve bench-streamkit bench-partitions bench-crawler bench-cleaner bench-search bench-seed bench-ingest bench-ask lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-16s %s\n", $$1, $$2 }'
@@ -86,6 +86,10 @@ bench-ingest: ## WARC in: the library's read rate, newsctl ingest alone, end to 
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
 	@$(GO) build -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./bench/ingest $(ARGS)
+
+bench-ask: ## newsctl ask without a model on a generated 10,000-article archive (last line: hits@5, citations, abstentions, p50)
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
+	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./bench/ask $(ARGS)
 
 bench-search: ## search quality/latency bench
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure

@@ -107,6 +107,21 @@ func TestBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, "document")
 
+	do("ask", chromedp.Navigate(e.srv.URL+"/"), chromedp.Click(`//nav/a[text()="Ask"]`),
+		chromedp.WaitVisible(chromedp.CSS(`form.ask`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name=q]`), "How much did the harbour bridge repairs cost?"),
+		chromedp.Submit(chromedp.CSS(`input[name=q]`)),
+		chromedp.WaitVisible(chromedp.CSS(`ol.sources`)))
+	if answer := text(`p.sentences`); !strings.Contains(answer, "18 million euros") || !strings.Contains(answer, "[1]") {
+		t.Fatalf("the answer reads %q, want the cost cited [1]", answer)
+	}
+	screenshot(t, ctx, "ask")
+	do("follow a source", chromedp.Click(chromedp.CSS(`ol.sources li#source-1 a`), chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.CSS(`aside.side`)))
+	if title := text(`h1`); !strings.Contains(title, "Harbour bridge reopens") {
+		t.Fatalf("source 1 leads to %q, want the bridge article", title)
+	}
+
 	do("pipeline", chromedp.Navigate(e.srv.URL+"/pipeline"), chromedp.WaitVisible(chromedp.CSS(`table.stages`)))
 	dlq := text(`tr[data-stage=clean] td.dlq`)
 	stats, err := e.admin.Stats(context.Background(), pipeline.Stages())

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newscrawl/newscrawl/internal/ask"
 	"github.com/newscrawl/newscrawl/internal/embed"
 	"github.com/newscrawl/newscrawl/internal/embed/chunk"
 	"github.com/newscrawl/newscrawl/internal/embed/embedtest"
@@ -74,6 +75,12 @@ func newEnv(t *testing.T, cfg web.Config) *env {
 	}
 	admin := &streamkit.Admin{RDB: rdb, Prefix: prefix}
 	cfg.Searcher = search.New(pool, e, search.Config{}, nil)
+	if cfg.Asker == nil {
+		cfg.Asker, err = ask.New(ask.Config{Searcher: cfg.Searcher, Now: func() time.Time { return day("2026-11-27") }})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	cfg.Admin = admin
 	cfg.Stages = pipeline.Stages()
 	if !cfg.Loopback && !cfg.ReadOnly && cfg.Token == "" {
@@ -404,5 +411,75 @@ func TestInvalidParametersRefused(t *testing.T) {
 		if tc.wantCode == http.StatusBadRequest && tc.wantJSON != strings.HasPrefix(a.hdr.Get("Content-Type"), "application/json") {
 			t.Errorf("GET %s: content type %q", tc.path, a.hdr.Get("Content-Type"))
 		}
+	}
+}
+
+func TestAsk_APIAndPage(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, web.Config{Loopback: true})
+	ask := func(body string) answer {
+		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/api/ask", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		return do(t, req)
+	}
+	res := ask(`{"question": "How much did the harbour bridge repairs cost?", "since": "2026-11-01"}`)
+	var got struct {
+		Mode      string `json:"mode"`
+		Abstained bool   `json:"abstained"`
+		Sentences []struct {
+			Text      string `json:"text"`
+			Citations []int  `json:"citations"`
+			Supported bool   `json:"supported"`
+		} `json:"sentences"`
+		Sources []struct {
+			N     int    `json:"n"`
+			DocID string `json:"doc_id"`
+			URL   string `json:"url"`
+		} `json:"sources"`
+		Supported, Total int
+	}
+	if err := json.Unmarshal([]byte(res.body), &got); err != nil || res.code != http.StatusOK {
+		t.Fatalf("POST /api/ask: %d %s", res.code, res.body)
+	}
+	if got.Mode != "extractive" || got.Abstained || len(got.Sentences) == 0 || got.Sources[0].DocID != "bridge" ||
+		got.Supported != got.Total || !strings.Contains(res.body, "18 million euros") {
+		t.Fatalf("answer: %s", res.body)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{`{"question": ""}`, "empty"},
+		{`{"question": "bridge", "k": 99}`, "k must be"},
+		{`{"question": "bridge", "since": "last tuesday"}`, "not YYYY-MM-DD"},
+		{`{"question": "bridge", "model": "gpt"}`, "unknown field"},
+		{`not json`, "JSON object"},
+	} {
+		if r := ask(tc.body); r.code != http.StatusBadRequest || !strings.Contains(r.body, tc.want) {
+			t.Errorf("POST %s: %d %s, want 400 saying %q", tc.body, r.code, r.body, tc.want)
+		}
+	}
+	page := get(t, e.srv.URL+"/ask?q="+url.QueryEscape("How much did the harbour bridge repairs cost?"))
+	if page.code != http.StatusOK || !strings.Contains(page.body, "18 million euros") || !strings.Contains(page.body, `href="/documents/bridge"`) ||
+		!strings.Contains(page.body, `href="#source-1"`) {
+		t.Fatalf("the Ask page: %d\n%s", page.code, page.body)
+	}
+	if page := get(t, e.srv.URL+"/ask?q="+url.QueryEscape("Who won the chess championship?")); !strings.Contains(page.body, "The archive holds nothing") {
+		t.Fatalf("the Ask page on nothing: %s", page.body)
+	}
+}
+
+func TestAsk_RateLimitedPerClient(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, web.Config{Loopback: true, RateLoopback: true, AskRatePerSec: 0.1, AskRateBurst: 2})
+	var codes []int
+	for range 3 {
+		codes = append(codes, get(t, e.srv.URL+"/ask?q=bridge").code)
+	}
+	if codes[0] != http.StatusOK || codes[1] != http.StatusOK || codes[2] != http.StatusTooManyRequests {
+		t.Fatalf("codes %v, want 200 200 429", codes)
+	}
+	if r := get(t, e.srv.URL+"/ask?q=bridge"); r.hdr.Get("Retry-After") != "10" {
+		t.Fatalf("Retry-After %q, want 10 (one question per 10 s)", r.hdr.Get("Retry-After"))
+	}
+	if r := get(t, e.srv.URL+"/?q=bridge"); r.code != http.StatusOK {
+		t.Fatalf("search shares the ask limit: %d", r.code)
 	}
 }
