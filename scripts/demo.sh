@@ -70,12 +70,16 @@ bin/newsctl stats
 echo
 say 'search "bridge reopened after repairs":'
 bin/newsctl search "bridge reopened after repairs" --k 3
+echo
+say 'ask "How much did the harbour bridge repairs cost?":'
+bin/newsctl ask "How much did the harbour bridge repairs cost?" --k 3
 
 cat <<EOT
 
 Try next (after: source .run/env):
   bin/newsctl search "comet visible in the evening"
   bin/newsctl search "train drivers strike" --mode lexical --json
+  bin/newsctl ask "How did the rail strike end?"        # cited, checked; --json, --strict
   bin/newsctl stats                 # stages, workers, documents and extractions
   bin/newsctl health                # every stage's workers and their state
   bin/newsctl serve                 # the web page and API on http://127.0.0.1:8080/

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net"
 	"net/http"
@@ -92,6 +93,28 @@ func demoSite(t *testing.T, prefix string, extra ...string) {
 		if len(got) == 0 || !strings.HasSuffix(got[0].URL, want) {
 			t.Errorf("search %q: %+v, want %s first", q, got, want)
 		}
+	}
+	// Asked as a user would: the crawled story answers, cited and checked;
+	// the archive holds nothing on an airport.
+	var ans struct {
+		Abstained bool
+		Supported int
+		Sentences []struct {
+			Text      string
+			Citations []int
+		}
+		Sources []struct{ URL string }
+	}
+	if err := json.Unmarshal([]byte(newsctl(t, bin, environ, "ask", "How much did the harbour bridge repairs cost?", "--json")), &ans); err != nil {
+		t.Fatal(err)
+	}
+	if ans.Abstained || ans.Supported == 0 || !strings.HasSuffix(ans.Sources[ans.Sentences[0].Citations[0]-1].URL, "/local/harbour-bridge-reopens") ||
+		!strings.Contains(fmt.Sprint(ans.Sentences), "18 million euros") {
+		t.Errorf("ask about the bridge: %+v", ans)
+	}
+	ans.Abstained = false
+	if err := json.Unmarshal([]byte(newsctl(t, bin, environ, "ask", "When will the new airport runway open?", "--json")), &ans); err != nil || !ans.Abstained {
+		t.Errorf("ask about an airport the archive never mentions: %+v %v", ans, err)
 	}
 	ws.stop(t)
 }
