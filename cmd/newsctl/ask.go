@@ -23,6 +23,7 @@ const defaultAskTimeout = 60 * time.Second
 // askBinding is the settings ask reads, shared by `newsctl ask` and serve.
 type askBinding struct {
 	server    config.OpenAI
+	baseURL   *string
 	model     *string
 	extractor *string
 	now       *string
@@ -34,6 +35,7 @@ type askBinding struct {
 func bindAsk(s *config.Set, server config.OpenAI) askBinding {
 	return askBinding{
 		server:    server,
+		baseURL:   s.String("ASK_BASE_URL", "", "the chat model's server when it is not OPENAI_BASE_URL's (the query is still embedded as EMBED_* say)"),
 		model:     s.String("ASK_MODEL", "", "chat model that answers (default EXTRACT_MODEL; none = answer from the sources' sentences only)"),
 		extractor: s.String("EXTRACT_MODEL", "", "the extractor's model, which answers when ASK_MODEL is unset"),
 		now:       s.String("ASK_NOW", "", "today for time phrases such as \"last week\" (YYYY-MM-DD or RFC 3339; default now)"),
@@ -43,8 +45,8 @@ func bindAsk(s *config.Set, server config.OpenAI) askBinding {
 	}
 }
 
-// asker builds the Asker: with a model when OPENAI_BASE_URL and a model
-// name are set, else extractive.
+// asker builds the Asker: with a model when a server (ASK_BASE_URL or
+// OPENAI_BASE_URL) and a model name are set, else extractive.
 func (b askBinding) asker(s *search.Searcher, m *ask.Metrics, log *slog.Logger) (*ask.Asker, error) {
 	cfg := ask.Config{Searcher: s, Metrics: m, Log: log}
 	if *b.now != "" {
@@ -58,8 +60,12 @@ func (b askBinding) asker(s *search.Searcher, m *ask.Metrics, log *slog.Logger) 
 	if name == "" {
 		name = *b.extractor
 	}
-	if *b.server.BaseURL != "" && name != "" && name != "none" {
-		model, err := ask.NewModel(ask.ModelConfig{BaseURL: *b.server.BaseURL, APIKey: *b.server.APIKey, Model: name,
+	base := *b.baseURL
+	if base == "" {
+		base = *b.server.BaseURL
+	}
+	if base != "" && name != "" && name != "none" {
+		model, err := ask.NewModel(ask.ModelConfig{BaseURL: base, APIKey: *b.server.APIKey, Model: name,
 			Timeout: *b.timeout, MaxTokens: *b.maxTokens, DisableThinking: *b.noThink})
 		if err != nil {
 			return nil, err

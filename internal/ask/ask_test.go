@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/newscrawl/newscrawl/internal/ask"
 	"github.com/newscrawl/newscrawl/internal/embed"
 	"github.com/newscrawl/newscrawl/internal/embed/chunk"
@@ -405,4 +407,63 @@ func TestAsk_ModelThatFindsNothingAbstains(t *testing.T) {
 	if !ans.Abstained || f.requests.Load() != before {
 		t.Fatalf("asked the model about nothing: %+v (%d requests)", ans, f.requests.Load()-before)
 	}
+}
+
+func TestAsk_MetricsCountWhatWasShown(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	metrics, s := ask.NewMetrics(reg), archive(t)
+	asker := func(behave string) *ask.Asker {
+		a, err := ask.New(ask.Config{Searcher: s, Model: modelOf(t, newFakeModel(t, behave), 5*time.Second), Now: func() time.Time { return today },
+			Metrics: metrics})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a := asker("wrong-source")
+	a.Ask(context.Background(), ask.Request{Question: "How much did the repairs of the Portmere swing bridge cost?"}) // 1 of 2 supported
+	a.Ask(context.Background(), ask.Request{Question: "Who won the chess championship?"})                             // abstained
+	asker("429").Ask(context.Background(), ask.Request{Question: "How much did the repairs of the Portmere swing bridge cost?"}) // fell back
+	for name, want := range map[string]float64{
+		`newscrawl_ask_sentences_total{supported="true"}`:      1 + 2,
+		`newscrawl_ask_sentences_total{supported="false"}`:     1,
+		`newscrawl_ask_abstentions_total`:                      1,
+		`newscrawl_ask_fallbacks_total{reason="model_failed"}`: 1,
+		`newscrawl_ask_seconds_count{mode="model"}`:            1,
+		`newscrawl_ask_seconds_count{mode="extractive"}`:       2,
+	} {
+		if got := metric(t, reg, name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// metric reads one sample of reg in the text format's notation.
+func metric(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range families {
+		for _, m := range mf.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+			}
+			id := mf.GetName()
+			if len(labels) > 0 {
+				id += "{" + strings.Join(labels, ",") + "}"
+			}
+			switch {
+			case id == name && m.Counter != nil:
+				return m.Counter.GetValue()
+			case strings.Replace(name, "_count", "", 1) == id && m.Histogram != nil:
+				return float64(m.Histogram.GetSampleCount())
+			}
+		}
+	}
+	t.Fatalf("no sample %s", name)
+	return 0
 }
