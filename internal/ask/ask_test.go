@@ -422,8 +422,8 @@ func TestAsk_MetricsCountWhatWasShown(t *testing.T) {
 		return a
 	}
 	a := asker("wrong-source")
-	a.Ask(context.Background(), ask.Request{Question: "How much did the repairs of the Portmere swing bridge cost?"}) // 1 of 2 supported
-	a.Ask(context.Background(), ask.Request{Question: "Who won the chess championship?"})                             // abstained
+	a.Ask(context.Background(), ask.Request{Question: "How much did the repairs of the Portmere swing bridge cost?"})            // 1 of 2 supported
+	a.Ask(context.Background(), ask.Request{Question: "Who won the chess championship?"})                                        // abstained
 	asker("429").Ask(context.Background(), ask.Request{Question: "How much did the repairs of the Portmere swing bridge cost?"}) // fell back
 	for name, want := range map[string]float64{
 		`newscrawl_ask_sentences_total{supported="true"}`:      1 + 2,
