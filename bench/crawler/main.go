@@ -53,6 +53,7 @@ type options struct {
 	collyBin    string
 	colly       bool
 	padKB       int
+	hostile     bool
 }
 
 func main() {
@@ -74,12 +75,13 @@ func run() error {
 	collyDir := flag.String("colly-dir", "bench/colly", "directory of the colly peer's module")
 	withColly := flag.Bool("colly", true, "run the colly peer too")
 	padKB := flag.Int("pad-kb", 0, "pad every article page to about this many KiB more (the memory case: -n 24 -pad-kb 9728)")
+	hostile := flag.Bool("hostile", false, "host 0 also serves gzip bombs, 500,000-link, 9.5 MB, 1.2M-tag and 100,000-deep pages, four of each (the hostile memory case: -n 200 -delay 0 -colly=false -hostile)")
 	if err := s.Parse(os.Args[1:]); err != nil {
 		return err
 	}
 	o := &options{delay: *delay, hosts: *hosts, concurrency: *concurrency, timeout: *timeout,
 		redisURL: *common.RedisURL, databaseURL: *common.DatabaseURL, crawlerBin: *crawlerBin,
-		collyDir: *collyDir, colly: *withColly, padKB: *padKB}
+		collyDir: *collyDir, colly: *withColly, padKB: *padKB, hostile: *hostile}
 	for _, f := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < o.hosts {
@@ -127,7 +129,7 @@ func run() error {
 		"cpu = user+system CPU of the crawler process alone during the crawl, per page; RSS = its peak resident set\n")
 	var results []result
 	for _, n := range o.sizes {
-		st, err := newSite(n, o.hosts, o.padKB)
+		st, err := newSite(n, o.hosts, o.padKB, o.hostile)
 		if err != nil {
 			return err
 		}

@@ -30,6 +30,7 @@ const (
 type page struct {
 	contentType string
 	body        []byte
+	encoding    string // Content-Encoding, for a gzip bomb
 }
 
 // A host is one listener of the site on 127.0.0.1 with its own pages.
@@ -51,9 +52,10 @@ type host struct {
 // them. The site counts requests per normalized URL (tracking parameters
 // dropped; fragments never reach a server) and keeps request times per host.
 type site struct {
-	n     int
-	hosts []*host
-	padKB int // bytes of padding per article page, in KiB (a bloated page)
+	n       int
+	hosts   []*host
+	padKB   int  // bytes of padding per article page, in KiB (a bloated page)
+	hostile bool // host 0 also serves the hostile pages (hostilePages)
 
 	mu         sync.Mutex
 	counts     map[string]int         // host + path + non-tracking query → requests
@@ -65,8 +67,8 @@ type site struct {
 }
 
 // newSite renders the site and starts its listeners.
-func newSite(n, nhosts, padKB int) (*site, error) {
-	s := &site{n: n, padKB: padKB}
+func newSite(n, nhosts, padKB int, hostile bool) (*site, error) {
+	s := &site{n: n, padKB: padKB, hostile: hostile}
 	for i := range nhosts {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -145,6 +147,9 @@ func (s *site) handler(h *host) http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", p.contentType)
+		if p.encoding != "" {
+			w.Header().Set("Content-Encoding", p.encoding)
+		}
 		w.Write(p.body)
 	})
 }
@@ -242,24 +247,27 @@ func (s *site) render() {
 	for _, h := range s.hosts {
 		arts := s.hostArticles(h)
 		nsec := s.sections(h)
-		h.pages["/robots.txt"] = page{"text/plain; charset=utf-8", fmt.Appendf(nil,
-			"User-agent: *\nDisallow: /private/\n\nSitemap: %s/sitemap.xml\n", h.base)}
-		h.pages["/"] = page{"text/html; charset=utf-8", s.home(h, arts, nsec)}
-		h.pages["/private/login"] = page{"text/html; charset=utf-8", []byte("<html><body>login</body></html>")}
+		h.pages["/robots.txt"] = page{contentType: "text/plain; charset=utf-8", body: fmt.Appendf(nil,
+			"User-agent: *\nDisallow: /private/\nDisallow: /z/\n\nSitemap: %s/sitemap.xml\n", h.base)}
+		if s.hostile && h.index == 0 {
+			s.hostilePages(h)
+		}
+		h.pages["/"] = page{contentType: "text/html; charset=utf-8", body: s.home(h, arts, nsec)}
+		h.pages["/private/login"] = page{contentType: "text/html; charset=utf-8", body: []byte("<html><body>login</body></html>")}
 		for j := range nsec {
 			lo, hi := j*articlesPerSection, min((j+1)*articlesPerSection, len(arts))
-			h.pages[fmt.Sprintf("/s/%d", j)] = page{"text/html; charset=utf-8", s.section(h, j, nsec, arts[lo:hi])}
+			h.pages[fmt.Sprintf("/s/%d", j)] = page{contentType: "text/html; charset=utf-8", body: s.section(h, j, nsec, arts[lo:hi])}
 		}
 		for _, i := range arts {
 			body := s.article(h, i, nsec)
 			if s.padKB > 0 {
 				body = append(append(append(body, "<!-- "...), bytes.Repeat([]byte("padding "), s.padKB*128)...), " -->"...)
 			}
-			h.pages[fmt.Sprintf("/a/%d", i)] = page{"text/html; charset=utf-8", body}
+			h.pages[fmt.Sprintf("/a/%d", i)] = page{contentType: "text/html; charset=utf-8", body: body}
 		}
 		latest := arts[:min(feedItems, len(arts))]
-		h.pages["/feed.xml"] = page{"application/rss+xml", s.rss(h, latest)}
-		h.pages["/atom.xml"] = page{"application/atom+xml", s.atom(h, latest)}
+		h.pages["/feed.xml"] = page{contentType: "application/rss+xml", body: s.rss(h, latest)}
+		h.pages["/atom.xml"] = page{contentType: "application/atom+xml", body: s.atom(h, latest)}
 		s.sitemaps(h, arts)
 	}
 }
@@ -298,6 +306,9 @@ func (s *site) home(h *host, arts []int, nsec int) []byte {
 		fmt.Fprintf(&b, `<li><a href="/s/%d">Section %d</a></li>`, j, j)
 	}
 	b.WriteString(`</ul>`)
+	if h.index == 0 && s.hostile {
+		b.WriteString(`<p><a href="/s/hostile">Hostile pages</a></p>`)
+	}
 	if h.index == 0 {
 		b.WriteString(`<h2>Our other editions</h2><ul>`)
 		for _, o := range s.hosts[1:] {
@@ -325,6 +336,58 @@ func (s *site) section(h *host, j, nsec int, arts []int) []byte {
 	b.WriteString(`</main>`)
 	footer(&b)
 	return b.Bytes()
+}
+
+// hostile is what -hostile serves on host 0, linked from /s/hostile
+// (linked from its home page): the crawler's hostile cases, for its peak
+// memory. Each kind four times, so several are in flight at once.
+var hostileKinds = []string{"bomb", "links", "huge", "tags", "nested"}
+
+// hostilePages renders them: gzip bombs (1 GiB of zeros, 1 MiB on the
+// wire), pages of 500,000 links (to /z/, disallowed), 9.5 MB pages, pages
+// of 1.2 million tags, and 100,000 nested divs.
+func (s *site) hostilePages(h *host) {
+	var zeros bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&zeros, gzip.BestCompression)
+	chunk := make([]byte, 1<<20)
+	for range 1024 {
+		zw.Write(chunk)
+	}
+	zw.Close()
+	var links, huge, tags, nested bytes.Buffer
+	links.WriteString("<html><body><p>Links.</p>")
+	for i := range 500_000 {
+		fmt.Fprintf(&links, "<a href=/z/%d>%d</a>", i, i)
+	}
+	huge.WriteString("<html><body><article><h1>A long page</h1>")
+	for i := 0; huge.Len() < 9_500_000; i++ {
+		huge.WriteString("<p>" + words(i, 60) + "</p>")
+	}
+	tags.WriteString("<html><body>" + strings.Repeat("<i>x</i>", 600_000))
+	nested.WriteString("<html><body>" + strings.Repeat("<div>", 100_000) + "deep" + strings.Repeat("</div>", 100_000))
+	html := "text/html; charset=utf-8"
+	var index bytes.Buffer
+	index.WriteString("<html><body><h1>Hostile</h1><ul>")
+	for _, kind := range hostileKinds {
+		for k := range 4 {
+			path := fmt.Sprintf("/x/%s/%d", kind, k)
+			fmt.Fprintf(&index, `<li><a href="%s">%s %d</a></li>`, path, kind, k)
+			switch kind {
+			case "bomb":
+				h.pages[path] = page{contentType: html, body: zeros.Bytes(), encoding: "gzip"}
+			case "links":
+				h.pages[path] = page{contentType: html, body: links.Bytes()}
+			case "huge":
+				h.pages[path] = page{contentType: html, body: huge.Bytes()}
+			case "tags":
+				h.pages[path] = page{contentType: html, body: tags.Bytes()}
+			case "nested":
+				h.pages[path] = page{contentType: html, body: nested.Bytes()}
+			}
+		}
+	}
+	index.WriteString("</ul></body></html>")
+	h.pages["/s/hostile"] = page{contentType: html, body: index.Bytes()}
 }
 
 // article renders story i: boilerplate, text, and related links of which
@@ -401,11 +464,11 @@ func (s *site) sitemaps(h *host, arts []int) {
 		}
 		sm.WriteString(`</urlset>`)
 		name := fmt.Sprintf("/sitemap-%d.xml.gz", k)
-		h.pages[name] = page{"application/x-gzip", gzipped(sm.Bytes())}
+		h.pages[name] = page{contentType: "application/x-gzip", body: gzipped(sm.Bytes())}
 		fmt.Fprintf(&idx, `<sitemap><loc>%s%s</loc></sitemap>`, h.base, name)
 	}
 	fmt.Fprintf(&idx, `<sitemap><loc>%s/news-sitemap.xml</loc></sitemap></sitemapindex>`, h.base)
-	h.pages["/sitemap.xml"] = page{"application/xml", idx.Bytes()}
+	h.pages["/sitemap.xml"] = page{contentType: "application/xml", body: idx.Bytes()}
 
 	var news bytes.Buffer
 	news.WriteString(`<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">`)
@@ -414,7 +477,7 @@ func (s *site) sitemaps(h *host, arts []int) {
 			s.articleURL(i), h.index, i)
 	}
 	news.WriteString(`</urlset>`)
-	h.pages["/news-sitemap.xml"] = page{"application/xml", news.Bytes()}
+	h.pages["/news-sitemap.xml"] = page{contentType: "application/xml", body: news.Bytes()}
 }
 
 func gzipped(b []byte) []byte {

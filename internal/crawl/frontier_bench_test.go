@@ -9,15 +9,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newscrawl/newscrawl/internal/crawl"
 	"github.com/newscrawl/newscrawl/internal/testenv"
+	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
 // BenchmarkFrontierUnderNestedSitemaps measures the frontier a hostile
 // site grows at --max-depth 1: robots.txt names a sitemap index, every
 // index names 10 more indexes and a sitemap of 100 pages, without end,
 // and every page names an HTML page posing as its feed (issue 13 item 4).
-// It crawls for 45 s (delay 20 ms) and reports the frontier's size then
-// and its growth over the last 10 s:
+// It crawls for 60 s (delay 20 ms, the default hub cap) and reports the
+// frontier's size and the host's hubs then, and the hubs' growth over the
+// last 10 s:
 //
 //	go test -run '^$' -bench FrontierUnderNestedSitemaps -benchtime 1x ./internal/crawl
 func BenchmarkFrontierUnderNestedSitemaps(b *testing.B) {
@@ -65,19 +68,52 @@ func BenchmarkFrontierUnderNestedSitemaps(b *testing.B) {
 			}
 			return n
 		}
-		var at35 int64
-		for s := 5; s <= 45; s += 5 {
+		hubs := func() int64 {
+			var n int64
+			if err := e.Pool.QueryRow(context.Background(), `SELECT coalesce(sum(hubs), 0) FROM crawl_hosts`).Scan(&n); err != nil {
+				b.Fatal(err)
+			}
+			return n
+		}
+		var hubsAt50 int64
+		for s := 5; s <= 60; s += 5 {
 			time.Sleep(5 * time.Second)
-			n := count()
-			b.Logf("%2d s: %d URLs in the frontier", s, n)
-			if s == 35 {
-				at35 = n
+			n, h := count(), hubs()
+			b.Logf("%2d s: %d URLs in the frontier, %d of them hubs (cap %d)", s, n, h, crawl.DefaultMaxHubsPerHost)
+			if s == 50 {
+				hubsAt50 = h
 			}
 		}
-		n := count()
+		n, h := count(), hubs()
 		stop()
 		srv.Close()
-		b.ReportMetric(float64(n), "urls@45s")
-		b.ReportMetric(float64(n-at35)/10, "urls/s@35-45s")
+		b.ReportMetric(float64(n), "urls@60s")
+		b.ReportMetric(float64(h), "hubs@60s")
+		b.ReportMetric(float64(h-hubsAt50)/10, "hubs/s@50-60s")
+	}
+}
+
+// BenchmarkTwoCrawlersAtTheDefaults is the two-crawler test at the
+// defaults a deployment runs with — window 1,000, 1,000 finished entries
+// kept, read batch 50, janitor every 30 s, feeder every 200 ms, scheduler
+// every 30 s, 16 handlers each — on 5,000 seeded pages of one host (delay
+// 2 ms) and a hub due every 300 ms. It reports the worst backlog (goal: at
+// most window + a batch, 1,050) and the worst stream length (at most
+// window + retained + a batch, 2,050):
+//
+//	go test -run '^$' -bench TwoCrawlersAtTheDefaults -benchtime 1x ./internal/crawl
+func BenchmarkTwoCrawlersAtTheDefaults(b *testing.B) {
+	for range b.N {
+		e := &env{testenv.New(b)}
+		cfg, cc := e.crawlConfig(), e.consumerConfig()
+		cfg.HostDelay, cfg.Window, cfg.Retain = 2*time.Millisecond, crawl.DefaultWindow, streamkit.DefaultRetainLen
+		cc.Concurrency, cc.BatchSize, cc.RetainLen, cc.JanitorInterval = 16, streamkit.DefaultBatchSize, streamkit.DefaultRetainLen, streamkit.DefaultJanitorInterval
+		cc.Visibility, cc.Block = 60*time.Second, 2*time.Second
+		r := twoCrawlers(b, e, cfg, cc, 5000, 5*time.Minute)
+		b.ReportMetric(float64(r.fetched), "fetched")
+		b.ReportMetric(float64(r.worstBacklog), "worst-backlog")
+		b.ReportMetric(float64(r.worstLen), "worst-stream-len")
+		b.ReportMetric(r.took.Seconds(), "s")
+		b.ReportMetric(float64(len(r.twice)), "refetched")
 	}
 }

@@ -173,63 +173,85 @@ func fetched(sites []*site) int {
 func TestCrawler_TwoCrawlersShareOneWindowAndTheStreamStaysShort(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	s := newSite(t)
+	cfg, cc := e.crawlConfig(), e.consumerConfig()
+	cc.JanitorInterval, cc.RetainLen = 200*time.Millisecond, 50
+	cfg.HostDelay, cfg.Window, cfg.Retain, cfg.FeedInterval, cfg.SchedulePeriod = 2*time.Millisecond, 200, cc.RetainLen, 20*time.Millisecond, 100*time.Millisecond
+	r := twoCrawlers(t, e, cfg, cc, 1500, 90*time.Second)
+	if r.fetched < 1500 {
+		t.Fatalf("fetched %d pages in 90 s, want 1500", r.fetched)
+	}
+	if limit := cfg.Window + int64(cc.BatchSize); r.worstBacklog > limit {
+		t.Errorf("the crawl stage held a backlog of %d, want at most the window plus a read batch, %d", r.worstBacklog, limit)
+	}
+	if limit := cfg.Window + cc.RetainLen + int64(cc.BatchSize); r.worstLen > limit {
+		t.Errorf("the crawl stream grew to %d entries, want at most window + retained + a batch, %d", r.worstLen, limit)
+	}
+	if r.hubHits < 2 {
+		t.Errorf("the hub was fetched %d times, want it recrawled", r.hubHits)
+	}
+	for path, hits := range r.twice {
+		t.Errorf("%s fetched %d times", path, hits)
+	}
+}
+
+// twoCrawlersResult is what twoCrawlers saw.
+type twoCrawlersResult struct {
+	fetched, hubHits       int
+	worstBacklog, worstLen int64
+	twice                  map[string]int // paths fetched more than once, but the hub and robots.txt
+	took                   time.Duration
+}
+
+// twoCrawlers runs two crawlers (consumer, feeder and scheduler each) on
+// 5,000 seeded pages of one host and a hub due every 300 ms, sampling the
+// crawl stage's backlog (lag + pending + retry + deferred) and the crawl
+// stream's length every 5 ms until want pages are fetched or the time is up.
+func twoCrawlers(tb testing.TB, e *env, cfg crawl.Config, cc streamkit.Config, want int, limit time.Duration) twoCrawlersResult {
+	s := newSite(tb)
 	numbered(s)
 	ctx := context.Background()
 	hubEvery := 300 * time.Millisecond
 	if _, err := crawl.SeedFrontier(ctx, e.Pool, []crawl.Seed{{URL: s.URL + "/p/99999", MaxDepth: 0, Recrawl: &hubEvery}}); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if _, err := crawl.SeedFrontier(ctx, e.Pool, seeds([]*site{s}, 5000)); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	cfg := e.crawlConfig()
-	cc := e.consumerConfig()
-	cc.JanitorInterval, cc.RetainLen = 200*time.Millisecond, 50
-	cfg.HostDelay, cfg.Window, cfg.Retain, cfg.FeedInterval, cfg.SchedulePeriod = 2*time.Millisecond, 200, cc.RetainLen, 20*time.Millisecond, 100*time.Millisecond
+	start := time.Now()
 	for range 2 {
 		c := e.crawler(cfg)
 		e.start(cc, c)
 		sch := crawl.NewScheduler(e.Pool, cfg)
 		sctx, cancel := context.WithCancel(ctx)
 		go sch.Run(sctx)
-		t.Cleanup(cancel)
+		tb.Cleanup(cancel)
 	}
 	keys := streamkit.KeysFor(e.Prefix, pipeline.Crawl)
 	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
-	var worstBacklog, worstLen int64
-	deadline := time.Now().Add(90 * time.Second)
-	for fetched([]*site{s}) < 1500 && time.Now().Before(deadline) {
+	var r twoCrawlersResult
+	deadline := time.Now().Add(limit)
+	for fetched([]*site{s}) < want && time.Now().Before(deadline) {
 		p, err1 := admin.Pressure(ctx, pipeline.Crawl)
 		retry, err2 := e.RDB.ZCard(ctx, keys.Retry()).Result()
 		deferred, err3 := e.RDB.ZCard(ctx, keys.Deferred()).Result()
 		length, err4 := e.RDB.XLen(ctx, keys.Stream()).Result()
 		if err1 == nil && err2 == nil && err3 == nil && err4 == nil {
-			worstBacklog, worstLen = max(worstBacklog, p+retry+deferred), max(worstLen, length)
+			r.worstBacklog, r.worstLen = max(r.worstBacklog, p+retry+deferred), max(r.worstLen, length)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	n := fetched([]*site{s})
-	t.Logf("fetched %d; worst backlog %d, worst stream length %d (window %d, retain %d, batch %d)", n, worstBacklog, worstLen, cfg.Window, cc.RetainLen, cc.BatchSize)
-	if n < 1500 {
-		t.Fatalf("fetched %d pages in 90 s, want 1500", n)
-	}
-	if limit := cfg.Window + int64(cc.BatchSize); worstBacklog > limit {
-		t.Errorf("the crawl stage held a backlog of %d, want at most the window plus a read batch, %d", worstBacklog, limit)
-	}
-	if limit := cfg.Window + cc.RetainLen + int64(cc.BatchSize); worstLen > limit {
-		t.Errorf("the crawl stream grew to %d entries, want at most window + retained + a batch, %d", worstLen, limit)
-	}
-	if s.hit("/p/99999") < 2 {
-		t.Errorf("the hub was fetched %d times, want it recrawled", s.hit("/p/99999"))
-	}
+	r.took, r.fetched, r.hubHits = time.Since(start), fetched([]*site{s}), s.hit("/p/99999")
+	tb.Logf("fetched %d in %s; worst backlog %d, worst stream length %d (window %d, retain %d, batch %d)",
+		r.fetched, r.took.Round(time.Millisecond), r.worstBacklog, r.worstLen, cfg.Window, cc.RetainLen, cc.BatchSize)
 	s.mu.Lock() // the crawlers are still at work
 	defer s.mu.Unlock()
+	r.twice = map[string]int{}
 	for path, hits := range s.hits {
 		if hits > 1 && path != "/p/99999" && path != "/robots.txt" {
-			t.Errorf("%s fetched %d times", path, hits)
+			r.twice[path] = hits
 		}
 	}
+	return r
 }
 
 // A frontier whose owed requests come host by host (a seed file sorted by

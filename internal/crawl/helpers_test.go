@@ -163,7 +163,7 @@ type site struct {
 	routes map[string]func(w http.ResponseWriter, r *http.Request)
 }
 
-func newSite(t *testing.T) *site {
+func newSite(t testing.TB) *site {
 	s := &site{hits: map[string]int{}, times: map[string][]time.Time{}, routes: map[string]func(http.ResponseWriter, *http.Request){}}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
