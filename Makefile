@@ -11,7 +11,7 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/newscrawl_bench?sslmode
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help build test chaos test-compose screenshots up demo down bench-serve bench-streamkit bench-partitions bench-crawler bench-cleaner bench-search bench-seed bench-ingest bench-ask lint clean
+.PHONY: help build test chaos test-compose screenshots up demo down train-pagekind bench-serve bench-streamkit bench-partitions bench-crawler bench-cleaner bench-search bench-seed bench-ingest bench-ask lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-16s %s\n", $$1, $$2 }'
@@ -68,6 +68,9 @@ bench-partitions: ## a partitioned stage on a local 6-node Redis Cluster vs one 
 bench-crawler: ## crawler vs colly on a generated local site, 2k and 10k pages (last line: the summary)
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./bench/crawler $(ARGS)
+
+train-pagekind: ## retrain the cleaner's page-kind model on WCXB's tune half (internal/article/pagekind_model.json)
+	$(GO) run ./internal/article/kindtrain -data $${EXTRACTION_BENCH_WCXB_DIR:-../shared/extraction-bench-wcxb}
 
 bench-cleaner: ## cleaner quality/speed bench (scripts/bench-cleaner.sh)
 	@bash scripts/bench-cleaner.sh $(ARGS)

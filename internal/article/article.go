@@ -77,6 +77,7 @@ func extractWith(raw []byte, pageURL string, opt Options, bud *budget) (*Article
 	elems := page.FindMatcher(pageElements)
 	hc := hintCache{}
 	pm := collectMeta(elems, hc)
+	counts := countPage(elems.Nodes)
 	pruneJunk(elems)
 	pm.paid = paidContent(page, pm.ld.paidParts)
 	body := doc
@@ -90,11 +91,12 @@ func extractWith(raw []byte, pageURL string, opt Options, bud *budget) (*Article
 	if bud.over() {
 		return nil, fmt.Errorf("%s: %w", where, bud.err())
 	}
-	return assemble(pm, res, pageURL), nil
+	return assemble(pm, res, counts, pageURL, opt.kindSample), nil
 }
 
 // assemble combines the content result and the metadata into an Article.
-func assemble(pm *pageMeta, res contentResult, pageURL string) *Article {
+// When sample is not nil it receives the page-kind model's input.
+func assemble(pm *pageMeta, res contentResult, counts pageCounts, pageURL string, sample *KindSample) *Article {
 	a := &Article{}
 	a.Text = joinBlocks(res.blocks)
 	a.WordCount = countWords(a.Text)
@@ -145,6 +147,13 @@ func assemble(pm *pageMeta, res contentResult, pageURL string) *Article {
 		}
 	}
 	a.IsArticle, a.PageKind = classify(sig)
+	x := kindInputs{sig: sig, counts: counts, authors: len(a.Authors), blocks: res.blocks, text: a.Text, title: a.Title, timeTags: len(pm.times), ruleKind: a.PageKind, bodyText: res.bodyText}.features()
+	firm := a.PageKind == KindListing && (sig.teaserHeads >= 8 || sig.words < 150 && (sig.headLinks >= 8 || sig.articles >= 6)) ||
+		a.PageKind == KindGallery && sig.words < 40 && sig.ld.articleCounts == 0 && !strings.HasPrefix(sig.ogType, "article")
+	if sample != nil {
+		*sample = KindSample{Features: x, RuleKind: a.PageKind, IsArticle: a.IsArticle, Firm: firm}
+	}
+	a.IsArticle, a.PageKind = pageKindModel.decide(a.IsArticle, a.PageKind, firm, x)
 	return a
 }
 

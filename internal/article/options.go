@@ -43,6 +43,8 @@ type Options struct {
 	MaxDepth int           // element nesting limit
 	MaxWork  int           // work budget in steps for one page
 	Timeout  time.Duration // wall-clock guard for one page (a runaway, not a verdict)
+
+	kindSample *KindSample // set by KindFeatures: where assemble leaves the page-kind model's input
 }
 
 // withDefaults fills zero fields so the rest of the package can rely on them.

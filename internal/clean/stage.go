@@ -51,7 +51,8 @@ type Stage struct {
 
 // outcomes of a cleaned page: forwarded, a duplicate, or the kind of page
 // that is not an article (article.Kind*).
-var outcomes = []string{"forwarded", "duplicate", article.KindListing, article.KindGallery, article.KindVideo, article.KindEmpty, article.KindOther}
+var outcomes = []string{"forwarded", "duplicate", article.KindListing, article.KindGallery, article.KindVideo, article.KindEmpty, article.KindOther,
+	article.KindService, article.KindProduct, article.KindCollection, article.KindForum, article.KindDocumentation}
 
 // NewStage returns the cleaner handler over db.
 func NewStage(db *pgxpool.Pool, cfg Config, log *slog.Logger) *Stage {

@@ -1,0 +1,77 @@
+package article
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestPageKindModel_FitsTheFeatures(t *testing.T) {
+	if kindModelErr != nil {
+		t.Fatal(kindModelErr)
+	}
+	m := pageKindModel
+	if m.ArticleFloor <= 0 || m.ArticleFloor >= 1 || m.RescueFloor <= 0 || m.RescueFloor >= 1 {
+		t.Errorf("floors %v and %v: want probabilities strictly between 0 and 1", m.ArticleFloor, m.RescueFloor)
+	}
+	if !strings.Contains(m.Data, "CC-BY-4.0") || m.Command == "" {
+		t.Errorf("the model must say what it was trained on, under which licence, and how: data %q, command %q", m.Data, m.Command)
+	}
+	p := m.Probabilities(make([]float64, len(kindFeatureNames)))
+	var sum float64
+	for _, c := range m.Classes {
+		sum += p[c]
+	}
+	if sum < 0.999 || sum > 1.001 {
+		t.Errorf("probabilities sum to %v", sum)
+	}
+}
+
+// The kinds WCXB's annotators label beside articles, on pages built the
+// way such pages are built: each has as much prose as a short story, so
+// only the model tells them apart.
+func TestExtract_PagesThatAreNotStories(t *testing.T) {
+	prose := pTags(articleParas(5))
+	cases := []struct {
+		name, url, page string
+		wantArticle     bool
+		wantKind        string
+	}{
+		{"news story", "https://news.example.com/2025/03/14/council-budget-vote",
+			`<html><head><title>Council passes budget</title><meta property="og:type" content="article">
+			<meta property="article:published_time" content="2025-03-14T09:00:00Z">
+			<script type="application/ld+json">{"@type":"NewsArticle","headline":"Council passes budget","datePublished":"2025-03-14T09:00:00Z","author":{"@type":"Person","name":"Jane Reporter"}}</script></head>
+			<body><nav><a href="/">Home</a><a href="/world">World</a></nav><article><h1>Council passes budget</h1><p class="byline">By Jane Reporter</p>` + pTags(articleParas(8)) +
+				`</article><aside><a href="/share">Share on Facebook</a></aside></body></html>`, true, KindArticle},
+		{"product page", "https://shop.example.com/product/trail-backpack-65",
+			`<html><head><title>Trail Backpack 65L | Example Outfitters</title><meta property="og:type" content="product">
+			<script type="application/ld+json">{"@type":"Product","name":"Trail Backpack 65L","offers":{"@type":"Offer","price":"189.00","priceCurrency":"USD"},"aggregateRating":{"@type":"AggregateRating","ratingValue":"4.6"}}</script></head>
+			<body><nav><a href="/">Shop</a><a href="/cart">View cart</a></nav><main><h1>Trail Backpack 65L</h1><p class="price">$189.00</p>
+			<form><select name="size"><option>S</option><option>M</option></select><select name="color"><option>Green</option></select>
+			<input type="number" value="1"><button>Add to cart</button><button>Add to wishlist</button></form><p>In stock, ships in 2 days.</p>` + prose +
+				`<h2>Reviews</h2><button>Write a review</button></main></body></html>`, false, KindProduct},
+		{"documentation page", "https://docs.example.dev/docs/guide/configuration",
+			`<html><head><title>Configuration - Example Docs</title></head>
+			<body><nav>` + strings.Repeat(`<a href="/docs/x">Reference</a>`, 30) + `</nav><main><h1>Configuration</h1><p><a href="/edit">Edit this page</a></p>` + prose +
+				`<pre><code>example --config ./app.toml</code></pre><h2>Options</h2><table><tr><td>port</td><td>8080</td></tr></table><pre><code>[server]
+port = 8080</code></pre>` + prose + `<aside><h4>On this page</h4><a href="#a">Options</a></aside><a href="/docs/prev">Previous</a><a href="/docs/next">Next</a></main></body></html>`, false, KindDocumentation},
+		{"service page", "https://www.example-movers.com/services/office-relocation/",
+			`<html><head><title>Office Relocation Services | Example Movers</title><meta property="og:type" content="website">
+			<script type="application/ld+json">{"@type":"LocalBusiness","name":"Example Movers","telephone":"+1-555-0100"}</script></head>
+			<body><nav><a href="/">Home</a><a href="/services/">Our services</a><a href="/pricing">Pricing</a><a href="/contact">Contact us</a></nav><main>
+			<h1>Office relocation</h1><p>We move offices of every size, and our crews work nights and weekends so your team loses no working day. We plan every move with you, and our project managers stay with you until the last desk is in place.</p>
+			<h2>Why choose us</h2><ul><li>Our crews are trained and insured.</li><li>We pack, label and set up your IT equipment.</li><li>You get one fixed price, with no hidden fees.</li></ul>
+			<p>Call us for a free consultation, or request a quote online: we answer within one business day.</p>
+			<a class="btn" href="/quote">Get a quote</a><a class="btn" href="tel:5550100">Call now</a><form><input name="email"><input name="phone"><textarea></textarea><button>Request a quote</button></form></main></body></html>`, false, KindService},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := mustExtract(t, tc.page, tc.url)
+			if a.IsArticle != tc.wantArticle || a.PageKind != tc.wantKind {
+				in, _ := KindFeatures([]byte(tc.page), tc.url, Options{})
+				t.Errorf("IsArticle %v, PageKind %q; want %v, %q (words %d, model %v)", a.IsArticle, a.PageKind, tc.wantArticle, tc.wantKind,
+					a.WordCount, fmt.Sprint(pageKindModel.Probabilities(in.Features)))
+			}
+		})
+	}
+}
