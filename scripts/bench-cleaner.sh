@@ -7,13 +7,18 @@
 #      other three quarters only, the held-out quarter is scored here);
 #   3. metadata on the readability set (../shared/extractbench/metadata_score.py; the
 #      ScrapingHub set has no metadata truths);
-#   4. pages per CPU-second on one core, in-process, against go-trafilatura's.
+#   4. WCXB's development split (human truths, seven page kinds) by WCXB's own measures
+#      (../shared/extractbench/wcxb_score.py), each half apart: word F1, title, author, day
+#      and wrong day on the articles, and the cleaner's "article" precision and recall; the
+#      peers run through bench/cleanerpeers (a module of its own);
+#   5. pages per CPU-second on one core, in-process, against go-trafilatura's.
 # Run from the repository root. The last line printed is "F1=<value>" (ScrapingHub set).
 set -euo pipefail
 
 BENCH_TOOL_DIR=${BENCH_TOOL_DIR:-../shared/extractbench}
 SCRAPINGHUB=${EXTRACTION_BENCH_DIR:-../shared/extraction-bench}
 READABILITY=${EXTRACTION_BENCH_READABILITY_DIR:-../shared/extraction-bench-readability}
+WCXB=${EXTRACTION_BENCH_WCXB_DIR:-../shared/extraction-bench-wcxb}
 BENCHTIME=${BENCHTIME:-543x} # three passes over the 181 pages
 PEERS=${PEERS:-trafilatura,trafilatura-fallback,readability}
 
@@ -79,6 +84,25 @@ echo "== metadata on $(basename "$READABILITY") (share of pages with a truth for
 meta=$(python3 "$BENCH_TOOL_DIR/metadata_score.py" "$READABILITY" "$PWD/bin/cleaner extract --json")
 echo "$meta"
 
+declare -A WCXB_LINE
+if [[ -f "$WCXB/pages.json" ]]; then
+	echo
+	echo "== WCXB development split, by WCXB's measures (articles; article precision/recall over seven kinds)"
+	(cd bench/cleanerpeers && go build -o "$tmp/cleanerpeers" .)
+	for half in tune check; do
+		for x in cleaner trafilatura trafilatura-fallback readability; do
+			if [[ $x == cleaner ]]; then cmd="$PWD/bin/cleaner extract"; else cmd="$tmp/cleanerpeers -x $x"; fi
+			line=$(HALF=$half python3 "$BENCH_TOOL_DIR/wcxb_score.py" "$WCXB" "$cmd" | tail -n 1)
+			[[ $x == cleaner ]] || line=${line% article-precision*} # the peers label no page kinds
+			printf '   %-5s %-21s %s\n' "$half" "$x" "${line#articles }"
+			[[ $x == cleaner ]] && WCXB_LINE[$half]=${line#articles }
+		done
+	done
+else
+	echo
+	echo "== WCXB: dataset not found at $WCXB (set EXTRACTION_BENCH_WCXB_DIR); skipped"
+fi
+
 echo
 echo "== speed on one core, in-process (GOMAXPROCS=1)"
 bench_out=$(GOMAXPROCS=1 EXTRACTION_BENCH_DIR="$SCRAPINGHUB" \
@@ -93,5 +117,6 @@ echo
 echo "== summary"
 for name in "${!F1[@]}"; do echo "F1 $name: ${F1[$name]}"; done | sort
 echo "$meta" | tail -n 1
+for half in tune check; do [[ -n ${WCXB_LINE[$half]:-} ]] && echo "WCXB $half: ${WCXB_LINE[$half]}"; done
 awk -v a="$ours" -v b="$peer" 'BEGIN { if (b > 0) printf "speed: %s pages/cpu-s, go-trafilatura %s: %.2fx\n", a, b, a / b }'
 echo "F1=${F1[$(basename "$SCRAPINGHUB")]}"

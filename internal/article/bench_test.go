@@ -16,7 +16,7 @@ const benchDirEnv = "EXTRACTION_BENCH_DIR"
 
 // loadBenchPages reads every page of the dataset, skipping the benchmark
 // when the dataset is not available.
-func loadBenchPages(b *testing.B) [][]byte {
+func loadBenchPages(b testing.TB) [][]byte {
 	dir := os.Getenv(benchDirEnv)
 	if dir == "" {
 		b.Skipf("%s not set", benchDirEnv)

@@ -129,3 +129,29 @@ func urlDate(u string) *time.Time {
 	}
 	return nil
 }
+
+// reShownDate finds a day written for people in a dated element's text
+// (lower-cased): "march 12, 2025", "sep 1st, 2023", "12 nov 2025",
+// "2025-12-17", "2025.12.17", "2019/1/22". Numeric day-month orders that
+// only the site knows (03/10/2023) are not read.
+var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
+	`(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)` +
+	`|(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+((?:19|20)\d\d)` +
+	`|((?:19|20)\d\d)[-/.](\d{1,2})[-/.](\d{1,2})(?:[^0-9]|$))`)
+
+var monthNumbers = map[string]string{"jan": "1", "feb": "2", "mar": "3", "apr": "4", "may": "5", "jun": "6",
+	"jul": "7", "aug": "8", "sep": "9", "oct": "10", "nov": "11", "dec": "12"}
+
+// shownDate is the first day reShownDate finds in text, or nil.
+func shownDate(text string) *time.Time {
+	m := reShownDate.FindStringSubmatch(strings.ToLower(text))
+	switch {
+	case m == nil:
+		return nil
+	case m[1] != "":
+		return dateFromParts(m[3], monthNumbers[m[1]], m[2], "", "", "")
+	case m[5] != "":
+		return dateFromParts(m[6], monthNumbers[m[5]], m[4], "", "", "")
+	}
+	return dateFromParts(m[7], m[8], m[9], "", "", "")
+}

@@ -26,6 +26,9 @@ type pageMeta struct {
 	articles  int                 // number of <article> elements
 	headLinks int                 // links inside headings (teasers of listing pages)
 	paid      map[*html.Node]bool // elements JSON-LD names as the article's paid part (paywall.go)
+	// shownDates are the short texts of elements whose class or id names
+	// a date, a byline or an entry's meta line, in document order (dates.go).
+	shownDates []string
 }
 
 // collectMeta reads head, microdata and body metadata from elems, every
@@ -65,6 +68,7 @@ func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
 	pm.headLinks = signals.FilterMatcher(selLinkedHead).Length()
 	pm.articles = signals.FilterMatcher(selArticle).Length()
 	signals.FilterMatcher(selTime).Each(pm.addTime)
+	pm.collectShownDates(elems.Nodes, hc)
 	// Bylines come before images: an author's photo is not the top image.
 	avatars := pm.collectBylines(elems, hc).FindMatcher(selImg)
 	signals.FilterMatcher(selImg).NotSelection(avatars).EachWithBreak(func(_ int, s *goquery.Selection) bool {
@@ -186,6 +190,29 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 		}
 	}
 	return elems.FilterNodes(accepted...)
+}
+
+// maxShownDates bounds the dated elements read per page.
+const maxShownDates = 30
+
+// collectShownDates records the short texts of the elements whose class or
+// id names a date, a byline or a meta line, outside comments, in document
+// order (a parent before its children).
+func (pm *pageMeta) collectShownDates(nodes []*html.Node, hc hintCache) {
+	for _, n := range nodes {
+		if len(pm.shownDates) >= maxShownDates {
+			return
+		}
+		if n.FirstChild == nil || notByline[n.DataAtom] {
+			continue
+		}
+		if h := hc.node(n); h&hDated == 0 || h&hHardNeg != 0 {
+			continue
+		}
+		if t := shortText(n, 160); t != "" && strings.ContainsAny(t, "0123456789") {
+			pm.shownDates = append(pm.shownDates, t)
+		}
+	}
 }
 
 // isAncestor reports whether a is n or one of its ancestors.
@@ -353,7 +380,9 @@ func resolveURL(base *url.URL, ref string) string {
 
 // publishedAt picks the publication time from the strongest source
 // available: explicit metadata (declared true), then a date in the URL,
-// then any <time>.
+// then any <time>, then the first date a dated element shows (shownDate)
+// unless it is the day the page says it was modified — an "updated"
+// stamp where the page declares one.
 func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared bool) {
 	if t := pm.declaredPublished(); t != nil {
 		return t, true
@@ -366,6 +395,14 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared bool) {
 	}
 	for _, s := range pm.times {
 		if t := parseDate(s); t != nil {
+			return t, false
+		}
+	}
+	for _, s := range pm.shownDates {
+		if t := shownDate(s); t != nil {
+			if mod := pm.modifiedAt(); mod != nil && mod.UTC().Format(time.DateOnly) == t.Format(time.DateOnly) {
+				return nil, false
+			}
 			return t, false
 		}
 	}

@@ -7,8 +7,10 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -96,17 +98,36 @@ func countPage(elems []*html.Node) pageCounts {
 	return c
 }
 
-// addCues counts the cue groups a short control's text carries.
-func (c *pageCounts) addCues(n *html.Node) {
-	text := strings.ToLower(shortText(n, 40))
-	if text == "" {
-		return
-	}
+// cuePhrases maps each phrase of controlCues to its group.
+var cuePhrases = func() map[string]string {
+	m := map[string]string{}
 	for group, phrases := range controlCues {
 		for _, p := range phrases {
-			if strings.Contains(text, p) {
-				c.cues[group]++
-				break
+			m[p] = group
+		}
+	}
+	return m
+}()
+
+// addCues counts the cue groups a short control's text carries: each run
+// of one to four of its words is looked up among the phrases, and a group
+// counts once per control.
+func (c *pageCounts) addCues(n *html.Node) {
+	words := strings.FieldsFunc(strings.ToLower(shortText(n, 40)), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	})
+	var seen [8]string
+	found := seen[:0]
+	for i := range words {
+		for k := i + 1; k <= len(words) && k <= i+4; k++ {
+			phrase := words[i]
+			if k > i+1 {
+				phrase = strings.Join(words[i:k], " ")
+			}
+			g, ok := cuePhrases[phrase]
+			if ok && !slices.Contains(found, g) {
+				found = append(found, g)
+				c.cues[g]++
 			}
 		}
 	}
@@ -153,7 +174,6 @@ var urlWords = map[string][]string{
 
 var (
 	reURLNumericID = regexp.MustCompile(`(?:^|[/_.-])\d{4,}(?:[/_.-]|$)`)
-	rePrice        = regexp.MustCompile(`[$€£¥]\s?\d|\d(?:[.,]\d\d)?\s?(?:€|USD|EUR|GBP)\b`)
 )
 
 // kindFeatureNames name the model's inputs, in order. Changing them needs
@@ -188,11 +208,13 @@ type kindInputs struct {
 // Words counted in the main text, by what they say of the page: a service
 // page talks of "we" and "you" and asks to be called.
 var (
-	weWords  = wordSet("we our us we're we've")
-	youWords = wordSet("you your you're yours")
-	ctaWords = wordSet("contact call quote schedule consultation pricing price book enroll signup demo hire order trial")
+	rateWords = wordClasses(map[int]string{
+		wordWe:  "we our us we're we've",
+		wordYou: "you your you're yours",
+		wordCTA: "contact call quote schedule consultation pricing price book enroll signup demo hire order trial",
+	})
 
-	reTextDated = regexp.MustCompile(`(?i)\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2},? (?:19|20)\d\d|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* (?:19|20)\d\d|(?:19|20)\d\d-\d\d-\d\d)\b`)
+	reTextDated = regexp.MustCompile(`\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2},? (?:19|20)\d\d|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* (?:19|20)\d\d|(?:19|20)\d\d-\d\d-\d\d)\b`)
 )
 
 // share is a/b, at most 1 (0 when b is 0).
@@ -203,38 +225,98 @@ func share(a, b int) float64 {
 	return math.Min(float64(a)/float64(b), 1)
 }
 
-func wordSet(words string) map[string]bool {
-	set := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		set[w] = true
+// The word classes of rateWords.
+const (
+	wordWe = iota + 1
+	wordYou
+	wordCTA
+)
+
+func wordClasses(classes map[int]string) map[string]int {
+	m := map[string]int{}
+	for class, words := range classes {
+		for _, w := range strings.Fields(words) {
+			m[w] = class
+		}
 	}
-	return set
+	return m
 }
 
-// wordRates are the shares of text's words in weWords, youWords and ctaWords.
+// wordRates are the shares of text's words in each class of rateWords. Words are runs of letters and apostrophes; only short ASCII
+// words can be in the sets, and they are lower-cased in a fixed buffer.
 func wordRates(text string) (we, you, cta float64) {
 	var n, nWe, nYou, nCTA int
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
-		return !unicode.IsLetter(r) && r != '\''
-	}) {
+	var buf [10]byte
+	count := func(w string) {
 		n++
-		if len(w) > 9 {
-			continue
+		if len(w) > len(buf) {
+			return
 		}
-		w = strings.ToLower(w)
-		switch {
-		case weWords[w]:
+		for i := 0; i < len(w); i++ {
+			c := w[i]
+			if c >= 0x80 {
+				return
+			}
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf[i] = c
+		}
+		switch rateWords[string(buf[:len(w)])] {
+		case wordWe:
 			nWe++
-		case youWords[w]:
+		case wordYou:
 			nYou++
-		case ctaWords[w]:
+		case wordCTA:
 			nCTA++
 		}
+	}
+	start := -1
+	for i, r := range text {
+		if unicode.IsLetter(r) || r == '\'' {
+			if start < 0 {
+				start = i
+			}
+		} else if start >= 0 {
+			count(text[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		count(text[start:])
 	}
 	if n == 0 {
 		return 0, 0, 0
 	}
 	return float64(nWe) / float64(n), float64(nYou) / float64(n), float64(nCTA) / float64(n)
+}
+
+// countPrices counts currency amounts in text ("$12", "€ 9", "15 €"), at
+// most limit.
+func countPrices(text string, limit int) int {
+	n := 0
+	digit := func(i int) bool { return i >= 0 && i < len(text) && text[i] >= '0' && text[i] <= '9' }
+	for i := 0; i < len(text) && n < limit; {
+		k := strings.IndexAny(text[i:], "$€£¥")
+		if k < 0 {
+			break
+		}
+		at := i + k
+		_, size := utf8.DecodeRuneInString(text[at:])
+		after := at + size
+		if after < len(text) && text[after] == ' ' {
+			after++
+		}
+		before := at - 1
+		if before >= 0 && text[before] == ' ' {
+			before--
+		}
+		if digit(after) || digit(before) {
+			n++
+		}
+		i = at + size
+	}
+	return n
 }
 
 // features computes the model's input vector (kindFeatureNames order).
@@ -304,6 +386,7 @@ func (in kindInputs) features() []float64 {
 	if len(head) > 600 {
 		head = head[:600]
 	}
+	head = strings.ToLower(head)
 	if s.paras > 0 {
 		perPara = math.Log1p(float64(s.words) / float64(s.paras))
 	}
@@ -311,7 +394,7 @@ func (in kindInputs) features() []float64 {
 	if c.links > 0 {
 		liPerLink = math.Min(float64(c.listItems)/float64(c.links), 3)
 	}
-	prices := len(rePrice.FindAllStringIndex(in.text, 50))
+	prices := countPrices(in.text, 50)
 	return []float64{
 		b(s.ld.articleCounts > 0), b(anyType("product", "productgroup", "individualproduct")), b(anyType("offer", "aggregateoffer", "aggregaterating")),
 		b(anyType("faqpage")), b(anyType("qapage", "discussionforumposting", "socialmediaposting", "question", "comment")),

@@ -18,6 +18,7 @@ const (
 	hPosTok                     // content word as a whole token
 	hHardNeg                    // comments: never content, whatever its size
 	hByline                     // author/byline element
+	hDated                      // names a date, a time stamp or an entry's meta line
 )
 
 // Class/id vocabulary, matched on the lower-cased value with '-' and '_'
@@ -55,6 +56,7 @@ var (
 	}
 	hardNegSubstrings = []string{"comment", "disqus", "respond"}
 	bylineSubstrings  = []string{"byline", "author", "writer", "reporter", "contributor"}
+	datedSubstrings   = []string{"date", "time", "posted", "publish", "updated", "byline", "meta"}
 	negTokens         = map[string]bool{
 		"ad": true, "ads": true, "adv": true, "advt": true, "advertisement": true, "nav": true,
 		"foot": true, "meta": true, "share": true, "tools": true, "social": true, "aside": true,
@@ -81,7 +83,7 @@ var substringIndex = func() [256][]flaggedSubstring {
 	for _, l := range []struct {
 		words []string
 		flag  hint
-	}{{negSubstrings, hNeg}, {posSubstrings, hPos}, {strongPosSubstrings, hStrongPos}, {hardNegSubstrings, hHardNeg}, {bylineSubstrings, hByline}} {
+	}{{negSubstrings, hNeg}, {posSubstrings, hPos}, {strongPosSubstrings, hStrongPos}, {hardNegSubstrings, hHardNeg}, {bylineSubstrings, hByline}, {datedSubstrings, hDated}} {
 		for _, w := range l.words {
 			idx[w[0]] = append(idx[w[0]], flaggedSubstring{w, l.flag})
 		}

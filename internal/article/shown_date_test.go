@@ -1,0 +1,56 @@
+package article
+
+import (
+	"testing"
+	"time"
+)
+
+func TestShownDate_Formats(t *testing.T) {
+	cases := []struct{ text, want string }{
+		{"By Haley Hoekstra • March 12, 2025", "2025-03-12"},
+		{"September 1st, 2023 By Emily Norwood", "2023-09-01"},
+		{"Apr 16, 20240 min. read", "2024-04-16"},
+		{"Craig McCarthy Last updated on 17 December 2025", "2025-12-17"},
+		{"Dariusz 05 Nov 2025. 8 minutes read", "2025-11-05"},
+		{"Published: 2025.12.17 |", "2025-12-17"},
+		{"2019/1/22", "2019-01-22"},
+		{"03/10/2023 by WSET Global", ""}, // day and month order unknown
+		{"© 2025 Example Media", ""},
+		{"February 30, 2024", ""},
+		{"Updated 5 minutes ago", ""},
+	}
+	for _, tc := range cases {
+		got := shownDate(tc.text)
+		switch {
+		case tc.want == "" && got != nil:
+			t.Errorf("shownDate(%q) = %v, want none", tc.text, got)
+		case tc.want != "" && (got == nil || got.Format(time.DateOnly) != tc.want):
+			t.Errorf("shownDate(%q) = %v, want %s", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestExtract_PublishedFromADatedElement(t *testing.T) {
+	body := pTags(articleParas(6))
+	cases := []struct {
+		name, head, dated, want string
+	}{
+		{"a post's date line", "", `<div class="post-meta"><span class="author">Jane Roe</span> <span class="post-date">March 12, 2025</span></div>`, "2025-03-12"},
+		{"metadata wins over what is shown", `<meta property="article:published_time" content="2024-01-05T08:00:00Z">`, `<span class="date">March 12, 2025</span>`, "2024-01-05"},
+		{"the modified day is no publication", `<meta property="article:modified_time" content="2025-03-12T10:00:00Z">`, `<p class="updated">Updated March 12, 2025</p>`, ""},
+		{"a comment's date is not the story's", "", `<div class="comment"><span class="comment-date">May 2, 2025</span><p>Nice.</p></div>`, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html><head><title>A story</title>` + tc.head + `</head><body><article><h1>A story</h1>` + tc.dated + body + `</article></body></html>`
+			a := mustExtract(t, page, "https://example.com/news/a-story")
+			got := ""
+			if a.PublishedAt != nil {
+				got = a.PublishedAt.UTC().Format(time.DateOnly)
+			}
+			if got != tc.want {
+				t.Errorf("PublishedAt = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
