@@ -16,6 +16,7 @@ type pageMeta struct {
 	meta      map[string][]string // lower-cased meta name/property/itemprop -> contents
 	htmlTitle string
 	h1s       []string
+	h1Chrome  []bool // per h1: it is the site's masthead or a link (isMastheadHeading)
 	htmlLang  string
 	canonical string
 	ld        *ldData
@@ -63,6 +64,7 @@ func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
 	signals := elems.FilterMatcher(signalTags)
 	signals.FilterMatcher(selH1).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 		pm.h1s = append(pm.h1s, cleanInline(s.Text()))
+		pm.h1Chrome = append(pm.h1Chrome, isMastheadHeading(s.Get(0)))
 		return len(pm.h1s) < 5
 	})
 	pm.headLinks = signals.FilterMatcher(selLinkedHead).Length()
@@ -277,6 +279,9 @@ var reTitleSep = regexp.MustCompile(`\s+(?:[|\-–—·•:»/]|::)\s+`)
 // title picks the headline: JSON-LD, Dublin Core, Open Graph, Twitter,
 // then <title>, with a trailing or leading site name removed.
 func (pm *pageMeta) title(site string) string {
+	if h := pm.headline(site); h != "" {
+		return h
+	}
 	cands := []string{pm.ldTitle(), pm.get("dc:title", "dcterms:title", "dc.title"), pm.get("og:title"), pm.get("twitter:title"),
 		pm.get("itemprop:headline", "headline", "title")}
 	for _, c := range cands {
@@ -291,6 +296,56 @@ func (pm *pageMeta) title(site string) string {
 		return pm.h1s[0]
 	}
 	return ""
+}
+
+// headline is the page's one <h1> when it reads as the story's headline:
+// people read the headline the page shows, and the metadata's title is
+// often another one written for search engines and social cards. It must
+// be the only h1, outside the masthead and not a link, of 2 to 30 words,
+// not the site's name, and more than half of its longer words must be in
+// the metadata's or the document's title (a logo, a blog's name or a
+// section name in an h1 fails one of these).
+func (pm *pageMeta) headline(site string) string {
+	if len(pm.h1s) != 1 || pm.h1Chrome[0] {
+		return ""
+	}
+	h := pm.h1s[0]
+	if n := countWords(h); n < 2 || n > 30 || site != "" && (containsFold(h, site) || containsFold(site, h)) {
+		return ""
+	}
+	titles := strings.ToLower(strings.Join([]string{pm.ldTitle(), pm.get("og:title"), pm.get("twitter:title"), pm.htmlTitle}, " "))
+	long, found := 0, 0
+	for _, w := range strings.Fields(strings.ToLower(h)) {
+		if w = strings.Trim(w, ".,:;!?\"'()[]“”‘’"); len(w) >= 4 {
+			long++
+			if strings.Contains(titles, w) {
+				found++
+			}
+		}
+	}
+	if long == 0 || found*2 <= long {
+		return ""
+	}
+	return h
+}
+
+// isMastheadHeading reports a heading inside a <header> or <nav> that no
+// <article> or <main> encloses, or one whose text is a link: a site's
+// logo or name, not a story's headline.
+func isMastheadHeading(n *html.Node) bool {
+	if a := n.FirstChild; a != nil && a.NextSibling == nil && a.DataAtom == atom.A {
+		return true
+	}
+	inHeader := false
+	for p := n.Parent; p != nil; p = p.Parent {
+		switch p.DataAtom {
+		case atom.Article, atom.Main:
+			return false
+		case atom.Header, atom.Nav:
+			inHeader = true
+		}
+	}
+	return inHeader
 }
 
 // ldTitle is JSON-LD's headline, or its name where the two differ and only

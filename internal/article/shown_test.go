@@ -54,3 +54,32 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 		})
 	}
 }
+
+func TestExtract_TitleIsTheHeadlineThePageShows(t *testing.T) {
+	body := pTags(articleParas(6))
+	head := `<title>Best Trail Backpacks 2025: Our Picks | Example Outdoors</title><meta property="og:title" content="Best Trail Backpacks 2025: Our Picks">`
+	cases := []struct{ name, page, want string }{
+		{"the story's h1 over the social title",
+			`<html><head>` + head + `</head><body><article><h1>The Best Trail Backpacks, Tested on 400 Miles</h1>` + body + `</article></body></html>`,
+			"The Best Trail Backpacks, Tested on 400 Miles"},
+		{"a logo in the masthead is no headline",
+			`<html><head>` + head + `</head><body><header><h1>Example Outdoors Backpacks</h1></header><article>` + body + `</article></body></html>`,
+			"Best Trail Backpacks 2025: Our Picks"},
+		{"an h1 that is a link is no headline",
+			`<html><head>` + head + `</head><body><h1><a href="/">Trail Backpacks Weekly</a></h1><article>` + body + `</article></body></html>`,
+			"Best Trail Backpacks 2025: Our Picks"},
+		{"a section name shares too little",
+			`<html><head>` + head + `</head><body><h1>Outdoor Gear Reviews</h1><article>` + body + `</article></body></html>`,
+			"Best Trail Backpacks 2025: Our Picks"},
+		{"two h1s: the metadata decides",
+			`<html><head>` + head + `</head><body><h1>The Best Trail Backpacks</h1><h1>Backpacks we tested</h1><article>` + body + `</article></body></html>`,
+			"Best Trail Backpacks 2025: Our Picks"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := mustExtract(t, tc.page, "https://example.com/gear/backpacks").Title; got != tc.want {
+				t.Errorf("Title = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
