@@ -30,6 +30,10 @@ type pageMeta struct {
 	// shownDates are the short texts of elements whose class or id names
 	// a date, a byline or an entry's meta line, in document order (dates.go).
 	shownDates []string
+	// writtenBy are names that unmarked lines credit ("Written by Jane
+	// Roe", or a "Written by" label and the name after it), in document
+	// order: the last author source.
+	writtenBy []string
 }
 
 // collectMeta reads head, microdata and body metadata from elems, every
@@ -71,6 +75,7 @@ func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
 	pm.articles = signals.FilterMatcher(selArticle).Length()
 	signals.FilterMatcher(selTime).Each(pm.addTime)
 	pm.collectShownDates(elems.Nodes, hc)
+	pm.collectWrittenBy(elems.Nodes)
 	// Bylines come before images: an author's photo is not the top image.
 	avatars := pm.collectBylines(elems, hc).FindMatcher(selImg)
 	signals.FilterMatcher(selImg).NotSelection(avatars).EachWithBreak(func(_ int, s *goquery.Selection) bool {
@@ -213,6 +218,52 @@ func (pm *pageMeta) collectShownDates(nodes []*html.Node, hc hintCache) {
 		}
 		if t := shortText(n, 160); t != "" && strings.ContainsAny(t, "0123456789") {
 			pm.shownDates = append(pm.shownDates, t)
+		}
+	}
+}
+
+// maxWrittenBy bounds the credit lines read per page.
+const maxWrittenBy = 4
+
+var (
+	// reCredit is a line that credits a writer, the name (if any) after it.
+	reCredit = regexp.MustCompile(`^(?i:written by|words by|text by|posted by|authored by|author|by)\s*:?\s*(.*)$`)
+	// rePersonName is a name as a byline writes it: two to four words,
+	// each capitalised ("Jane Roe", "Lisa D. Ellis", "Md Najmul Hossain").
+	rePersonName = regexp.MustCompile(`^\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){1,3}$`)
+)
+
+// collectWrittenBy records the names unmarked credit lines give: an
+// element whose own text opens with "Written by", "By" or "Author" and a
+// name, or holds only such a label with the name in the next element.
+func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
+	for _, n := range nodes {
+		if len(pm.writtenBy) >= maxWrittenBy {
+			return
+		}
+		first := n.FirstChild
+		if first == nil || first.Type != html.TextNode || notByline[n.DataAtom] {
+			continue
+		}
+		lead := strings.TrimSpace(first.Data)
+		if len(lead) < 2 || !strings.ContainsAny(lead[:1], "BbWwAaPpT") {
+			continue
+		}
+		m := reCredit.FindStringSubmatch(cleanInline(shortText(n, 80)))
+		if m == nil {
+			continue
+		}
+		name := strings.TrimSpace(m[1])
+		if name == "" { // a label: the name is the next element's text
+			for sib := n.NextSibling; sib != nil; sib = sib.NextSibling {
+				if sib.Type == html.ElementNode {
+					name = cleanInline(shortText(sib, 60))
+					break
+				}
+			}
+		}
+		if rePersonName.MatchString(name) {
+			pm.writtenBy = append(pm.writtenBy, name)
 		}
 	}
 }
@@ -496,14 +547,16 @@ func (pm *pageMeta) modifiedAt() *time.Time {
 }
 
 // authors takes clean person names from the first source that has any:
-// JSON-LD, meta tags, then the page's bylines. A source whose values are
-// no names (article:author is often a profile URL) does not count.
+// JSON-LD, meta tags, the page's bylines, then its unmarked credit lines.
+// A source whose values are no names (article:author is often a profile
+// URL) does not count. (A publisher named as the author stays: WCXB's
+// annotators keep "Everfit Team" and "Podium Staff" too.)
 func (pm *pageMeta) authors() []string {
 	sources := [][]string{pm.ld.authors,
 		pm.all("dc:creator", "dcterms:creator", "dc.creator", "author", "article:author", "og:article:author",
 			"parsely-author", "sailthru.author", "dcterms.creator", "byl", "twitter:creator:name",
 			"itemprop:author", "itemprop:creator"),
-		pm.bylines}
+		pm.bylines, pm.writtenBy}
 	for _, raw := range sources {
 		var out []string
 		seen := map[string]bool{}
@@ -525,7 +578,7 @@ func (pm *pageMeta) authors() []string {
 var (
 	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:on|updated|published)\s+)?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
 	reAuthorRole = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
-	reByPrefix   = regexp.MustCompile(`(?i)^\s*(?:written\s+|posted\s+|reported\s+)?(?:by|von|par|por|di|door|av|przez|от|автор)\s*[:\s]\s*`)
+	reByPrefix   = regexp.MustCompile(`(?i)^\s*(?:written\s+|posted\s+|reported\s+|words\s+|text\s+|story\s+)?(?:by|von|par|por|di|door|av|przez|от|автор)\s*[:\s]\s*`)
 	reAuthorSep  = regexp.MustCompile(`\s*(?:[,;&|]|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
 	reAuthorJunk = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|staff|contributor$`)
 )

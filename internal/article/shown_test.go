@@ -1,6 +1,7 @@
 package article
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -79,6 +80,29 @@ func TestExtract_TitleIsTheHeadlineThePageShows(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := mustExtract(t, tc.page, "https://example.com/gear/backpacks").Title; got != tc.want {
 				t.Errorf("Title = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestExtract_AuthorsFromUnmarkedCreditLines(t *testing.T) {
+	body := pTags(articleParas(6))
+	cases := []struct {
+		name, credit string
+		want         []string
+	}{
+		{"a written-by line", `<p>Written by Cassidy Horton</p>`, []string{"Cassidy Horton"}},
+		{"a label and the name after it", `<div><p>Written by</p><p>Edzel Tabing</p></div>`, []string{"Edzel Tabing"}},
+		{"text by", `<p>Text by Hunter Dukes</p>`, []string{"Hunter Dukes"}},
+		{"a sentence that opens with By", `<p>By 2030 most homes will have one.</p>`, nil},
+		{"by and one word", `<p>By car</p>`, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html><head><title>A story</title></head><body><article><h1>A story</h1>` + tc.credit + body + `</article></body></html>`
+			got := mustExtract(t, page, "https://example.com/news/a-story").Authors
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("Authors = %q, want %q", got, tc.want)
 			}
 		})
 	}
