@@ -18,9 +18,10 @@ import (
 // site grows at --max-depth 1: robots.txt names a sitemap index, every
 // index names 10 more indexes and a sitemap of 100 pages, without end,
 // and every page names an HTML page posing as its feed (issue 13 item 4).
-// It crawls for 60 s (delay 20 ms, the default hub cap) and reports the
-// frontier's size and the host's hubs then, and the hubs' growth over the
-// last 10 s:
+// It crawls (delay 20 ms, the default hub cap) until the frontier has not
+// grown for 10 s, or 3 minutes, and reports the frontier's size and the
+// host's hubs at 60 s and at the end, and from when the frontier was flat
+// (0: it never was):
 //
 //	go test -run '^$' -bench FrontierUnderNestedSitemaps -benchtime 1x ./internal/crawl
 func BenchmarkFrontierUnderNestedSitemaps(b *testing.B) {
@@ -75,21 +76,35 @@ func BenchmarkFrontierUnderNestedSitemaps(b *testing.B) {
 			}
 			return n
 		}
-		var hubsAt50 int64
-		for s := 5; s <= 60; s += 5 {
+		// Every 5 s up to 3 minutes: the frontier is flat once neither its
+		// URLs nor its hubs grew over the last 10 s.
+		var urlsAt60, hubsAt60, flatAt int64
+		var hist [][2]int64
+		for sec := int64(5); sec <= 180; sec += 5 {
 			time.Sleep(5 * time.Second)
 			n, h := count(), hubs()
-			b.Logf("%2d s: %d URLs in the frontier, %d of them hubs (cap %d)", s, n, h, crawl.DefaultMaxHubsPerHost)
-			if s == 50 {
-				hubsAt50 = h
+			hist = append(hist, [2]int64{n, h})
+			b.Logf("%3d s: %d URLs in the frontier, %d of them hubs (cap %d)", sec, n, h, crawl.DefaultMaxHubsPerHost)
+			if sec == 60 {
+				urlsAt60, hubsAt60 = n, h
+			}
+			if k := len(hist); k >= 3 && hist[k-3] == hist[k-1] {
+				flatAt = sec - 10
+				if sec >= 60 {
+					break
+				}
+			} else {
+				flatAt = 0
 			}
 		}
 		n, h := count(), hubs()
 		stop()
 		srv.Close()
-		b.ReportMetric(float64(n), "urls@60s")
-		b.ReportMetric(float64(h), "hubs@60s")
-		b.ReportMetric(float64(h-hubsAt50)/10, "hubs/s@50-60s")
+		b.ReportMetric(float64(urlsAt60), "urls@60s")
+		b.ReportMetric(float64(hubsAt60), "hubs@60s")
+		b.ReportMetric(float64(n), "urls-final")
+		b.ReportMetric(float64(h), "hubs-final")
+		b.ReportMetric(float64(flatAt), "flat-from-s")
 	}
 }
 
