@@ -417,8 +417,9 @@ func (in kindInputs) features() []float64 {
 	}
 }
 
-// kindModel is a trained multinomial logistic regression.
-type kindModel struct {
+// KindModel is the page-kind model: a trained multinomial logistic
+// regression, as pagekind_model.json holds it (kindtrain writes it).
+type KindModel struct {
 	Data     string      `json:"data"`     // what it was trained on, and the data's licence
 	Command  string      `json:"command"`  // how to train it again
 	Features []string    `json:"features"` // kindFeatureNames when trained
@@ -443,8 +444,8 @@ var kindModelJSON []byte
 // the trainer can still run to make a new one).
 var pageKindModel, kindModelErr = loadKindModel(kindModelJSON)
 
-func loadKindModel(raw []byte) (*kindModel, error) {
-	var m kindModel
+func loadKindModel(raw []byte) (*KindModel, error) {
+	var m KindModel
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("article: page-kind model: %w", err)
 	}
@@ -455,7 +456,7 @@ func loadKindModel(raw []byte) (*kindModel, error) {
 }
 
 // check reports a model whose shape does not fit kindFeatureNames.
-func (m *kindModel) check() error {
+func (m *KindModel) check() error {
 	if strings.Join(m.Features, ",") != strings.Join(kindFeatureNames, ",") {
 		return fmt.Errorf("trained on other features; run make train-pagekind")
 	}
@@ -471,7 +472,7 @@ func (m *kindModel) check() error {
 }
 
 // Probabilities maps each class to its probability for feature vector x.
-func (m *kindModel) Probabilities(x []float64) map[string]float64 {
+func (m *KindModel) Probabilities(x []float64) map[string]float64 {
 	logits := make([]float64, len(m.Classes))
 	top := math.Inf(-1)
 	for k := range m.Classes {
@@ -502,7 +503,7 @@ func (m *kindModel) Probabilities(x []float64) map[string]float64 {
 // ArticleFloor, and otherwise takes the model's likeliest other kind; any
 // other page becomes an article when it reaches RescueFloor, and a page
 // the rules could only call "other" takes the model's likeliest kind.
-func (m *kindModel) decide(isArticle bool, kind string, firm bool, x []float64) (bool, string) {
+func (m *KindModel) decide(isArticle bool, kind string, firm bool, x []float64) (bool, string) {
 	if m == nil || firm || kind == KindEmpty || kind == KindVideo {
 		return isArticle, kind
 	}
@@ -517,7 +518,7 @@ func (m *kindModel) decide(isArticle bool, kind string, firm bool, x []float64) 
 }
 
 // likeliestOther is the likeliest class that is not "article".
-func (m *kindModel) likeliestOther(x []float64) string {
+func (m *KindModel) likeliestOther(x []float64) string {
 	best, bestP := KindOther, -1.0
 	for c, p := range m.Probabilities(x) {
 		if c != KindArticle && (p > bestP || p == bestP && c < best) {
@@ -525,6 +526,12 @@ func (m *kindModel) likeliestOther(x []float64) string {
 		}
 	}
 	return best
+}
+
+// Decide is what Extract makes of a page with this model: its article
+// verdict and kind for the page-kind input s (see decide).
+func (m *KindModel) Decide(s KindSample) (bool, string) {
+	return m.decide(s.IsArticle, s.RuleKind, s.Firm, s.Features)
 }
 
 // KindSample is one page's model input, for the trainer.

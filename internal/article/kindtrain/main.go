@@ -131,19 +131,8 @@ func readGz(path string) ([]byte, error) {
 	return io.ReadAll(z)
 }
 
-// model mirrors article's kindModel JSON.
-type model struct {
-	Data         string      `json:"data"`
-	Command      string      `json:"command"`
-	Features     []string    `json:"features"`
-	Classes      []string    `json:"classes"`
-	Mean         []float64   `json:"mean"`
-	Scale        []float64   `json:"scale"`
-	Weights      [][]float64 `json:"weights"`
-	Bias         []float64   `json:"bias"`
-	ArticleFloor float64     `json:"article_floor"`
-	RescueFloor  float64     `json:"rescue_floor"`
-}
+// model is the page-kind model the trainer fits and article loads.
+type model = article.KindModel
 
 // fit standardises the features and runs gradient descent on the softmax loss.
 func fit(train []sample, classes []string, l2 float64, steps int) *model {
@@ -260,20 +249,8 @@ func softmax(m *model, x []float64, p []float64) {
 }
 
 // probArticle is the model's probability of "article" for a sample.
-func probArticle(m *model, s sample) (float64, string) {
-	x := make([]float64, len(m.Features))
-	for i, v := range s.input.Features {
-		x[i] = (v - m.Mean[i]) / m.Scale[i]
-	}
-	p := make([]float64, len(m.Classes))
-	softmax(m, x, p)
-	best, bestP := "", -1.0
-	for k, c := range m.Classes {
-		if c != article.KindArticle && p[k] > bestP {
-			best, bestP = c, p[k]
-		}
-	}
-	return p[0], best
+func probArticle(m *model, s sample) float64 {
+	return m.Probabilities(s.input.Features)[article.KindArticle]
 }
 
 // floorFor is the highest floor under which at most 1-recall of the
@@ -283,8 +260,7 @@ func floorFor(m *model, train []sample, recall float64) float64 {
 	var ps []float64
 	for _, s := range train {
 		if s.kind == article.KindArticle && !s.input.Firm && s.input.RuleKind != article.KindEmpty && s.input.RuleKind != article.KindVideo {
-			p, _ := probArticle(m, s)
-			ps = append(ps, p)
+			ps = append(ps, probArticle(m, s))
 		}
 	}
 	sort.Float64s(ps)
@@ -300,22 +276,13 @@ func report(half string, m *model, set []sample) {
 	var arts, rulesCalled, rulesRight, called, right, found int
 	confusion := map[string]map[string]int{}
 	for _, s := range set {
-		isArt, kind := s.input.IsArticle, s.input.RuleKind
-		p, other := probArticle(m, s)
-		if isArt {
+		if s.input.IsArticle {
 			rulesCalled++
 			if s.kind == article.KindArticle {
 				rulesRight++
 			}
 		}
-		if !s.input.Firm && kind != article.KindEmpty && kind != article.KindVideo {
-			switch {
-			case isArt && p >= m.ArticleFloor, !isArt && p >= m.RescueFloor:
-				isArt, kind = true, article.KindArticle
-			case isArt || kind == article.KindOther:
-				isArt, kind = false, other
-			}
-		}
+		isArt, kind := m.Decide(s.input)
 		if s.kind == article.KindArticle {
 			arts++
 			if isArt {
@@ -323,7 +290,7 @@ func report(half string, m *model, set []sample) {
 			}
 		}
 		if *verbose && half == "check" && isArt != (s.kind == article.KindArticle) {
-			fmt.Printf("      miss %s %-13s called %-13s p(article) %.2f rules %s\n", s.id, s.kind, kind, p, s.input.RuleKind)
+			fmt.Printf("      miss %s %-13s called %-13s p(article) %.2f rules %s\n", s.id, s.kind, kind, probArticle(m, s), s.input.RuleKind)
 		}
 		if isArt {
 			called++
