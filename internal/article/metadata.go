@@ -384,7 +384,18 @@ func (pm *pageMeta) headline(site string) string {
 // <article> or <main> encloses, or one whose text is a link: a site's
 // logo or name, not a story's headline.
 func isMastheadHeading(n *html.Node) bool {
-	if a := n.FirstChild; a != nil && a.NextSibling == nil && a.DataAtom == atom.A {
+	var only *html.Node // the heading's one child that is not blank
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		if ch.Type == html.TextNode && strings.TrimSpace(ch.Data) == "" {
+			continue
+		}
+		if only != nil {
+			only = nil
+			break
+		}
+		only = ch
+	}
+	if only != nil && only.DataAtom == atom.A {
 		return true
 	}
 	inHeader := false

@@ -98,13 +98,17 @@ func countPage(elems []*html.Node) pageCounts {
 	return c
 }
 
-// cuePhrases maps each phrase of controlCues to its group.
-var cuePhrases = func() map[string]string {
-	m := map[string]string{}
+// cuePhrases maps each phrase of controlCues to its groups (a phrase such
+// as "read more" is in two), each list in a fixed order.
+var cuePhrases = func() map[string][]string {
+	m := map[string][]string{}
 	for group, phrases := range controlCues {
 		for _, p := range phrases {
-			m[p] = group
+			m[p] = append(m[p], group)
 		}
+	}
+	for _, groups := range m {
+		slices.Sort(groups)
 	}
 	return m
 }()
@@ -124,22 +128,29 @@ func (c *pageCounts) addCues(n *html.Node) {
 			if k > i+1 {
 				phrase = strings.Join(words[i:k], " ")
 			}
-			g, ok := cuePhrases[phrase]
-			if ok && !slices.Contains(found, g) {
-				found = append(found, g)
-				c.cues[g]++
+			for _, g := range cuePhrases[phrase] {
+				if !slices.Contains(found, g) {
+					found = append(found, g)
+					c.cues[g]++
+				}
 			}
 		}
 	}
 }
 
 // shortText is n's text when it is at most limit bytes, else "": long
-// links are teasers or prose, not controls.
+// links are teasers or prose, not controls. It looks at no more than
+// shortTextNodes nodes, so a control wrapped around a large subtree costs
+// no more than a small one.
 func shortText(n *html.Node, limit int) string {
 	var b strings.Builder
+	visited := 0
 	var walk func(*html.Node) bool
 	walk = func(n *html.Node) bool {
 		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			if visited++; visited > shortTextNodes {
+				return false
+			}
 			if ch.Type == html.TextNode {
 				b.WriteString(ch.Data)
 				b.WriteByte(' ')
@@ -161,6 +172,9 @@ func shortText(n *html.Node, limit int) string {
 	}
 	return s
 }
+
+// shortTextNodes bounds the nodes shortText looks at.
+const shortTextNodes = 256
 
 // urlWords are path words that say what a page is, by group.
 var urlWords = map[string][]string{

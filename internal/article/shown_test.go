@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/net/html"
 )
 
 func TestShownDate_Formats(t *testing.T) {
@@ -67,7 +69,9 @@ func TestExtract_TitleIsTheHeadlineThePageShows(t *testing.T) {
 			`<html><head>` + head + `</head><body><header><h1>Example Outdoors Backpacks</h1></header><article>` + body + `</article></body></html>`,
 			"Best Trail Backpacks 2025: Our Picks"},
 		{"an h1 that is a link is no headline",
-			`<html><head>` + head + `</head><body><h1><a href="/">Trail Backpacks Weekly</a></h1><article>` + body + `</article></body></html>`,
+			`<html><head>` + head + `</head><body><h1>
+				<a href="/">Trail Backpacks Weekly</a>
+			</h1><article>` + body + `</article></body></html>`,
 			"Best Trail Backpacks 2025: Our Picks"},
 		{"a section name shares too little",
 			`<html><head>` + head + `</head><body><h1>Outdoor Gear Reviews</h1><article>` + body + `</article></body></html>`,
@@ -105,5 +109,35 @@ func TestExtract_AuthorsFromUnmarkedCreditLines(t *testing.T) {
 				t.Errorf("Authors = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// A control or a dated element wrapped around a large subtree is read no
+// further than shortTextNodes nodes: its text is not short.
+func TestShortText_LooksAtFewNodes(t *testing.T) {
+	doc, err := html.Parse(strings.NewReader(`<div id="d">` + strings.Repeat("<span></span>", 10000) + `March 12, 2025</div><p id="p">By <b>Jane</b> Roe</p>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var div, p *html.Node
+	var find func(*html.Node)
+	find = func(n *html.Node) {
+		for _, a := range n.Attr {
+			if a.Key == "id" && a.Val == "d" {
+				div = n
+			} else if a.Key == "id" && a.Val == "p" {
+				p = n
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			find(c)
+		}
+	}
+	find(doc)
+	if got := shortText(div, 160); got != "" {
+		t.Errorf("shortText of 10,000 empty spans and a date = %q, want none", got)
+	}
+	if got := shortText(p, 80); got != "By Jane Roe" {
+		t.Errorf("shortText = %q, want %q", got, "By Jane Roe")
 	}
 }
