@@ -42,13 +42,13 @@ const (
 type pageCounts struct {
 	forms, inputs, buttons, selects, textareas int
 	pre, code, tables, listItems, links        int
-	navs, asides, iframes, headings            int
+	iframes, headings                          int
 	cues                                       map[string]int // cue name -> controls carrying it
 }
 
 // controlCues are words of links and buttons, grouped by the kind of page
-// that shows them. A control's text is lower-cased and matched as a whole
-// phrase inside it.
+// that shows them. A control's words, lower-cased, are matched against
+// whole phrases (addCues).
 var controlCues = map[string][]string{
 	"cart":    {"add to cart", "add to bag", "add to basket", "buy now", "in stock", "out of stock", "checkout", "add to wishlist", "shop now", "view cart", "sold out", "quick view", "write a review", "notify me"},
 	"sales":   {"get a quote", "request a quote", "free quote", "book a demo", "request a demo", "get a demo", "schedule a demo", "contact us", "contact sales", "talk to sales", "free consultation", "book a call", "get started", "free trial", "start free", "call now", "book now", "schedule a", "get in touch", "pricing", "our services", "learn more"},
@@ -85,10 +85,6 @@ func countPage(elems []*html.Node) pageCounts {
 		case atom.A:
 			c.links++
 			c.addCues(n)
-		case atom.Nav:
-			c.navs++
-		case atom.Aside:
-			c.asides++
 		case atom.Iframe:
 			c.iframes++
 		case atom.H1, atom.H2, atom.H3:
