@@ -148,8 +148,7 @@ func assemble(pm *pageMeta, res contentResult, counts pageCounts, pageURL string
 	}
 	a.IsArticle, a.PageKind = classify(sig)
 	x := kindInputs{sig: sig, counts: counts, authors: len(a.Authors), blocks: res.blocks, text: a.Text, title: a.Title, timeTags: len(pm.times), ruleKind: a.PageKind, bodyText: res.bodyText}.features()
-	firm := a.PageKind == KindListing && (sig.teaserHeads >= 8 || sig.words < 150 && (sig.headLinks >= 8 || sig.articles >= 6)) ||
-		a.PageKind == KindGallery && sig.words < 40 && sig.ld.articleCounts == 0 && !strings.HasPrefix(sig.ogType, "article")
+	firm := firmVerdict(sig, a.PageKind)
 	if sample != nil {
 		*sample = KindSample{Features: x, RuleKind: a.PageKind, IsArticle: a.IsArticle, Firm: firm}
 	}

@@ -90,6 +90,20 @@ func classify(s pageSignals) (bool, string) {
 	return false, KindOther
 }
 
+// firmVerdict reports a kind the page's form alone decides, which the
+// page-kind model (pagekind.go) does not overturn: a main text that is a
+// run of linked headlines, or a gallery with a caption's worth of words
+// and no article markup.
+func firmVerdict(s pageSignals, kind string) bool {
+	switch kind {
+	case KindListing:
+		return s.teaserHeads >= 8 || s.words < 150 && (s.headLinks >= 8 || s.articles >= 6)
+	case KindGallery:
+		return s.words < 40 && s.ld.articleCounts == 0 && !strings.HasPrefix(s.ogType, "article")
+	}
+	return false
+}
+
 // isRootURL reports a home page URL (empty path, index page or language root).
 func isRootURL(u string) bool {
 	if u == "" {

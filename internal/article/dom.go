@@ -172,6 +172,47 @@ func isBlock(n *html.Node) bool {
 	return n.Type == html.ElementNode && blockTags[n.DataAtom]
 }
 
+// shortText is n's text, whitespace folded, when it is at most limit
+// bytes, else "": a control's label, a date line, a credit — not a teaser
+// or prose. Unlike spacedText it counts only text against its bound (3 ×
+// limit raw bytes), and it looks at no more than shortTextNodes nodes, so
+// an element wrapped around a large subtree costs no more than a small
+// one. (The page-kind model was trained on its output: merging the two
+// changes the model's inputs.)
+func shortText(n *html.Node, limit int) string {
+	var b strings.Builder
+	visited := 0
+	var walk func(*html.Node) bool
+	walk = func(n *html.Node) bool {
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			if visited++; visited > shortTextNodes {
+				return false
+			}
+			if ch.Type == html.TextNode {
+				b.WriteString(ch.Data)
+				b.WriteByte(' ')
+			} else if ch.Type == html.ElementNode && !walk(ch) {
+				return false
+			}
+			if b.Len() > limit*3 {
+				return false
+			}
+		}
+		return true
+	}
+	if !walk(n) {
+		return ""
+	}
+	s := strings.Join(strings.Fields(b.String()), " ")
+	if len(s) > limit {
+		return ""
+	}
+	return s
+}
+
+// shortTextNodes bounds the nodes shortText looks at.
+const shortTextNodes = 256
+
 // spacedText is rawText with a space at every element boundary, for short
 // metadata elements whose parts are separate fields ("Jane Doe" "May 2").
 // It stops, reporting false, once the text passes limit bytes.

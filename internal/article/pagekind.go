@@ -134,44 +134,6 @@ func (c *pageCounts) addCues(n *html.Node) {
 	}
 }
 
-// shortText is n's text when it is at most limit bytes, else "": long
-// links are teasers or prose, not controls. It looks at no more than
-// shortTextNodes nodes, so a control wrapped around a large subtree costs
-// no more than a small one.
-func shortText(n *html.Node, limit int) string {
-	var b strings.Builder
-	visited := 0
-	var walk func(*html.Node) bool
-	walk = func(n *html.Node) bool {
-		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-			if visited++; visited > shortTextNodes {
-				return false
-			}
-			if ch.Type == html.TextNode {
-				b.WriteString(ch.Data)
-				b.WriteByte(' ')
-			} else if ch.Type == html.ElementNode && !walk(ch) {
-				return false
-			}
-			if b.Len() > limit*3 {
-				return false
-			}
-		}
-		return true
-	}
-	if !walk(n) {
-		return ""
-	}
-	s := strings.Join(strings.Fields(b.String()), " ")
-	if len(s) > limit {
-		return ""
-	}
-	return s
-}
-
-// shortTextNodes bounds the nodes shortText looks at.
-const shortTextNodes = 256
-
 // urlWords are path words that say what a page is, by group.
 var urlWords = map[string][]string{
 	"story":   {"blog", "blogs", "news", "article", "articles", "post", "posts", "story", "stories", "insights", "magazine", "journal", "opinion", "features", "press", "guide", "guides", "learn", "resources", "academy"},
@@ -182,9 +144,8 @@ var urlWords = map[string][]string{
 	"service": {"services", "service", "solutions", "solution", "pricing", "plans", "features", "about", "contact", "company", "industries", "platform", "locations", "location", "hire", "agency", "consulting", "repair", "installation"},
 }
 
-var (
-	reURLNumericID = regexp.MustCompile(`(?:^|[/_.-])\d{4,}(?:[/_.-]|$)`)
-)
+// reURLNumericID finds a numeric id in a URL path (/item/48213).
+var reURLNumericID = regexp.MustCompile(`(?:^|[/_.-])\d{4,}(?:[/_.-]|$)`)
 
 // kindFeatureNames name the model's inputs, in order. Changing them needs
 // a retrained model (kindtrain refuses a model whose names differ).
@@ -252,8 +213,9 @@ func wordClasses(classes map[int]string) map[string]int {
 	return m
 }
 
-// wordRates are the shares of text's words in each class of rateWords. Words are runs of letters and apostrophes; only short ASCII
-// words can be in the sets, and they are lower-cased in a fixed buffer.
+// wordRates are the shares of text's words in each class of rateWords.
+// Words are runs of letters and apostrophes; only short ASCII words can be
+// in the classes, and they are lower-cased in a fixed buffer.
 func wordRates(text string) (we, you, cta float64) {
 	var n, nWe, nYou, nCTA int
 	var buf [10]byte

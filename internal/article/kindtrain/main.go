@@ -273,30 +273,26 @@ func floorFor(m *model, train []sample, recall float64) float64 {
 
 // report prints article precision and recall, rules alone and with the model.
 func report(half string, m *model, set []sample) {
-	var arts, rulesCalled, rulesRight, called, right, found int
-	confusion := map[string]map[string]int{}
-	for _, s := range set {
-		if s.input.IsArticle {
-			rulesCalled++
+	var arts int
+	var rules, withModel struct{ called, right int } // pages called articles, and of those true articles
+	tally := func(t *struct{ called, right int }, isArt bool, s sample) {
+		if isArt {
+			t.called++
 			if s.kind == article.KindArticle {
-				rulesRight++
+				t.right++
 			}
 		}
+	}
+	confusion := map[string]map[string]int{}
+	for _, s := range set {
 		isArt, kind := m.Decide(s.input)
+		tally(&rules, s.input.IsArticle, s)
+		tally(&withModel, isArt, s)
 		if s.kind == article.KindArticle {
 			arts++
-			if isArt {
-				found++
-			}
 		}
 		if *verbose && half == "check" && isArt != (s.kind == article.KindArticle) {
 			fmt.Printf("      miss %s %-13s called %-13s p(article) %.2f rules %s\n", s.id, s.kind, kind, probArticle(m, s), s.input.RuleKind)
-		}
-		if isArt {
-			called++
-			if s.kind == article.KindArticle {
-				right++
-			}
 		}
 		if confusion[s.kind] == nil {
 			confusion[s.kind] = map[string]int{}
@@ -309,14 +305,8 @@ func report(half string, m *model, set []sample) {
 		}
 		return float64(a) / float64(b)
 	}
-	var rulesFound int
-	for _, s := range set {
-		if s.kind == article.KindArticle && s.input.IsArticle {
-			rulesFound++
-		}
-	}
 	fmt.Printf("%-5s %4d pages: rules alone article precision %.3f recall %.3f; with the model precision %.3f recall %.3f\n",
-		half, len(set), ratio(rulesRight, rulesCalled), ratio(rulesFound, arts), ratio(right, called), ratio(found, arts))
+		half, len(set), ratio(rules.right, rules.called), ratio(rules.right, arts), ratio(withModel.right, withModel.called), ratio(withModel.right, arts))
 	kinds := make([]string, 0, len(confusion))
 	for k := range confusion {
 		kinds = append(kinds, k)
