@@ -129,6 +129,7 @@ func (r *Response) NotModified() bool { return r.Status == http.StatusNotModifie
 type Fetcher struct {
 	cfg    Config
 	client *http.Client
+	dialer *net.Dialer
 }
 
 // New builds a Fetcher with its own transport.
@@ -147,7 +148,7 @@ func New(cfg Config) *Fetcher {
 		MaxIdleConnsPerHost:   4,
 		IdleConnTimeout:       90 * time.Second,
 	}
-	f := &Fetcher{cfg: cfg}
+	f := &Fetcher{cfg: cfg, dialer: dialer}
 	f.client = &http.Client{Transport: tr, CheckRedirect: f.checkRedirect}
 	return f
 }
@@ -156,6 +157,13 @@ func New(cfg Config) *Fetcher {
 // fetches (a web archive): the same SSRF guard on every address dialled,
 // the same redirect limit, no body cap and no whole-request timeout.
 func (f *Fetcher) Client() *http.Client { return f.client }
+
+// DialContext dials through the fetcher's SSRF guard, judged on the address
+// actually dialled (after DNS), as every fetch is: for a proxy of our own
+// (the renderer's) that must reach nothing a fetch could not.
+func (f *Fetcher) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return f.dialer.DialContext(ctx, network, addr)
+}
 
 // Config returns the fetcher's configuration with defaults applied.
 func (f *Fetcher) Config() Config { return f.cfg }

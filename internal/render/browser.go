@@ -1,0 +1,220 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	cfetch "github.com/newscrawl/newscrawl/internal/crawl/fetch"
+)
+
+// browserProc is one running Chromium.
+type browserProc struct {
+	ctx     context.Context // the browser's chromedp context: tabs are its children
+	cancel  func()
+	dir     string // its profile, removed with it
+	renders atomic.Int64
+	hung    atomic.Bool // a tab would not close: the browser no longer answers
+}
+
+// deadRoute is the proxy of the browser's default context: nothing listens
+// there, so a request outside a render's own context goes nowhere.
+const deadRoute = "http://127.0.0.1:9"
+
+// startBrowser starts a headless Chromium in a profile of its own. Its
+// network is shut by default (a dead proxy, no DNS of its own, no WebRTC
+// outside the proxy, no background traffic); each render opens it to its
+// own proxy.
+func startBrowser(ctx context.Context, cfg Config) (*browserProc, error) {
+	dir, err := os.MkdirTemp("", "newscrawl-render-")
+	if err != nil {
+		return nil, fmt.Errorf("browser profile: %w", err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(cfg.ExecPath), chromedp.UserDataDir(dir), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.ProxyServer(deadRoute),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("dns-prefetch-disable", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("disable-notifications", true),
+		chromedp.Flag("disable-popup-blocking", false),
+		chromedp.Flag("blink-settings", "imagesEnabled=false"),
+		chromedp.Flag("js-flags", "--max-old-space-size=512"),
+	)
+	ua := cfg.Fetch.UserAgent
+	if ua == "" {
+		ua = cfetch.DefaultUserAgent
+	}
+	opts = append(opts, chromedp.UserAgent(ua)) // the crawler's name, not a browser's: robots.txt and logs see who asks
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	b := &browserProc{ctx: bctx, dir: dir, cancel: func() {
+		cancelBrowser()
+		cancelAlloc()
+	}}
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(bctx) }() // the first Run starts the browser; bctx must carry no deadline
+	select {
+	case err = <-started:
+	case <-time.After(30 * time.Second):
+		err = fmt.Errorf("chromium did not start within 30s")
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		b.stop()
+		return nil, fmt.Errorf("start chromium %s: %w", cfg.ExecPath, err)
+	}
+	return b, nil
+}
+
+// alive reports whether the browser still runs and answers.
+func (b *browserProc) alive() bool {
+	if b.hung.Load() || b.ctx.Err() != nil {
+		return false
+	}
+	pid := b.pid()
+	if pid == 0 {
+		return false
+	}
+	_, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid)))
+	return err == nil
+}
+
+func (b *browserProc) pid() int {
+	c := chromedp.FromContext(b.ctx)
+	if c == nil || c.Browser == nil || c.Browser.Process() == nil {
+		return 0
+	}
+	return c.Browser.Process().Pid
+}
+
+// stop ends the browser and every process it started, and removes its
+// profile. A browser that will not close within a few seconds is killed.
+func (b *browserProc) stop() {
+	pids := descendants(b.pid())
+	done := make(chan struct{})
+	go func() { b.cancel(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+	for _, p := range pids { // Chromium's children outlive a killed parent for a moment; end them now
+		if proc, err := os.FindProcess(p); err == nil {
+			_ = proc.Kill()
+		}
+	}
+	_ = os.RemoveAll(b.dir)
+}
+
+// descendants lists pid and every process below it, from /proc.
+func descendants(pid int) []int {
+	if pid <= 0 {
+		return nil
+	}
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces and parentheses
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(f[1]); err == nil {
+			children[ppid] = append(children[ppid], p)
+		}
+	}
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		out = append(out, children[out[i]]...)
+	}
+	return out
+}
+
+// treeRSS is the resident memory of pid and its descendants together, in
+// bytes. Shared pages are counted in each process, so it errs high: a
+// budget on it is kept, not overrun.
+func treeRSS(pid int) int64 {
+	var total int64
+	for _, p := range descendants(pid) {
+		f, err := os.Open(filepath.Join("/proc", strconv.Itoa(p), "status"))
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := sc.Text()
+			if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				if kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64); err == nil {
+					total += kb << 10
+				}
+				break
+			}
+		}
+		f.Close()
+	}
+	return total
+}
+
+// deadline is a render's time limit: Timeout of the render's own time, the
+// politeness waits of its proxy not counted.
+type deadline struct {
+	start time.Time
+	limit time.Duration
+	sess  *session
+}
+
+// left is the time the render has left.
+func (d *deadline) left() time.Duration {
+	return d.limit - (time.Since(d.start) - time.Duration(d.sess.waited.Load()))
+}
+
+// context derives from the tab's context one that ends when the render's
+// time is up or the caller's context ends.
+func (d *deadline) context(caller, tab context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(tab)
+	stopCaller := context.AfterFunc(caller, cancel)
+	go func() {
+		for {
+			left := d.left()
+			if left <= 0 {
+				cancel()
+				return
+			}
+			t := time.NewTimer(left)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return ctx, func() { stopCaller(); cancel() }
+}

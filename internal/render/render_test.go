@@ -1,0 +1,287 @@
+package render_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/newscrawl/newscrawl/internal/article"
+	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
+	"github.com/newscrawl/newscrawl/internal/render"
+	"github.com/newscrawl/newscrawl/internal/render/scriptsite"
+	"github.com/newscrawl/newscrawl/internal/testenv"
+)
+
+// world is a script-only site on 127.0.0.2 — the one private address the
+// guard lets through — and a canary on 127.0.0.1 that nothing may reach.
+type world struct {
+	site     *scriptsite.Site
+	base     string
+	canary   *scriptsite.Canary
+	mu       sync.Mutex
+	arrivals []time.Time
+}
+
+func newWorld(t *testing.T, n int) *world {
+	t.Helper()
+	w := &world{canary: &scriptsite.Canary{}}
+	c := httptest.NewServer(w.canary)
+	t.Cleanup(c.Close)
+	w.site = &scriptsite.Site{N: n, Canary: c.URL}
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatalf("listen on 127.0.0.2: %v", err)
+	}
+	h := w.site.Handler()
+	s := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w.mu.Lock()
+		w.arrivals = append(w.arrivals, time.Now())
+		w.mu.Unlock()
+		h.ServeHTTP(rw, r)
+	})}}
+	s.Start()
+	t.Cleanup(s.Close)
+	w.base = s.URL
+	return w
+}
+
+func newRenderer(t *testing.T, cfg render.Config) *render.Renderer {
+	t.Helper()
+	if _, err := render.FindChromium(); err != nil {
+		if testing.Short() {
+			t.Skip("no chromium (-short)")
+		}
+		t.Fatal(err, "— `make test` installs Debian's chromium")
+	}
+	e := testenv.New(t)
+	cfg.Prefix = e.Prefix
+	if cfg.Fetch.AllowCIDRs == nil {
+		cfg.Fetch.AllowCIDRs = []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
+	}
+	r, err := render.New(e.RDB, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r
+}
+
+// text is what the cleaner makes of a page.
+func text(t *testing.T, page []byte, u string) string {
+	t.Helper()
+	a, err := article.Extract(page, u, article.Options{})
+	if err != nil {
+		t.Fatalf("extract %s: %v", u, err)
+	}
+	return a.Text
+}
+
+func get(t *testing.T, u string) []byte {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return []byte(b.String())
+}
+
+// Each of the three builds — inline JSON, text from the API, a second half
+// loaded on scroll — renders to its static twin's text; statically, the
+// shells have none. Images and stylesheets are never asked for.
+func TestRender_ScriptOnlyArticlesMatchTheirTwins(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, 6)
+	r := newRenderer(t, render.Config{HostDelay: 10 * time.Millisecond})
+	for n := range 6 {
+		u := fmt.Sprintf("%s/article/%d", w.base, n)
+		if got := text(t, get(t, u), u); strings.Contains(got, "report") {
+			t.Fatalf("article %d: the static shell already has text: %q", n, got)
+		}
+		p, err := r.Render(context.Background(), u)
+		if err != nil {
+			t.Fatalf("render article %d: %v", n, err)
+		}
+		twin := text(t, get(t, fmt.Sprintf("%s/static/article/%d", w.base, n)), u)
+		if got := text(t, p.HTML, u); got != twin {
+			t.Errorf("article %d (build %d): rendered text differs from its twin\nrendered: %.300q\ntwin:     %.300q", n, n%3, got, twin)
+		}
+		if p.Requests < 2 || p.Bytes == 0 {
+			t.Errorf("article %d: %d requests, %d bytes: the proxy saw no traffic", n, p.Requests, p.Bytes)
+		}
+	}
+	if w.site.API.Load() < 4 {
+		t.Errorf("the API was asked %d times; builds 1 and 2 need it", w.site.API.Load())
+	}
+}
+
+// Every request of a render goes through the proxy, and the guard holds on
+// the dialled address: nothing reaches the canary on 127.0.0.1 — not by
+// fetch, XHR, beacon, iframe, websocket, image, a name that answers
+// loopback or IPv6 — nor the metadata address. The story still renders.
+func TestRender_HostileScriptsReachNothing(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, 3)
+	timeout := 6 * time.Second
+	r := newRenderer(t, render.Config{Timeout: timeout})
+	cases := map[string]func(t *testing.T, p *render.Page, err error){
+		"canary": func(t *testing.T, p *render.Page, err error) {
+			if err != nil {
+				t.Fatalf("render: %v", err)
+			}
+			if p.Refused[render.RefusedScope] == 0 {
+				t.Errorf("refused %v: the canary and metadata hosts are out of scope, none was refused as such", p.Refused)
+			}
+		},
+		"loop": func(t *testing.T, p *render.Page, err error) {
+			if f := (*render.Failure)(nil); !errors.As(err, &f) || f.Reason != render.FailDeadline {
+				t.Fatalf("an endless script: got %v, want a %s failure", err, render.FailDeadline)
+			}
+		},
+		"neverload": func(t *testing.T, p *render.Page, err error) {
+			if err != nil {
+				t.Fatalf("a page that never stops loading should be taken as it is at the deadline: %v", err)
+			}
+		},
+		"windows": func(t *testing.T, p *render.Page, err error) {
+			if err != nil {
+				t.Fatalf("render: %v", err)
+			}
+		},
+		"bigdom": func(t *testing.T, p *render.Page, err error) {
+			if f := (*render.Failure)(nil); !errors.As(err, &f) || f.Reason != render.FailDOMSize {
+				t.Fatalf("100,000 elements: got %v, want %s", err, render.FailDOMSize)
+			}
+		},
+		"memhog": func(t *testing.T, p *render.Page, err error) {
+			if err == nil {
+				t.Fatalf("a script that allocates without end rendered")
+			}
+		},
+		"refresh": func(t *testing.T, p *render.Page, err error) {},
+	}
+	for _, kind := range scriptsite.Hostile {
+		check := cases[kind]
+		t.Run(kind, func(t *testing.T) {
+			u := w.base + "/hostile/" + kind
+			start := time.Now()
+			p, err := r.Render(context.Background(), u)
+			took := time.Since(start)
+			if took > timeout+time.Second {
+				t.Errorf("took %s, over its deadline of %s by more than a second", took, timeout)
+			}
+			check(t, p, err)
+			if err == nil && !strings.Contains(text(t, p.HTML, u), "report 2 part 3") {
+				t.Errorf("the story is not in the rendered page")
+			}
+		})
+	}
+	if n := w.canary.Hits.Load(); n != 0 {
+		t.Fatalf("%d requests reached the canary on 127.0.0.1", n)
+	}
+	// After all of it, the browser still renders.
+	u := w.base + "/article/1"
+	if _, err := r.Render(context.Background(), u); err != nil {
+		t.Fatalf("a plain article after the hostile pages: %v", err)
+	}
+}
+
+// Under the guard without the allowance, even the site's own private
+// address is refused: the proxy dials with the crawler's guard.
+func TestRender_GuardRefusesPrivateSite(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, 1)
+	r := newRenderer(t, render.Config{Timeout: 5 * time.Second, Fetch: fetch.Config{AllowCIDRs: []netip.Prefix{}}})
+	_, err := r.Render(context.Background(), w.base+"/article/0")
+	if err == nil {
+		t.Fatal("a page on a private address rendered without the allowance")
+	}
+	w.mu.Lock()
+	n := len(w.arrivals)
+	w.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d requests reached the private site", n)
+	}
+}
+
+// A browser killed mid-render costs the render, not the renderer: the next
+// one starts a fresh browser.
+func TestRender_BrowserKilledMidRender(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, 3)
+	r := newRenderer(t, render.Config{Timeout: 10 * time.Second})
+	if _, err := r.Render(context.Background(), w.base+"/article/0"); err != nil {
+		t.Fatal(err)
+	}
+	pid := r.BrowserPID()
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Render(context.Background(), w.base+"/hostile/neverload")
+		done <- err
+	}()
+	time.Sleep(time.Second)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := <-done
+	var f *render.Failure
+	if !errors.As(err, &f) || !f.Retry {
+		t.Fatalf("render while the browser was killed: got %v, want a failure worth retrying", err)
+	}
+	if _, err := r.Render(context.Background(), w.base+"/article/1"); err != nil {
+		t.Fatalf("render after the kill: %v", err)
+	}
+	if r.Starts() != 2 || r.BrowserPID() == pid {
+		t.Fatalf("starts %d, pid %d (was %d): want a second browser", r.Starts(), r.BrowserPID(), pid)
+	}
+}
+
+// The host's delay holds between every request of two renders at once,
+// measured where they arrive.
+func TestRender_PolitenessGaps(t *testing.T) {
+	t.Parallel()
+	const delay = 100 * time.Millisecond
+	const jitter = 30 * time.Millisecond
+	w := newWorld(t, 4)
+	r := newRenderer(t, render.Config{HostDelay: delay, Concurrency: 2})
+	var wg sync.WaitGroup
+	for n := range 4 {
+		wg.Go(func() {
+			if _, err := r.Render(context.Background(), fmt.Sprintf("%s/article/%d", w.base, n)); err != nil {
+				t.Errorf("render %d: %v", n, err)
+			}
+		})
+	}
+	wg.Wait()
+	w.mu.Lock()
+	at := slices.Clone(w.arrivals)
+	w.mu.Unlock()
+	slices.SortFunc(at, func(a, b time.Time) int { return a.Compare(b) })
+	for i := 1; i < len(at); i++ {
+		if gap := at[i].Sub(at[i-1]); gap < delay-jitter {
+			t.Errorf("requests %d and %d arrived %s apart, under the host delay of %s", i-1, i, gap, delay)
+		}
+	}
+	if len(at) < 8 {
+		t.Fatalf("only %d requests arrived", len(at))
+	}
+}
