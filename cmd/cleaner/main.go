@@ -8,6 +8,7 @@ import (
 	"flag"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/app"
@@ -35,7 +36,13 @@ func runWorker(args []string) error {
 	pageTimeout := s.Duration("CLEAN_PAGE_TIMEOUT", article.DefaultTimeout, "wall-clock guard per page behind the work budget: its expiry is a runaway (back later, no attempt spent; dead-lettered runaway after CLEAN_MAX_RUNAWAYS in a row)")
 	maxBytes := s.Int("CLEAN_MAX_BYTES", article.DefaultMaxBytes, "largest page cleaned")
 	maxText := s.Int("CLEAN_MAX_TEXT_CHARS", clean.DefaultMaxTextChars, "longest article text kept; a longer one is cut at a paragraph break (cleaned.text_cut_from records it)")
+	renderMode := s.String("RENDER", clean.RenderOff, "pages sent to the renderer: off; auto (script-built pages whose static version gave no story, and every page of RENDER_HOSTS); always")
+	renderHosts := s.String("RENDER_HOSTS", "", "comma-separated hosts every page of which is rendered under RENDER=auto")
 	if err := s.Parse(args); err != nil {
+		return err
+	}
+	mode, err := clean.ParseRenderMode(*renderMode)
+	if err != nil {
 		return err
 	}
 	w := app.Worker{Name: "cleaner", Stage: pipeline.Clean, Group: pipeline.CleanerGroup,
@@ -47,6 +54,8 @@ func runWorker(args []string) error {
 			MaxHamming:        *maxHamming,
 			MaxTextChars:      *maxText,
 			ForwardDuplicates: *forwardDups,
+			Render:            mode,
+			RenderHosts:       strings.Split(*renderHosts, ","),
 			Registry:          d.Registry,
 		}, d.Log), nil
 	})

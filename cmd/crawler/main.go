@@ -9,11 +9,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net/netip"
 	"os"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -77,7 +75,7 @@ func run(args []string) error {
 	if err := s.Parse(args); err != nil {
 		return err
 	}
-	cidrs, err := parseCIDRs(*allowCIDRs)
+	cidrs, err := fetch.ParseCIDRs(*allowCIDRs)
 	if err != nil {
 		return err
 	}
@@ -125,28 +123,4 @@ func run(args []string) error {
 			"allow_private", *allowPrivate, "recrawl", *recrawl, "user_agent", *userAgent, "warc_dir", *warcDir)
 		return c, nil
 	})
-}
-
-func parseCIDRs(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		if !strings.Contains(f, "/") {
-			a, err := netip.ParseAddr(f)
-			if err != nil {
-				return nil, fmt.Errorf("CRAWL_ALLOW_CIDRS: %q: %w", f, err)
-			}
-			out = append(out, netip.PrefixFrom(a, a.BitLen()))
-			continue
-		}
-		p, err := netip.ParsePrefix(f)
-		if err != nil {
-			return nil, fmt.Errorf("CRAWL_ALLOW_CIDRS: %q: %w", f, err)
-		}
-		out = append(out, p.Masked())
-	}
-	return out, nil
 }

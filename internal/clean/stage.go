@@ -36,6 +36,10 @@ type Config struct {
 	MaxTextChars      int             // longer texts are cut at a paragraph break (DefaultMaxTextChars)
 	MaxHamming        int             // near-duplicate threshold (SimHash bits)
 	ForwardDuplicates bool            // send duplicates to extraction and embedding anyway
+	// Render (RENDER: off, auto, always) sends script-built pages to the
+	// renderer; RenderHosts are hosts every page of which goes under auto.
+	Render      string
+	RenderHosts []string
 	// Registry, when set, gets newscrawl_clean_pages_total{outcome}: every
 	// page counted as forwarded or by the reason it was set aside.
 	Registry prometheus.Registerer
@@ -43,15 +47,16 @@ type Config struct {
 
 // A Stage cleans fetched pages; it is the cleaner's streamkit handler.
 type Stage struct {
-	db    *pgxpool.Pool
-	cfg   Config
-	log   *slog.Logger
-	pages *prometheus.CounterVec
+	db          *pgxpool.Pool
+	cfg         Config
+	log         *slog.Logger
+	pages       *prometheus.CounterVec
+	renderHosts map[string]bool
 }
 
 // outcomes of a cleaned page: forwarded, a duplicate, or the kind of page
 // that is not an article (article.Kind*).
-var outcomes = []string{"forwarded", "duplicate", article.KindListing, article.KindGallery, article.KindVideo, article.KindEmpty, article.KindOther,
+var outcomes = []string{"forwarded", "duplicate", "rendering", article.KindListing, article.KindGallery, article.KindVideo, article.KindEmpty, article.KindOther,
 	article.KindService, article.KindProduct, article.KindCollection, article.KindForum, article.KindDocumentation}
 
 // NewStage returns the cleaner handler over db.
@@ -73,7 +78,13 @@ func NewStage(db *pgxpool.Pool, cfg Config, log *slog.Logger) *Stage {
 	if cfg.Registry != nil {
 		cfg.Registry.MustRegister(pages)
 	}
-	return &Stage{db: db, cfg: cfg, log: log, pages: pages}
+	hosts := map[string]bool{}
+	for _, h := range cfg.RenderHosts {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			hosts[h] = true
+		}
+	}
+	return &Stage{db: db, cfg: cfg, log: log, pages: pages, renderHosts: hosts}
 }
 
 // Handle cleans the document named by the message. A missing document or a
@@ -91,8 +102,15 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	var pageURL, bodyHash string
 	var body []byte
 	var firstSeen time.Time
-	err = s.db.QueryRow(ctx, `SELECT url, body_hash, body, first_seen_at FROM documents WHERE doc_id = $1`, docID).
-		Scan(&pageURL, &bodyHash, &body, &firstSeen)
+	rendered := m.Get(pipeline.FieldRendered) == "1"
+	if rendered { // the renderer's DOM of the page, named by its own hash
+		err = s.db.QueryRow(ctx, `SELECT d.url, coalesce(r.rendered_hash, ''), r.body, d.first_seen_at FROM documents d
+			LEFT JOIN rendered r ON r.doc_id = d.doc_id AND r.rendered_hash = $2 WHERE d.doc_id = $1`, docID, wantHash).
+			Scan(&pageURL, &bodyHash, &body, &firstSeen)
+	} else {
+		err = s.db.QueryRow(ctx, `SELECT url, body_hash, body, first_seen_at FROM documents WHERE doc_id = $1`, docID).
+			Scan(&pageURL, &bodyHash, &body, &firstSeen)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		switch gone, ferr := forget.Was(ctx, s.db, docID); {
 		case ferr != nil:
@@ -124,24 +142,35 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	c := cleanedRow(docID, bodyHash, pageURL, a)
 	c.FirstSeenAt = firstSeen
 	c.TextCutFrom = textCutFrom
+	render := !rendered && s.wantsRender(c.Host, body, a)
 	return streamkit.Result{DocID: docID, Commit: func(ctx context.Context, tx pgx.Tx) error {
 		return s.save(ctx, tx, c)
 	}, EmitFunc: func() []streamkit.Emit {
 		// Counted here, after the commit decided: a page not forwarded is
 		// never dropped silently. (A batch rerun after a failed Commit can
-		// count a page twice.)
+		// count a page twice.) A page sent to the renderer comes back as
+		// its DOM; a story the static page already had goes on meanwhile,
+		// so a render that fails loses nothing.
+		var emits []streamkit.Emit
+		if render {
+			s.pages.WithLabelValues("rendering").Inc()
+			emits = append(emits, streamkit.Emit{Stage: pipeline.Render, Fields: map[string]string{
+				pipeline.FieldDocID: docID, pipeline.FieldBodyHash: bodyHash, pipeline.FieldURL: pageURL}})
+		}
 		switch {
+		case !c.IsArticle && render:
+			return emits
 		case !c.IsArticle:
 			s.pages.WithLabelValues(c.PageKind).Inc()
 			return nil
 		case c.DuplicateOf != "" && !s.cfg.ForwardDuplicates:
 			s.pages.WithLabelValues("duplicate").Inc()
-			return nil
+			return emits
 		}
 		s.pages.WithLabelValues("forwarded").Inc()
-		return []streamkit.Emit{{Stage: pipeline.Extract, Fields: map[string]string{
+		return append(emits, streamkit.Emit{Stage: pipeline.Extract, Fields: map[string]string{
 			pipeline.FieldDocID: docID, pipeline.FieldTextHash: c.TextHash, pipeline.FieldURL: pageURL,
-		}}}
+		}})
 	}}, nil
 }
 

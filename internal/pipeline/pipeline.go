@@ -18,6 +18,9 @@ const (
 	Clean   = "clean"   // fetched pages to clean
 	Extract = "extract" // cleaned articles to extract facts from
 	Embed   = "embed"   // extracted articles to chunk and embed
+	// Render is off the main line: pages the cleaner found script-built go
+	// to the renderer, whose DOM comes back to Clean (RENDER, docs/RENDERER.md).
+	Render = "render"
 )
 
 // Consumer groups, one per binary.
@@ -26,6 +29,7 @@ const (
 	CleanerGroup   = "cleaner"
 	ExtractorGroup = "extractor"
 	EmbedderGroup  = "embedder"
+	RendererGroup  = "renderer"
 )
 
 // Message fields shared between stages (streamkit adds "attempt"). A
@@ -37,6 +41,10 @@ const (
 	FieldBodyHash = "body_hash"          // BodyHash of the fetched body: on clean messages
 	FieldTextHash = "text_hash"          // TextHash of the cleaned text: on extract and embed messages
 	FieldURL      = "url"
+	// FieldRendered marks a clean message whose body_hash names a rendered
+	// DOM (the rendered table), not the fetched body: "1". Such a page is
+	// never sent to the renderer again.
+	FieldRendered = "rendered"
 
 	// FieldLegacyHash is the name both hashes had before they were told
 	// apart. It is read, never written: messages sent before the rename
@@ -45,13 +53,15 @@ const (
 	FieldLegacyHash = "content_hash"
 )
 
-// Stages lists every stage with its group, in pipeline order.
+// Stages lists every stage with its group, in pipeline order, the
+// renderer's (off the main line) last.
 func Stages() []streamkit.StageRef {
 	return []streamkit.StageRef{
 		{Stage: Crawl, Group: CrawlerGroup},
 		{Stage: Clean, Group: CleanerGroup},
 		{Stage: Extract, Group: ExtractorGroup},
 		{Stage: Embed, Group: EmbedderGroup},
+		{Stage: Render, Group: RendererGroup},
 	}
 }
 
@@ -84,7 +94,7 @@ func sha256Hex(b []byte) string {
 // text to extract from or embed); "" for Crawl, whose requests carry none.
 func HashField(stage string) string {
 	switch stage {
-	case Clean:
+	case Clean, Render:
 		return FieldBodyHash
 	case Extract, Embed:
 		return FieldTextHash

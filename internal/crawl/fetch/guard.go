@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 	"syscall"
 )
 
@@ -63,4 +64,30 @@ func dialControl(allowPrivate bool, allow []netip.Prefix) func(network, address 
 		}
 		return nil
 	}
+}
+
+// ParseCIDRs reads CRAWL_ALLOW_CIDRS: comma-separated ranges or single
+// addresses, shared by every process that dials through the guard.
+func ParseCIDRs(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if !strings.Contains(f, "/") {
+			a, err := netip.ParseAddr(f)
+			if err != nil {
+				return nil, fmt.Errorf("CRAWL_ALLOW_CIDRS: %q: %w", f, err)
+			}
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("CRAWL_ALLOW_CIDRS: %q: %w", f, err)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
