@@ -23,6 +23,18 @@ RUN --mount=type=cache,target=/go/pkg/mod \
     go build -trimpath -ldflags="-s -X github.com/newscrawl/newscrawl/internal/version.Release=$(cat VERSION) -X github.com/newscrawl/newscrawl/internal/version.Revision=${REVISION}" -o /out/ ./cmd/... && \
     mkdir -p /warc
 
+# The renderer's image (compose profile "render"): Chromium needs a distribution, so
+# this target is Debian with Debian's chromium and the renderer binary alone.
+# docker compose --profile render build renderer  (or: docker build --target renderer .)
+ARG RENDERER_BASE_IMAGE=debian:bookworm-slim
+FROM ${RENDERER_BASE_IMAGE} AS renderer
+RUN apt-get update && apt-get install -y --no-install-recommends chromium ca-certificates fonts-liberation && \
+    rm -rf /var/lib/apt/lists/* && useradd --uid 65532 --create-home nonroot
+COPY --from=build /out/renderer /usr/local/bin/renderer
+USER 65532:65532
+EXPOSE 9100
+CMD ["renderer"]
+
 # Static binaries need no libc; distroless/static carries CA certificates and tzdata and
 # runs as an unprivileged user (nonroot, uid 65532).
 FROM ${RUNTIME_IMAGE}

@@ -91,7 +91,10 @@ func into[T any](m map[string]*T, name string) *T {
 	return v
 }
 
-var stages = map[string]struct{ prefix, stream, group string }{
+// stageOf is a worker's settings prefix, input stream and group.
+type stageOf struct{ prefix, stream, group string }
+
+var stages = map[string]stageOf{
 	"crawler":   {"CRAWL", "nc:{crawl}:stream", "crawler"},
 	"cleaner":   {"CLEAN", "nc:{clean}:stream", "cleaner"},
 	"extractor": {"EXTRACT", "nc:{extract}:stream", "extractor"},
@@ -100,6 +103,12 @@ var stages = map[string]struct{ prefix, stream, group string }{
 
 // checkWorkers checks what every worker needs beyond valid fields.
 func checkWorkers(t *testing.T, o objects, maxExtractors int32) {
+	t.Helper()
+	checkStages(t, o, maxExtractors, stages)
+}
+
+// checkStages checks the workers of stages (with the rest of the base).
+func checkStages(t *testing.T, o objects, maxExtractors int32, stages map[string]stageOf) {
 	t.Helper()
 	for name, st := range stages {
 		d, ok := o.deployments[name]
@@ -245,6 +254,25 @@ func TestArchiveOverlay_BuildsAndDecodesStrictly(t *testing.T) {
 	}
 	if !mounted || claim == "" || o.claims[claim] == nil {
 		t.Errorf("the crawler mounts /warc: %v, from claim %q (%v)", mounted, claim, o.claims)
+	}
+}
+
+func TestRenderOverlay_BuildsAndDecodesStrictly(t *testing.T) {
+	o := build(t, "overlays/render")
+	all := map[string]stageOf{"renderer": {"RENDER", "nc:{render}:stream", "renderer"}}
+	for k, v := range stages {
+		all[k] = v
+	}
+	checkStages(t, o, 2, all)
+	if cm := o.configMaps["newscrawl-config"]; cm == nil || cm.Data["RENDER"] != "auto" {
+		t.Errorf("RENDER is not auto: %+v", cm)
+	}
+	c := o.deployments["renderer"].Spec.Template.Spec.Containers[0]
+	if c.Image != "registry.example.com/newscrawl-renderer:0.3.0" {
+		t.Errorf("the renderer runs image %s, want the renderer target's", c.Image)
+	}
+	if lim, budget := c.Resources.Limits.Memory().Value(), int64(1<<30); lim <= budget {
+		t.Errorf("the renderer's memory limit %d is not above RENDER_MEMORY %d", lim, budget)
 	}
 }
 
