@@ -11,7 +11,7 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/newscrawl_bench?sslmode
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help build test chaos test-compose screenshots up demo down train-pagekind bench-serve bench-streamkit bench-partitions bench-crawler bench-cleaner bench-search bench-seed bench-ingest bench-ask lint clean
+.PHONY: help build test chaos test-compose screenshots up demo down train-pagekind bench-serve bench-streamkit bench-partitions bench-crawler bench-cleaner bench-search bench-seed bench-ingest bench-render bench-ask lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  make %-16s %s\n", $$1, $$2 }'
@@ -84,6 +84,11 @@ bench-seed: ## newsctl seed --file: 1M URLs over 5,000 literal hosts, 100k over 
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
 	@$(GO) build -ldflags '$(LDFLAGS)' -o bin/ ./cmd/newsctl
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./bench/seed $(ARGS)
+
+bench-render: ## renderer on the script-only site, beside the static fetch of its twins (last line: the rates)
+	@bash scripts/services.sh ensure
+	@command -v chromium >/dev/null 2>&1 || bash scripts/services.sh apt-install chromium
+	@$(GO) run ./bench/render $(ARGS)
 
 bench-ingest: ## WARC in: the library's read rate, newsctl ingest alone, end to end until searchable (last line: the rates)
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure

@@ -37,7 +37,7 @@ func run(args []string) error {
 	maxDOM := s.Int("RENDER_MAX_DOM_BYTES", render.DefaultMaxDOMBytes, "bytes of a rendered DOM; past it the render fails dom_too_large")
 	maxBytes := s.Int64("RENDER_MAX_BYTES", render.DefaultMaxBytes, "bytes the browser may fetch for one render; past it requests are refused")
 	recycle := s.Int("RENDER_RECYCLE_PAGES", render.DefaultRecycleEvery, "renders after which the browser is restarted")
-	memory := s.Int64("RENDER_MEMORY", render.DefaultMemory, "resident bytes of the browser's processes past which it is restarted")
+	memory := s.Int64("RENDER_MEMORY", render.DefaultMemory, "bytes the browser's processes hold together (proportional set size) past which it is restarted")
 	allowHosts := s.String("RENDER_ALLOW_HOSTS", "", "comma-separated hosts besides the page's own the browser may reach (a CDN of scripts); none by default")
 	hostDelay := s.Duration("CRAWL_HOST_DELAY", crawl.DefaultHostDelay, "the crawler's gap between requests to one host: a render's requests take their turns with the crawler's")
 	userAgent := s.String("CRAWL_USER_AGENT", fetch.DefaultUserAgent, "User-Agent the browser sends (the crawler's name)")

@@ -157,20 +157,19 @@ func descendants(pid int) []int {
 	return out
 }
 
-// treeRSS is the resident memory of pid and its descendants together, in
-// bytes. Shared pages are counted in each process, so it errs high: a
-// budget on it is kept, not overrun.
+// treeRSS is the memory of pid and its descendants together, in bytes:
+// each process's proportional share (Pss, smaps_rollup), so the pages
+// Chromium's processes share are counted once, not once per process.
 func treeRSS(pid int) int64 {
 	var total int64
 	for _, p := range descendants(pid) {
-		f, err := os.Open(filepath.Join("/proc", strconv.Itoa(p), "status"))
+		f, err := os.Open(filepath.Join("/proc", strconv.Itoa(p), "smaps_rollup"))
 		if err != nil {
 			continue
 		}
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
-			line := sc.Text()
-			if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			if rest, ok := strings.CutPrefix(sc.Text(), "Pss:"); ok {
 				if kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64); err == nil {
 					total += kb << 10
 				}

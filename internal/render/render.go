@@ -55,7 +55,7 @@ type Config struct {
 	MaxDOMBytes int           // bytes of the rendered DOM; past it the render fails
 	MaxBytes    int64         // bytes the browser may fetch for one render
 	// RecycleEvery restarts the browser after so many renders; Memory, when
-	// the browser's processes together hold more resident memory.
+	// the browser's processes together hold more memory (proportional set).
 	RecycleEvery int
 	Memory       int64
 	AllowHosts   []string // hosts besides the page's own the browser may reach (none by default)
@@ -462,6 +462,15 @@ func (r *Renderer) load(ctx context.Context, dl *deadline, pageURL string, p *Pa
 			break
 		}
 		height = h
+		// Content loaded on scroll asks for it at once; a page that asks
+		// for nothing within a moment is done.
+		before := dl.sess.requests.Load()
+		if err := sleepCtx(ctx, scrollGrace); err != nil {
+			return err
+		}
+		if dl.sess.requests.Load() == before && dl.sess.idleFor() >= scrollGrace {
+			break
+		}
 		if err := r.settle(ctx, dl); err != nil {
 			return err
 		}
@@ -489,6 +498,20 @@ func (r *Renderer) load(ctx context.Context, dl *deadline, pageURL string, p *Pa
 	}
 	p.HTML = []byte("<!DOCTYPE html>\n" + snap.HTML)
 	return nil
+}
+
+// scrollGrace is how long a scroll is given to start loading more.
+const scrollGrace = 150 * time.Millisecond
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // settle waits until the document has loaded and the proxy has been idle for

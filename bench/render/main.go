@@ -1,0 +1,214 @@
+// Command render measures the renderer on the script-only site (host delay
+// 10 ms): renders per second, CPU seconds per render (the Go process and
+// Chromium's processes together) and peak resident memory, beside the
+// static fetch of the twins through the crawler's fetcher and politeness in
+// the same run. Its last line:
+//
+//	renders R/s, C CPU-s per render, peak RSS M MB, static twins S pages/s
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
+	"github.com/newscrawl/newscrawl/internal/crawl/politeness"
+	"github.com/newscrawl/newscrawl/internal/render"
+	"github.com/newscrawl/newscrawl/internal/render/scriptsite"
+)
+
+func main() {
+	n := flag.Int("n", 60, "articles rendered")
+	tabs := flag.Int("tabs", 2, "RENDER_CONCURRENCY")
+	delay := flag.Duration("delay", 10*time.Millisecond, "host delay")
+	flag.Parse()
+	if err := run(*n, *tabs, *delay); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-render:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n, tabs int, delay time.Duration) error {
+	url := os.Getenv("REDIS_URL")
+	if url == "" {
+		url = "redis://127.0.0.1:6379/0"
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return err
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	prefix := "bench-render-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	defer cleanup(rdb, prefix)
+
+	site := &scriptsite.Site{N: n, Canary: "http://127.0.0.1:9"}
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		return err
+	}
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: site.Handler()}}
+	srv.Start()
+	defer srv.Close()
+	allow := []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
+
+	// The static twins, as the crawler fetches them: one host, its delay.
+	f := fetch.New(fetch.Config{AllowCIDRs: allow})
+	lim := politeness.New(rdb, prefix+"-static", 0)
+	start := time.Now()
+	for i := range n {
+		res, err := lim.Wait(context.Background(), "127.0.0.2", delay)
+		if err != nil {
+			return err
+		}
+		resp, err := f.Fetch(context.Background(), fetch.Request{URL: fmt.Sprintf("%s/static/article/%d", srv.URL, i)})
+		res.Release()
+		if err != nil {
+			return err
+		}
+		resp.Release()
+	}
+	static := float64(n) / time.Since(start).Seconds()
+
+	r, err := render.New(rdb, render.Config{Concurrency: tabs, HostDelay: delay, Prefix: prefix, RecycleEvery: 1 << 30,
+		Fetch: fetch.Config{AllowCIDRs: allow}})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if _, err := r.Render(context.Background(), srv.URL+"/article/0"); err != nil { // the browser's start is not a render
+		return fmt.Errorf("warm up: %w", err)
+	}
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	var sampler sync.WaitGroup
+	sampler.Go(func() {
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if rss := r.BrowserRSS() + selfRSS(); rss > peak.Load() {
+					peak.Store(rss)
+				}
+			}
+		}
+	})
+	cpu0 := cpuSeconds(os.Getpid())
+	start = time.Now()
+	var next atomic.Int64
+	var failed atomic.Int64
+	var wg sync.WaitGroup
+	for range tabs {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(n) {
+					return
+				}
+				if _, err := r.Render(context.Background(), fmt.Sprintf("%s/article/%d", srv.URL, i)); err != nil {
+					failed.Add(1)
+					fmt.Fprintln(os.Stderr, "render", i, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	cpu := cpuSeconds(os.Getpid()) - cpu0
+	close(stop)
+	sampler.Wait()
+	fmt.Printf("rendered %d of %d articles with %d tabs in %.1f s (%d failed), %d browser start(s), Go %s, %d cores\n",
+		n-int(failed.Load()), n, tabs, took.Seconds(), failed.Load(), r.Starts(), runtime.Version(), runtime.NumCPU())
+	fmt.Printf("renders %.2f/s, %.3f CPU-s per render, peak RSS %d MB, static twins %.1f pages/s\n",
+		float64(n)/took.Seconds(), cpu/float64(n), peak.Load()>>20, static)
+	return nil
+}
+
+// cpuSeconds is the user and system time of pid and every live process
+// below it (Chromium's), from /proc.
+func cpuSeconds(pid int) float64 {
+	var ticks int64
+	for _, p := range tree(pid) {
+		stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 14 {
+			u, _ := strconv.ParseInt(f[11], 10, 64)
+			s, _ := strconv.ParseInt(f[12], 10, 64)
+			cu, _ := strconv.ParseInt(f[13], 10, 64) // reaped children
+			cs, _ := strconv.ParseInt(f[14], 10, 64)
+			ticks += u + s + cu + cs
+		}
+	}
+	return float64(ticks) / 100 // USER_HZ
+}
+
+func tree(pid int) []int {
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 1 {
+			if pp, err := strconv.Atoi(f[1]); err == nil {
+				children[pp] = append(children[pp], p)
+			}
+		}
+	}
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		out = append(out, children[out[i]]...)
+	}
+	return out
+}
+
+func selfRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func cleanup(rdb *redis.Client, prefix string) {
+	ctx := context.Background()
+	for _, pat := range []string{prefix + ":*", prefix + "-static:*"} {
+		keys, _ := rdb.Keys(ctx, pat).Result()
+		if len(keys) > 0 {
+			rdb.Del(ctx, keys...)
+		}
+	}
+}
