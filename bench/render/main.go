@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,12 +37,16 @@ func main() {
 	n := flag.Int("n", 60, "articles rendered")
 	tabs := flag.Int("tabs", 2, "RENDER_CONCURRENCY")
 	delay := flag.Duration("delay", 10*time.Millisecond, "host delay")
+	profile := flag.String("cpuprofile", "", "write the renderer process's CPU profile of the rendering phase here")
 	flag.Parse()
+	cpuProfile = *profile
 	if err := run(*n, *tabs, *delay); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-render:", err)
 		os.Exit(1)
 	}
 }
+
+var cpuProfile string
 
 func run(n, tabs int, delay time.Duration) error {
 	url := os.Getenv("REDIS_URL")
@@ -98,23 +103,33 @@ func run(n, tabs int, delay time.Duration) error {
 	stop := make(chan struct{})
 	var sampler sync.WaitGroup
 	sampler.Go(func() {
-		t := time.NewTicker(50 * time.Millisecond)
+		t := time.NewTicker(2 * time.Second) // a reading costs the kernel tens of ms, counted in the Go process's CPU
 		defer t.Stop()
 		for {
 			select {
 			case <-stop:
 				return
 			case <-t.C:
-				if rss := r.BrowserRSS() + selfRSS(); rss > peak.Load() {
+				if rss := r.BrowserMemory() + selfRSS(); rss > peak.Load() {
 					peak.Store(rss)
 				}
 			}
 		}
 	})
-	cpu0 := cpuSeconds(os.Getpid())
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	cpu0, self0 := cpuSeconds(os.Getpid()), cpuSeconds(-os.Getpid())
 	start = time.Now()
 	var next atomic.Int64
-	var failed atomic.Int64
+	var failed, spent, waited, requests atomic.Int64
 	var wg sync.WaitGroup
 	for range tabs {
 		wg.Go(func() {
@@ -123,30 +138,43 @@ func run(n, tabs int, delay time.Duration) error {
 				if i >= int64(n) {
 					return
 				}
-				if _, err := r.Render(context.Background(), fmt.Sprintf("%s/article/%d", srv.URL, i)); err != nil {
+				p, err := r.Render(context.Background(), fmt.Sprintf("%s/article/%d", srv.URL, i))
+				if err != nil {
 					failed.Add(1)
 					fmt.Fprintln(os.Stderr, "render", i, err)
+				}
+				if p != nil {
+					spent.Add(int64(p.Took))
+					waited.Add(int64(p.Waited))
+					requests.Add(int64(p.Requests))
 				}
 			}
 		})
 	}
 	wg.Wait()
 	took := time.Since(start)
-	cpu := cpuSeconds(os.Getpid()) - cpu0
+	cpu, self := cpuSeconds(os.Getpid())-cpu0, cpuSeconds(-os.Getpid())-self0
 	close(stop)
 	sampler.Wait()
 	fmt.Printf("rendered %d of %d articles with %d tabs in %.1f s (%d failed), %d browser start(s), Go %s, %d cores\n",
 		n-int(failed.Load()), n, tabs, took.Seconds(), failed.Load(), r.Starts(), runtime.Version(), runtime.NumCPU())
+	fmt.Printf("per render: %.0f ms in the tab, of which %.0f ms waiting for the host's turn; %.1f requests\n",
+		float64(spent.Load())/float64(n)/1e6, float64(waited.Load())/float64(n)/1e6, float64(requests.Load())/float64(n))
+	fmt.Printf("CPU per render: %.3f s the renderer's Go process (proxy, CDP), %.3f s Chromium\n", self/float64(n), (cpu-self)/float64(n))
 	fmt.Printf("renders %.2f/s, %.3f CPU-s per render, peak RSS %d MB, static twins %.1f pages/s\n",
 		float64(n)/took.Seconds(), cpu/float64(n), peak.Load()>>20, static)
 	return nil
 }
 
 // cpuSeconds is the user and system time of pid and every live process
-// below it (Chromium's), from /proc.
+// below it (Chromium's), from /proc; of pid alone when given as -pid.
 func cpuSeconds(pid int) float64 {
 	var ticks int64
-	for _, p := range tree(pid) {
+	procs := []int{-pid}
+	if pid > 0 {
+		procs = tree(pid)
+	}
+	for _, p := range procs {
 		stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "stat"))
 		if err != nil {
 			continue

@@ -23,7 +23,8 @@ type browserProc struct {
 	cancel  func()
 	dir     string // its profile, removed with it
 	renders atomic.Int64
-	hung    atomic.Bool // a tab would not close: the browser no longer answers
+	hung    atomic.Bool  // a tab would not close: the browser no longer answers
+	memAt   atomic.Int64 // unix nanos of the last memory reading
 }
 
 // deadRoute is the proxy of the browser's default context: nothing listens
@@ -157,19 +158,32 @@ func descendants(pid int) []int {
 	return out
 }
 
-// treeRSS is the memory of pid and its descendants together, in bytes:
+// treePSS is the memory of pid and its descendants together, in bytes:
 // each process's proportional share (Pss, smaps_rollup), so the pages
-// Chromium's processes share are counted once, not once per process.
+// Chromium's processes share are counted once, not once per process. It
+// is dear (the kernel walks every mapping: tens of milliseconds for a
+// browser), so treeRSS screens for it.
+func treePSS(pid int) int64 {
+	return sumStatus(pid, "smaps_rollup", "Pss:")
+}
+
+// treeRSS is the resident memory of pid and its descendants summed, shared
+// pages once per process: never below treePSS, and cheap.
 func treeRSS(pid int) int64 {
+	return sumStatus(pid, "status", "VmRSS:")
+}
+
+// sumStatus sums the kB field named key of /proc/PID/file over pid's tree.
+func sumStatus(pid int, file, key string) int64 {
 	var total int64
 	for _, p := range descendants(pid) {
-		f, err := os.Open(filepath.Join("/proc", strconv.Itoa(p), "smaps_rollup"))
+		f, err := os.Open(filepath.Join("/proc", strconv.Itoa(p), file))
 		if err != nil {
 			continue
 		}
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
-			if rest, ok := strings.CutPrefix(sc.Text(), "Pss:"); ok {
+			if rest, ok := strings.CutPrefix(sc.Text(), key); ok {
 				if kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64); err == nil {
 					total += kb << 10
 				}
@@ -179,6 +193,25 @@ func treeRSS(pid int) int64 {
 		f.Close()
 	}
 	return total
+}
+
+// memoryEvery is how often a browser's memory is read against its budget.
+const memoryEvery = 2 * time.Second
+
+// overBudget reports the browser's memory when it is past budget, read at
+// most every memoryEvery: the summed resident memory first, the
+// proportional set only when that is over.
+func (b *browserProc) overBudget(budget int64) (int64, bool) {
+	now := time.Now().UnixNano()
+	last := b.memAt.Load()
+	if now-last < int64(memoryEvery) || !b.memAt.CompareAndSwap(last, now) {
+		return 0, false
+	}
+	if treeRSS(b.pid()) <= budget {
+		return 0, false
+	}
+	pss := treePSS(b.pid())
+	return pss, pss > budget
 }
 
 // deadline is a render's time limit: Timeout of the render's own time, the

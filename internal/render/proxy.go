@@ -52,7 +52,6 @@ type gate struct {
 // name that answers a private address is refused at dial).
 type session struct {
 	g       *gate
-	host    string // the page's host
 	maxByte int64
 	srv     *http.Server
 	ln      net.Listener
@@ -65,6 +64,8 @@ type session struct {
 	lastSeen atomic.Int64 // unix nanos of the last request start, end or tunnelled byte
 
 	mu      sync.Mutex
+	host    string          // the page's host (the render's, set by reset)
+	origins map[string]bool // scheme://host[:port] of every request admitted since reset
 	reasons map[string]int
 	tunnels map[net.Conn]bool
 	closed  bool
@@ -73,13 +74,13 @@ type session struct {
 	refusedURL map[string]string
 }
 
-func newSession(g *gate, host string, maxBytes int64) (*session, error) {
+func newSession(g *gate, maxBytes int64) (*session, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("render proxy: %w", err)
 	}
-	s := &session{g: g, host: host, maxByte: maxBytes, ln: ln, reasons: map[string]int{}, refusedURL: map[string]string{}, tunnels: map[net.Conn]bool{}}
-	s.touch()
+	s := &session{g: g, maxByte: maxBytes, ln: ln, tunnels: map[net.Conn]bool{}}
+	s.reset("")
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
@@ -87,6 +88,28 @@ func newSession(g *gate, host string, maxBytes int64) (*session, error) {
 
 // URL is the proxy's address, for the browser context's proxyServer.
 func (s *session) URL() string { return "http://" + s.ln.Addr().String() }
+
+// reset starts a render of a page on host: the counts start again, the
+// tunnels of the render before are cut, and the origins it reached are
+// returned (their storage is to be cleared before another host's page).
+func (s *session) reset(host string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.tunnels {
+		c.Close()
+	}
+	var origins []string
+	for o := range s.origins {
+		origins = append(origins, o)
+	}
+	s.host, s.origins, s.reasons, s.refusedURL = host, map[string]bool{}, map[string]int{}, map[string]string{}
+	s.bytes.Store(0)
+	s.requests.Store(0)
+	s.refused.Store(0)
+	s.waited.Store(0)
+	s.touch()
+	return origins
+}
 
 // close stops the proxy and cuts its tunnels.
 func (s *session) close() {
@@ -116,8 +139,9 @@ func (s *session) refuse(w http.ResponseWriter, u *url.URL, reason string, detai
 	if s.refusedURL[u.String()] == "" {
 		s.refusedURL[u.String()] = reason
 	}
+	page := s.host
 	s.mu.Unlock()
-	s.g.log.Debug("render proxy refused a request", "host", s.host, "reason", reason, "err", detail)
+	s.g.log.Debug("render proxy refused a request", "page_host", page, "url", u.String(), "reason", reason, "err", detail)
 	http.Error(w, "refused by NewsCrawl's renderer: "+reason, http.StatusForbidden)
 }
 
@@ -161,7 +185,10 @@ func (s *session) admit(ctx context.Context, u *url.URL) (string, time.Duration,
 		return RefusedScheme, 0, nil
 	}
 	host := strings.ToLower(u.Hostname())
-	if host != s.host && !s.g.allow[host] {
+	s.mu.Lock()
+	own := host == s.host
+	s.mu.Unlock()
+	if !own && !s.g.allow[host] {
 		return RefusedScope, 0, nil
 	}
 	if s.bytes.Load() >= s.maxByte {
@@ -181,6 +208,9 @@ func (s *session) admit(ctx context.Context, u *url.URL) (string, time.Duration,
 	if u.Path != "" && !rules.Allowed(u.RequestURI()) {
 		return RefusedRobots, 0, nil
 	}
+	s.mu.Lock()
+	s.origins[scheme+"://"+u.Host] = true
+	s.mu.Unlock()
 	return "", max(s.g.delay, rules.CrawlDelay), nil
 }
 

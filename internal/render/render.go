@@ -21,7 +21,6 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/redis/go-redis/v9"
 
@@ -34,7 +33,7 @@ import (
 // Defaults of Config.
 const (
 	DefaultTimeout      = 20 * time.Second
-	DefaultIdle         = 500 * time.Millisecond
+	DefaultIdle         = 300 * time.Millisecond
 	DefaultMaxNodes     = 50_000
 	DefaultMaxDOMBytes  = 5 << 20
 	DefaultMaxBytes     = 20 << 20
@@ -145,15 +144,15 @@ func (p *Page) RefusedTotal() int {
 // A Renderer renders pages in one headless Chromium, Concurrency tabs at
 // once; it is safe for concurrent use.
 type Renderer struct {
-	cfg  Config
-	gate *gate
-	tabs chan struct{}
-	log  *slog.Logger
+	cfg   Config
+	gate  *gate
+	tabs  chan struct{}
+	slots chan *slot // parked tabs, at most Concurrency
+	log   *slog.Logger
 
-	mu      sync.RWMutex // renders hold it shared; a restart exclusively
-	b       *browserProc
-	renders int
-	starts  int
+	mu     sync.RWMutex // renders hold it shared; a restart exclusively
+	b      *browserProc
+	starts int
 }
 
 // New builds a Renderer over Redis (politeness, robots.txt cache). The
@@ -182,7 +181,7 @@ func New(rdb redis.UniversalClient, cfg Config) (*Renderer, error) {
 			}
 			return res.Release, nil
 		}})
-	return &Renderer{cfg: cfg, gate: g, tabs: make(chan struct{}, cfg.Concurrency), log: log}, nil
+	return &Renderer{cfg: cfg, gate: g, tabs: make(chan struct{}, cfg.Concurrency), slots: make(chan *slot, cfg.Concurrency), log: log}, nil
 }
 
 // FindChromium looks for Chromium on PATH ($CHROMIUM first).
@@ -202,6 +201,9 @@ func FindChromium() (string, error) {
 func (r *Renderer) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for len(r.slots) > 0 {
+		(<-r.slots).sess.close()
+	}
 	if r.b != nil {
 		r.b.stop()
 		r.b = nil
@@ -225,18 +227,20 @@ func (r *Renderer) BrowserPID() int {
 	return r.b.pid()
 }
 
-// BrowserRSS is the resident memory of the browser's processes together.
-func (r *Renderer) BrowserRSS() int64 {
+// BrowserMemory is the memory of the browser's processes together, their
+// proportional set (shared pages counted once). It takes the kernel tens of
+// milliseconds: sample it, do not poll it.
+func (r *Renderer) BrowserMemory() int64 {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if r.b == nil {
 		return 0
 	}
-	return treeRSS(r.b.pid())
+	return treePSS(r.b.pid())
 }
 
-// Render loads pageURL in a fresh browser context and returns its DOM once
-// the page has settled. A *Failure says why not.
+// Render loads pageURL in a tab of its own browser context and returns its
+// DOM once the page has settled. A *Failure says why not.
 func (r *Renderer) Render(ctx context.Context, pageURL string) (*Page, error) {
 	u, err := url.Parse(pageURL)
 	if err != nil || u.Hostname() == "" {
@@ -252,13 +256,43 @@ func (r *Renderer) Render(ctx context.Context, pageURL string) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.renderOn(ctx, b, strings.ToLower(u.Hostname()), pageURL)
+	p, err := r.renderIn(ctx, b, strings.ToLower(u.Hostname()), pageURL)
 	r.mu.RUnlock()
 	var f *Failure
 	if errors.As(err, &f) && f.Reason == FailCrashed {
 		r.restart(b, "crashed or hung: "+f.Err.Error())
 	} else {
 		r.recycleIfDue(b)
+	}
+	return p, err
+}
+
+// renderIn renders in a parked tab of b, or a new one; the tab is parked
+// again after a render that went well, and closed after any other.
+func (r *Renderer) renderIn(ctx context.Context, b *browserProc, host, pageURL string) (*Page, error) {
+	var sl *slot
+	for sl == nil {
+		select {
+		case s := <-r.slots:
+			if s.b == b && b.alive() {
+				sl = s
+			} else {
+				s.dispose()
+			}
+			continue
+		default:
+		}
+		s, err := r.newSlot(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		sl = s
+	}
+	p, err := r.renderOn(ctx, b, sl, host, pageURL)
+	if err == nil && sl.uses < slotUses && sl.park() == nil {
+		r.slots <- sl // room: at most Concurrency slots exist, each held by one render
+	} else {
+		sl.dispose()
 	}
 	return p, err
 }
@@ -303,17 +337,16 @@ func (r *Renderer) restart(b *browserProc, why string) {
 	r.b = nil
 }
 
-// recycleIfDue restarts b after RecycleEvery renders or past Memory.
+// recycleIfDue restarts b after RecycleEvery renders or past Memory. It
+// takes no lock to decide: a render in the other tab is not waited for
+// unless the browser is due.
 func (r *Renderer) recycleIfDue(b *browserProc) {
-	r.mu.Lock()
-	r.renders++
 	due := ""
-	if b.renders.Add(1) >= int64(r.cfg.RecycleEvery) {
-		due = fmt.Sprintf("%d renders", r.cfg.RecycleEvery)
-	} else if rss := treeRSS(b.pid()); rss > r.cfg.Memory {
-		due = fmt.Sprintf("resident memory %d MB over the budget of %d MB", rss>>20, r.cfg.Memory>>20)
+	if n := b.renders.Add(1); n >= int64(r.cfg.RecycleEvery) {
+		due = fmt.Sprintf("%d renders", n)
+	} else if mem, over := b.overBudget(r.cfg.Memory); over {
+		due = fmt.Sprintf("memory %d MB over the budget of %d MB", mem>>20, r.cfg.Memory>>20)
 	}
-	r.mu.Unlock()
 	if due != "" {
 		r.restart(b, due)
 	}
@@ -336,44 +369,21 @@ var blocked = []network.ResourceType{network.ResourceTypeImage, network.Resource
 
 // renderOn renders on b in a browser context of its own, whose proxy is
 // this render's session.
-func (r *Renderer) renderOn(ctx context.Context, b *browserProc, host, pageURL string) (*Page, error) {
+func (r *Renderer) renderOn(ctx context.Context, b *browserProc, sl *slot, host, pageURL string) (*Page, error) {
 	start := time.Now()
-	sess, err := newSession(r.gate, host, r.cfg.MaxBytes)
-	if err != nil {
-		return nil, &Failure{Reason: FailStart, Retry: true, Err: err}
-	}
-	defer sess.close()
-	tctx, cancelTab := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
-		p.ProxyServer = sess.URL()
-		p.ProxyBypassList = "<-loopback>" // loopback goes through the proxy (and its guard) too
-	}))
-	defer func() {
-		// Closing the tab disposes its browser context (cookies, storage,
-		// workers). It is not waited for past a moment (a tab stuck in a
-		// script closes slowly); a browser that has not closed it within
-		// a few seconds is hung, and the next render starts a fresh one.
-		closed := make(chan struct{})
-		go func() { cancelTab(); close(closed) }()
-		select {
-		case <-closed:
-		case <-time.After(300 * time.Millisecond):
-			go func() {
-				select {
-				case <-closed:
-				case <-time.After(5 * time.Second):
-					b.hung.Store(true)
-				}
-			}()
+	if err := sl.begin(ctx, host); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-	}()
+		return nil, &Failure{Reason: FailCrashed, Retry: true, Err: err}
+	}
+	sess := sl.sess
 	dl := &deadline{start: start, limit: r.cfg.Timeout, sess: sess}
-	dctx, stop := dl.context(ctx, tctx)
+	dctx, stop := dl.context(ctx, sl.ctx)
 	defer stop()
 
 	p := &Page{}
-	err = chromedp.Do(dctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		return r.prepare(ctx, tctx)
-	}), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+	err := chromedp.Do(dctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		return r.load(ctx, dl, pageURL, p)
 	}))
 	p.Requests, p.Refused, p.Bytes = int(sess.requests.Load()), sess.refusals(), sess.bytes.Load()
@@ -396,7 +406,7 @@ func (r *Renderer) renderOn(ctx context.Context, b *browserProc, host, pageURL s
 	return p, f
 }
 
-// prepare sets up a fresh tab: the page script, downloads refused, images,
+// prepare sets up a new tab: the page script, downloads refused, images,
 // media, fonts and stylesheets failed before they are asked for, dialogs
 // dismissed.
 func (r *Renderer) prepare(ctx, tctx context.Context) error {

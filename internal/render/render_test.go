@@ -32,15 +32,17 @@ type world struct {
 	arrivals []time.Time
 }
 
-func newWorld(t *testing.T, n int) *world {
+func newWorld(t *testing.T, n int) *world { return newWorldOn(t, n, "127.0.0.2") }
+
+func newWorldOn(t *testing.T, n int, addr string) *world {
 	t.Helper()
 	w := &world{canary: &scriptsite.Canary{}}
 	c := httptest.NewServer(w.canary)
 	t.Cleanup(c.Close)
 	w.site = &scriptsite.Site{N: n, Canary: c.URL}
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	ln, err := net.Listen("tcp", addr+":0")
 	if err != nil {
-		t.Fatalf("listen on 127.0.0.2: %v", err)
+		t.Fatalf("listen on %s: %v", addr, err)
 	}
 	h := w.site.Handler()
 	s := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
@@ -226,6 +228,35 @@ func TestRender_GuardRefusesPrivateSite(t *testing.T) {
 	w.mu.Unlock()
 	if n != 0 {
 		t.Fatalf("%d requests reached the private site", n)
+	}
+}
+
+// A tab is reused between renders, but what one host's page left in it
+// (cookies, storage) is gone before another host's page: only the same
+// host's next page sees it.
+func TestRender_NoCookiesOrStorageBetweenHosts(t *testing.T) {
+	t.Parallel()
+	a, b := newWorld(t, 1), newWorldOn(t, 1, "127.0.0.3")
+	r := newRenderer(t, render.Config{Concurrency: 1, Fetch: fetch.Config{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/31")}}})
+	seen := func(base string) string {
+		t.Helper()
+		p, err := r.Render(context.Background(), base+"/remembers")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(p.HTML)
+		i := strings.Index(s, "cookie=[")
+		return s[i : i+strings.Index(s[i:], "</p>")]
+	}
+	for i, c := range []struct{ base, want string }{
+		{a.base, "cookie=[] storage=[]"},
+		{a.base, "cookie=[visit=1] storage=[1]"}, // the same host, the same tab: its own cookie
+		{b.base, "cookie=[] storage=[]"},
+		{a.base, "cookie=[] storage=[]"}, // back from another host: cleared
+	} {
+		if got := seen(c.base); got != c.want {
+			t.Errorf("visit %d (%s): the page saw %q, want %q", i, c.base, got, c.want)
+		}
 	}
 }
 

@@ -65,8 +65,8 @@ func NewStage(db *pgxpool.Pool, r *Renderer, tries int, reg prometheus.Registere
 	}
 	if reg != nil {
 		reg.MustRegister(s.pages, s.refused, s.seconds, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "newscrawl",
-			Subsystem: "render", Name: "browser_resident_bytes", Help: "Resident memory of the browser's processes together."},
-			func() float64 { return float64(r.BrowserRSS()) }))
+			Subsystem: "render", Name: "browser_memory_bytes", Help: "Memory of the browser's processes together (proportional set: shared pages once), read at each scrape."},
+			func() float64 { return float64(r.BrowserMemory()) }))
 	}
 	return s
 }

@@ -75,6 +75,7 @@ func (s *Site) Handler() http.Handler {
 	})
 	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	mux.HandleFunc("/hostile/{kind}", s.hostile)
+	mux.HandleFunc("/remembers", s.remembers)
 	return mux
 }
 
@@ -223,6 +224,16 @@ alert('hello'); confirm('sure?'); window.onbeforeunload = function () { return '
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	fmt.Fprintf(w, `<!DOCTYPE html><html><head><title>Hostile</title></head><body><article><h1>%s</h1><p>%s</p></article>%s</body></html>`,
 		html.EscapeString(Title(2)), strings.Join(Paragraphs(2), "</p><p>"), body)
+}
+
+// remembers writes what a visit before left in the browser (a cookie,
+// local storage) into the page, then leaves both for the next visit.
+func (s *Site) remembers(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprint(w, `<!DOCTYPE html><html><head><title>Memory</title></head><body><p id="seen"></p><script>
+document.getElementById('seen').textContent = 'cookie=[' + document.cookie + '] storage=[' + (localStorage.getItem('visit') || '') + ']';
+document.cookie = 'visit=1; max-age=3600'; localStorage.setItem('visit', '1');
+</script></body></html>`)
 }
 
 // Canary counts the requests that reached it: any is a hole in the guard.
