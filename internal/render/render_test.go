@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/newscrawl/newscrawl/internal/archive"
 	"github.com/newscrawl/newscrawl/internal/article"
 	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
 	"github.com/newscrawl/newscrawl/internal/render"
@@ -30,13 +35,14 @@ type world struct {
 	canary   *scriptsite.Canary
 	mu       sync.Mutex
 	arrivals []time.Time
+	paths    map[string]int
 }
 
 func newWorld(t *testing.T, n int) *world { return newWorldOn(t, n, "127.0.0.2") }
 
 func newWorldOn(t *testing.T, n int, addr string) *world {
 	t.Helper()
-	w := &world{canary: &scriptsite.Canary{}}
+	w := &world{canary: &scriptsite.Canary{}, paths: map[string]int{}}
 	c := httptest.NewServer(w.canary)
 	t.Cleanup(c.Close)
 	w.site = &scriptsite.Site{N: n, Canary: c.URL}
@@ -48,6 +54,7 @@ func newWorldOn(t *testing.T, n int, addr string) *world {
 	s := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		w.mu.Lock()
 		w.arrivals = append(w.arrivals, time.Now())
+		w.paths[r.URL.Path]++
 		w.mu.Unlock()
 		h.ServeHTTP(rw, r)
 	})}}
@@ -143,15 +150,15 @@ func TestRender_ScriptOnlyArticlesMatchTheirTwins(t *testing.T) {
 func TestRender_HostileScriptsReachNothing(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, 3)
-	timeout := 6 * time.Second
+	timeout := 4 * time.Second
 	r := newRenderer(t, render.Config{Timeout: timeout})
 	cases := map[string]func(t *testing.T, p *render.Page, err error){
 		"canary": func(t *testing.T, p *render.Page, err error) {
 			if err != nil {
 				t.Fatalf("render: %v", err)
 			}
-			if p.Refused[render.RefusedScope] == 0 {
-				t.Errorf("refused %v: the canary and metadata hosts are out of scope, none was refused as such", p.Refused)
+			if p.Refused[render.RefusedScope] == 0 || p.Refused[render.RefusedRobots] == 0 {
+				t.Errorf("refused %v: the canary and metadata hosts are out of scope and /private/ is disallowed, want both refused as such", p.Refused)
 			}
 		},
 		"loop": func(t *testing.T, p *render.Page, err error) {
@@ -206,6 +213,9 @@ func TestRender_HostileScriptsReachNothing(t *testing.T) {
 	if n := w.canary.Hits.Load(); n != 0 {
 		t.Fatalf("%d requests reached the canary on 127.0.0.1", n)
 	}
+	if n := w.paths["/private/secret"]; n != 0 {
+		t.Fatalf("a path robots.txt disallows was fetched %d times", n)
+	}
 	// After all of it, the browser still renders.
 	u := w.base + "/article/1"
 	if _, err := r.Render(context.Background(), u); err != nil {
@@ -257,6 +267,62 @@ func TestRender_NoCookiesOrStorageBetweenHosts(t *testing.T) {
 		if got := seen(c.base); got != c.want {
 			t.Errorf("visit %d (%s): the page saw %q, want %q", i, c.base, got, c.want)
 		}
+	}
+}
+
+// With an archive, the browser's fetches are written to WARC as the
+// crawler's are: the page, its script and the API answer, bodies decoded.
+func TestRender_FetchesArchived(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, 2)
+	dir := t.TempDir()
+	wr, err := archive.NewWriter(archive.WriterConfig{Dir: dir, Software: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRenderer(t, render.Config{Archive: wr})
+	if _, err := r.Render(context.Background(), w.base+"/article/1"); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if err := wr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
+	got := map[string]int{}
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd := archive.NewReader(fh, 0, archive.Options{})
+		for {
+			rec, err := rd.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			var skip *archive.Skip
+			if errors.As(err, &skip) { // warcinfo, request records
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, _ := url.Parse(rec.TargetURI)
+			got[u.Path] = rec.Status
+			if u.Path == "/api/article/1" && !strings.Contains(string(rec.Body), "report 1 part 2") {
+				t.Errorf("the API answer archived is %.100q", rec.Body)
+			}
+		}
+		fh.Close()
+	}
+	for _, p := range []string{"/article/1", "/app.js", "/api/article/1"} {
+		if got[p] != 200 {
+			t.Errorf("%s: archived %v (all: %v)", p, got[p], got)
+		}
+	}
+	if _, ok := got["/style.css"]; ok {
+		t.Error("a stylesheet was fetched and archived")
 	}
 }
 

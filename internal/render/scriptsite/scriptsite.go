@@ -197,7 +197,7 @@ func (s *Site) hostile(w http.ResponseWriter, r *http.Request) {
 		port := c[strings.LastIndex(c, ":")+1:]
 		body = fmt.Sprintf(`<script>
 var t = ['%[1]s/canary?via=fetch', 'http://169.254.169.254/latest/meta-data/', 'http://localhost:%[2]s/canary?via=name',
-         'http://[::1]:%[2]s/canary?via=v6', '%[1]s/canary?via=sync'];
+         'http://[::1]:%[2]s/canary?via=v6', '/private/secret'];
 t.forEach(function (u) { fetch(u, {mode: 'no-cors'}).catch(function(){}); });
 try { navigator.sendBeacon('%[1]s/canary?via=beacon', 'x'); } catch (e) {}
 try { new WebSocket('ws://127.0.0.1:%[2]s/canary?via=ws'); } catch (e) {}
