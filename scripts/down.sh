@@ -11,7 +11,7 @@ ROOT=$PWD
 RUN=$ROOT/.run
 # shellcheck source=scripts/workers.sh
 source scripts/workers.sh
-WORKERS=(crawler cleaner extractor embedder)
+WORKERS=(crawler cleaner extractor embedder renderer) # the renderer runs only with RENDER set
 TIMEOUT=${DOWN_TIMEOUT:-30}
 
 say() { printf 'down: %s\n' "$*"; }

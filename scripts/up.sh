@@ -15,6 +15,8 @@
 #   EMBEDDER_METRICS_ADDR   each worker's METRICS_ADDR (/metrics, /healthz);
 #                  defaults 127.0.0.1:9101 … 127.0.0.1:9104
 #   CRAWL_ALLOW_PRIVATE=1   let the crawler fetch private/loopback addresses (local sites)
+#   RENDER=auto             also run the renderer (headless Chromium) for script-built pages
+#   RENDERER_METRICS_ADDR   its METRICS_ADDR, default 127.0.0.1:9105
 #   UP_HEALTH_TIMEOUT       seconds to wait for /healthz (default 60)
 #   NEWSCRAWL_NO_DOCKER=1   ignore a Docker engine and run locally
 set -euo pipefail
@@ -26,8 +28,15 @@ source scripts/workers.sh
 WORKERS=(crawler cleaner extractor embedder)
 declare -A DEFAULT_ADDR=(
   [crawler]=127.0.0.1:9101 [cleaner]=127.0.0.1:9102
-  [extractor]=127.0.0.1:9103 [embedder]=127.0.0.1:9104
+  [extractor]=127.0.0.1:9103 [embedder]=127.0.0.1:9104 [renderer]=127.0.0.1:9105
 )
+# RENDER=auto or always: the cleaner sends script-built pages to the renderer, which
+# runs too (headless Chromium: Debian's chromium, installed when missing).
+case ${RENDER:-off} in
+  off|'') ;;
+  auto|always) WORKERS+=(renderer) ;;
+  *) printf 'up: error: RENDER=%s: want off, auto or always\n' "$RENDER" >&2; exit 1 ;;
+esac
 HEALTH_TIMEOUT=${UP_HEALTH_TIMEOUT:-60}
 
 say() { printf 'up: %s\n' "$*"; }
@@ -46,8 +55,10 @@ compose_cmd() {
 
 if [[ ${NEWSCRAWL_NO_DOCKER:-0} != 1 ]] && have docker && timeout 15 docker info >/dev/null 2>&1; then
   compose_cmd || die "a Docker engine runs, but neither 'docker compose' nor 'docker-compose' is installed (or set NEWSCRAWL_NO_DOCKER=1)"
-  say "Docker engine found: ${COMPOSE[*]} up -d --build"
-  "${COMPOSE[@]}" up -d --build
+  profiles=()
+  [[ " ${WORKERS[*]} " == *" renderer "* ]] && profiles=(--profile render)
+  say "Docker engine found: ${COMPOSE[*]} ${profiles[*]} up -d --build"
+  "${COMPOSE[@]}" "${profiles[@]}" up -d --build
   mkdir -p "$RUN"
   printf '%s\n' "${COMPOSE[*]}" >"$RUN/docker"
   c="${COMPOSE[*]}"
@@ -78,6 +89,10 @@ say "build"
 
 say "migrate"
 bin/newsctl migrate
+if [[ " ${WORKERS[*]} " == *" renderer "* ]] && ! have chromium && [[ -z ${CHROMIUM:-} && -z ${RENDER_CHROMIUM:-} ]]; then
+  say "RENDER=${RENDER}: installing Debian's chromium for the renderer"
+  bash scripts/services.sh apt-install chromium
+fi
 
 mkdir -p "$RUN/logs" "$RUN/pids"
 {
@@ -86,7 +101,7 @@ mkdir -p "$RUN/logs" "$RUN/pids"
   # the Redis layout too: newsctl must read the cluster and every partition the workers use
   for v in DATABASE_URL REDIS_URL REDIS_CLUSTER CRAWL_PARTITIONS CLEAN_PARTITIONS EXTRACT_PARTITIONS EMBED_PARTITIONS \
     STREAM_PREFIX OPENAI_BASE_URL EXTRACT_MODEL EMBED_PROVIDER EMBED_BASE_URL EMBED_MODEL \
-    EMBED_DIMENSIONS EMBED_SEND_DIMENSIONS EMBED_QUERY_PREFIX EMBED_DOCUMENT_PREFIX CRAWL_ALLOW_PRIVATE CRAWL_ALLOW_CIDRS; do
+    EMBED_DIMENSIONS EMBED_SEND_DIMENSIONS EMBED_QUERY_PREFIX EMBED_DOCUMENT_PREFIX CRAWL_ALLOW_PRIVATE CRAWL_ALLOW_CIDRS RENDER; do
     if [[ -n ${!v+x} ]]; then printf 'export %s=%q\n' "$v" "${!v}"; fi
   done
 } >"$RUN/env"
