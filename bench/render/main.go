@@ -16,11 +16,9 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +27,7 @@ import (
 
 	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
 	"github.com/newscrawl/newscrawl/internal/crawl/politeness"
+	"github.com/newscrawl/newscrawl/internal/proctree"
 	"github.com/newscrawl/newscrawl/internal/render"
 	"github.com/newscrawl/newscrawl/internal/render/scriptsite"
 )
@@ -126,7 +125,7 @@ func run(n, tabs int, delay time.Duration) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	cpu0, self0 := cpuSeconds(os.Getpid()), cpuSeconds(-os.Getpid())
+	cpu0, self0 := proctree.CPUSeconds(proctree.Tree(os.Getpid())), proctree.CPUSeconds([]int{os.Getpid()})
 	start = time.Now()
 	var next atomic.Int64
 	var failed, spent, waited, requests atomic.Int64
@@ -153,7 +152,7 @@ func run(n, tabs int, delay time.Duration) error {
 	}
 	wg.Wait()
 	took := time.Since(start)
-	cpu, self := cpuSeconds(os.Getpid())-cpu0, cpuSeconds(-os.Getpid())-self0
+	cpu, self := proctree.CPUSeconds(proctree.Tree(os.Getpid()))-cpu0, proctree.CPUSeconds([]int{os.Getpid()})-self0
 	close(stop)
 	sampler.Wait()
 	fmt.Printf("rendered %d of %d articles with %d tabs in %.1f s (%d failed), %d browser start(s), Go %s, %d cores\n",
@@ -166,70 +165,7 @@ func run(n, tabs int, delay time.Duration) error {
 	return nil
 }
 
-// cpuSeconds is the user and system time of pid and every live process
-// below it (Chromium's), from /proc; of pid alone when given as -pid.
-func cpuSeconds(pid int) float64 {
-	var ticks int64
-	procs := []int{-pid}
-	if pid > 0 {
-		procs = tree(pid)
-	}
-	for _, p := range procs {
-		stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "stat"))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) > 14 {
-			u, _ := strconv.ParseInt(f[11], 10, 64)
-			s, _ := strconv.ParseInt(f[12], 10, 64)
-			cu, _ := strconv.ParseInt(f[13], 10, 64) // reaped children
-			cs, _ := strconv.ParseInt(f[14], 10, 64)
-			ticks += u + s + cu + cs
-		}
-	}
-	return float64(ticks) / 100 // USER_HZ
-}
-
-func tree(pid int) []int {
-	children := map[int][]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) > 1 {
-			if pp, err := strconv.Atoi(f[1]); err == nil {
-				children[pp] = append(children[pp], p)
-			}
-		}
-	}
-	out := []int{pid}
-	for i := 0; i < len(out); i++ {
-		out = append(out, children[out[i]]...)
-	}
-	return out
-}
-
-func selfRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
+func selfRSS() int64 { return proctree.Sum([]int{os.Getpid()}, "status", "VmRSS:") }
 
 func cleanup(rdb *redis.Client, prefix string) {
 	ctx := context.Background()

@@ -11,13 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	cleanarticle "github.com/newscrawl/newscrawl/internal/article"
+	"github.com/newscrawl/newscrawl/internal/proctree"
 	"github.com/newscrawl/newscrawl/internal/render"
 	"github.com/newscrawl/newscrawl/internal/render/scriptsite"
 	"github.com/newscrawl/newscrawl/internal/testenv"
@@ -89,7 +89,7 @@ func TestPipeline_ScriptOnlySiteRendered(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	killed := 0
-	for _, pid := range childrenOf(renderer.Process.Pid) {
+	for _, pid := range proctree.Children(renderer.Process.Pid) {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err == nil {
 			killed++
 		}
@@ -135,25 +135,4 @@ func TestPipeline_ScriptOnlySiteRendered(t *testing.T) {
 	if c := canary.Hits.Load(); c != 0 {
 		t.Fatalf("%d requests reached the canary", c)
 	}
-}
-
-// childrenOf lists the processes whose parent is pid, from /proc.
-func childrenOf(pid int) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		i := strings.LastIndexByte(string(stat), ')')
-		if f := strings.Fields(string(stat[i+1:])); len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			out = append(out, p)
-		}
-	}
-	return out
 }

@@ -1,20 +1,18 @@
 package render
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	cfetch "github.com/newscrawl/newscrawl/internal/crawl/fetch"
+	"github.com/newscrawl/newscrawl/internal/proctree"
 )
 
 // browserProc is one running Chromium.
@@ -107,7 +105,7 @@ func (b *browserProc) pid() int {
 // stop ends the browser and every process it started, and removes its
 // profile. A browser that will not close within a few seconds is killed.
 func (b *browserProc) stop() {
-	pids := descendants(b.pid())
+	pids := proctree.Tree(b.pid())
 	done := make(chan struct{})
 	go func() { b.cancel(); close(done) }()
 	select {
@@ -122,78 +120,16 @@ func (b *browserProc) stop() {
 	_ = os.RemoveAll(b.dir)
 }
 
-// descendants lists pid and every process below it, from /proc.
-func descendants(pid int) []int {
-	if pid <= 0 {
-		return nil
-	}
-	children := map[int][]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …: comm may hold spaces and parentheses
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(f[1]); err == nil {
-			children[ppid] = append(children[ppid], p)
-		}
-	}
-	out := []int{pid}
-	for i := 0; i < len(out); i++ {
-		out = append(out, children[out[i]]...)
-	}
-	return out
-}
-
 // treePSS is the memory of pid and its descendants together, in bytes:
 // each process's proportional share (Pss, smaps_rollup), so the pages
 // Chromium's processes share are counted once, not once per process. It
 // is dear (the kernel walks every mapping: tens of milliseconds for a
 // browser), so treeRSS screens for it.
-func treePSS(pid int) int64 {
-	return sumStatus(pid, "smaps_rollup", "Pss:")
-}
+func treePSS(pid int) int64 { return proctree.Sum(proctree.Tree(pid), "smaps_rollup", "Pss:") }
 
 // treeRSS is the resident memory of pid and its descendants summed, shared
 // pages once per process: never below treePSS, and cheap.
-func treeRSS(pid int) int64 {
-	return sumStatus(pid, "status", "VmRSS:")
-}
-
-// sumStatus sums the kB field named key of /proc/PID/file over pid's tree.
-func sumStatus(pid int, file, key string) int64 {
-	var total int64
-	for _, p := range descendants(pid) {
-		f, err := os.Open(filepath.Join("/proc", strconv.Itoa(p), file))
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if rest, ok := strings.CutPrefix(sc.Text(), key); ok {
-				if kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64); err == nil {
-					total += kb << 10
-				}
-				break
-			}
-		}
-		f.Close()
-	}
-	return total
-}
+func treeRSS(pid int) int64 { return proctree.Sum(proctree.Tree(pid), "status", "VmRSS:") }
 
 // memoryEvery is how often a browser's memory is read against its budget.
 const memoryEvery = 2 * time.Second

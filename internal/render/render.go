@@ -28,6 +28,7 @@ import (
 	cfetch "github.com/newscrawl/newscrawl/internal/crawl/fetch"
 	"github.com/newscrawl/newscrawl/internal/crawl/politeness"
 	"github.com/newscrawl/newscrawl/internal/crawl/robots"
+	"github.com/newscrawl/newscrawl/internal/sleep"
 )
 
 // Defaults of Config.
@@ -475,7 +476,7 @@ func (r *Renderer) load(ctx context.Context, dl *deadline, pageURL string, p *Pa
 		// Content loaded on scroll asks for it at once; a page that asks
 		// for nothing within a moment is done.
 		before := dl.sess.requests.Load()
-		if err := sleepCtx(ctx, scrollGrace); err != nil {
+		if err := sleep.For(ctx, scrollGrace); err != nil {
 			return err
 		}
 		if dl.sess.requests.Load() == before && dl.sess.idleFor() >= scrollGrace {
@@ -512,17 +513,6 @@ func (r *Renderer) load(ctx context.Context, dl *deadline, pageURL string, p *Pa
 
 // scrollGrace is how long a scroll is given to start loading more.
 const scrollGrace = 150 * time.Millisecond
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
 
 // settle waits until the document has loaded and the proxy has been idle for
 // Idle. A page that never goes quiet settles when its deadline is near: the
