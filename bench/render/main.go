@@ -160,9 +160,37 @@ func run(n, tabs int, delay time.Duration) error {
 	fmt.Printf("per render: %.0f ms in the tab, of which %.0f ms waiting for the host's turn; %.1f requests\n",
 		float64(spent.Load())/float64(n)/1e6, float64(waited.Load())/float64(n)/1e6, float64(requests.Load())/float64(n))
 	fmt.Printf("CPU per render: %.3f s the renderer's Go process (proxy, CDP), %.3f s Chromium\n", self/float64(n), (cpu-self)/float64(n))
+	over, err := overrun(rdb, prefix, srv.URL, allow)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("deadline 3 s: the pages that never settle (endless script, endless load, refresh loop, memory hog) overran it by at most %d ms\n", over.Milliseconds())
 	fmt.Printf("renders %.2f/s, %.3f CPU-s per render, peak RSS %d MB, static twins %.1f pages/s\n",
 		float64(n)/took.Seconds(), cpu/float64(n), peak.Load()>>20, static)
 	return nil
+}
+
+// overrun renders the hostile pages that end at their deadline, three
+// times each, and returns the most any overran it.
+func overrun(rdb *redis.Client, prefix, base string, allow []netip.Prefix) (time.Duration, error) {
+	const limit = 3 * time.Second
+	r, err := render.New(rdb, render.Config{Timeout: limit, Prefix: prefix, Fetch: fetch.Config{AllowCIDRs: allow}})
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	if _, err := r.Render(context.Background(), base+"/article/0"); err != nil {
+		return 0, err
+	}
+	var worst time.Duration
+	for range 3 {
+		for _, kind := range []string{"loop", "neverload", "refresh", "memhog"} {
+			start := time.Now()
+			_, _ = r.Render(context.Background(), base+"/hostile/"+kind)
+			worst = max(worst, time.Since(start)-limit)
+		}
+	}
+	return worst, nil
 }
 
 func selfRSS() int64 { return proctree.Sum([]int{os.Getpid()}, "status", "VmRSS:") }
