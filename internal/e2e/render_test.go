@@ -132,6 +132,33 @@ func TestPipeline_ScriptOnlySiteRendered(t *testing.T) {
 	if len(hits) == 0 || !strings.Contains(hits[0].URL, "/article/") {
 		t.Errorf("search found %+v, want a rendered article", hits)
 	}
+	// The document says it was rendered, and when.
+	addr := fmt.Sprintf("127.0.0.1:%d", streamkittest.FreePort(t))
+	serve := exec.Command(filepath.Join(bin, "newsctl"), "serve", "--addr", addr)
+	serve.Env = environ
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { serve.Process.Kill(); serve.Wait() })
+	var docID string
+	pool.QueryRow(ctx, `SELECT doc_id FROM cleaned WHERE url = $1`, srv.URL+"/article/4").Scan(&docID)
+	var doc struct {
+		Capture struct {
+			RenderedAt  *time.Time `json:"rendered_at"`
+			RenderError string     `json:"render_error"`
+		} `json:"capture"`
+	}
+	(&testenv.Env{T: t}).Eventually("the document API", 30*time.Second, func() bool {
+		resp, err := http.Get("http://" + addr + "/api/documents/" + docID)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode == 200 && json.NewDecoder(resp.Body).Decode(&doc) == nil
+	})
+	if doc.Capture.RenderedAt == nil || doc.Capture.RenderError != "" {
+		t.Errorf("the document's capture: %+v, want when it was rendered", doc.Capture)
+	}
 	if c := canary.Hits.Load(); c != 0 {
 		t.Fatalf("%d requests reached the canary", c)
 	}

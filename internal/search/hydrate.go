@@ -199,6 +199,11 @@ type Capture struct {
 	RecordID  string     `json:"warc_record_id,omitempty"`
 	Date      *time.Time `json:"warc_date,omitempty"`
 	Truncated string     `json:"warc_truncated,omitempty"`
+	// RenderedAt: the page was rendered in headless Chromium then (the
+	// renderer, for the body stored); RenderError: why its last render
+	// failed, and the static page stands.
+	RenderedAt  *time.Time `json:"rendered_at,omitempty"`
+	RenderError string     `json:"render_error,omitempty"`
 }
 
 // A DocRef names a stored document.
@@ -278,8 +283,10 @@ func (s *Searcher) Document(ctx context.Context, docID string) (*Document, error
 		return nil, err
 	}
 	c := &d.Capture
-	if err := s.pool.QueryRow(ctx, `SELECT origin, fetched_at, warc_file, warc_offset, warc_length, warc_record_id, warc_date, warc_truncated
-		FROM documents WHERE doc_id = $1`, docID).Scan(&c.Origin, &c.FetchedAt, &c.WARCFile, &c.Offset, &c.Length, &c.RecordID, &c.Date, &c.Truncated); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	if err := s.pool.QueryRow(ctx, `SELECT d.origin, d.fetched_at, d.warc_file, d.warc_offset, d.warc_length, d.warc_record_id, d.warc_date,
+			d.warc_truncated, r.rendered_at, coalesce(r.error, '')
+		FROM documents d LEFT JOIN rendered r ON r.doc_id = d.doc_id AND r.body_hash = d.body_hash WHERE d.doc_id = $1`, docID).
+		Scan(&c.Origin, &c.FetchedAt, &c.WARCFile, &c.Offset, &c.Length, &c.RecordID, &c.Date, &c.Truncated, &c.RenderedAt, &c.RenderError); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("load the capture of %s: %w", docID, err)
 	}
 	copies, err := s.pool.Query(ctx, `SELECT doc_id, url, title, host FROM cleaned WHERE duplicate_of = $1

@@ -370,7 +370,7 @@ type documentPage struct {
 	Chunks                                                                                           []search.ChunkCount
 	Copies                                                                                           []search.DocRef
 	Capture                                                                                          search.Capture
-	Fetched, Captured                                                                                string
+	Fetched, Captured, Rendered                                                                      string
 }
 
 type extractionView struct {
@@ -415,6 +415,9 @@ func (s *Server) documentPage(w http.ResponseWriter, r *http.Request) {
 	}
 	if t := d.Capture.Date; t != nil {
 		p.Captured = t.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	if t := d.Capture.RenderedAt; t != nil && d.Capture.RenderError == "" {
+		p.Rendered = t.UTC().Format("2006-01-02 15:04:05 UTC")
 	}
 	if p.Title == "" {
 		p.Title = p.URL
