@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,7 +36,10 @@ func TestPipeline_ScriptOnlySiteRendered(t *testing.T) {
 	if _, err := render.FindChromium(); err != nil {
 		t.Fatal(err, "— `make test` installs Debian's chromium")
 	}
-	const n = 12
+	n := 12 // NEWSCRAWL_E2E_RENDER_ARTICLES=200 runs the issue's 200-article site
+	if v, err := strconv.Atoi(os.Getenv("NEWSCRAWL_E2E_RENDER_ARTICLES")); err == nil && v > 0 {
+		n = v
+	}
 	bin := testenv.Build(t, "../..", "crawler", "cleaner", "extractor", "embedder", "newsctl", "renderer")
 	pool := testenv.Postgres(t)
 	_, prefix := streamkittest.Redis(t)
@@ -97,7 +101,9 @@ func TestPipeline_ScriptOnlySiteRendered(t *testing.T) {
 	if killed == 0 {
 		t.Fatal("the renderer has no browser process to kill")
 	}
-	newsctl(t, bin, environ, "wait", "--timeout", "3m")
+	started := time.Now()
+	newsctl(t, bin, environ, "wait", "--timeout", "10m")
+	t.Logf("%d script-only articles crawled, rendered, cleaned, extracted and embedded; the wait after the kill took %s", n, time.Since(started).Round(time.Second))
 
 	var rendered, failed int
 	pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE rendered_hash <> ''), count(*) FILTER (WHERE rendered_hash = '') FROM rendered`).Scan(&rendered, &failed)
