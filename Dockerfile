@@ -6,6 +6,8 @@
 # stand-ins (make test-compose); the defaults are the public images.
 ARG GO_IMAGE=golang:1.26-bookworm
 ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
+# The renderer's target (below) needs a distribution with Chromium.
+ARG RENDERER_BASE_IMAGE=debian:bookworm-slim
 
 FROM ${GO_IMAGE} AS build
 WORKDIR /src
@@ -26,7 +28,6 @@ RUN --mount=type=cache,target=/go/pkg/mod \
 # The renderer's image (compose profile "render"): Chromium needs a distribution, so
 # this target is Debian with Debian's chromium and the renderer binary alone.
 # docker compose --profile render build renderer  (or: docker build --target renderer .)
-ARG RENDERER_BASE_IMAGE=debian:bookworm-slim
 FROM ${RENDERER_BASE_IMAGE} AS renderer
 RUN apt-get update && apt-get install -y --no-install-recommends chromium ca-certificates fonts-liberation && \
     rm -rf /var/lib/apt/lists/* && useradd --uid 65532 --create-home nonroot

@@ -29,8 +29,38 @@ import (
 
 var workers = []string{"crawler", "cleaner", "extractor", "embedder"}
 
-// build compiles the five binaries into a temp folder.
-func build(t *testing.T) string { return testenv.Build(t, "../..") }
+// build returns the folder holding the binaries (the four workers, the
+// renderer and newsctl), compiled once for the whole package: a build per
+// test cost 8–15 s each on this machine. Tests only run them.
+func build(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "newscrawl-e2e-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binDir, binErr = testenv.BuildInto(dir, "../..", "crawler", "cleaner", "extractor", "embedder", "newsctl", "renderer")
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binDir
+}
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
 
 // site serves a small news site: a home page, three articles on distinct
 // subjects, a wire copy of one of them on another path, and an RSS feed.

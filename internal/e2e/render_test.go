@@ -40,7 +40,8 @@ func TestPipeline_ScriptOnlySiteRendered(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("NEWSCRAWL_E2E_RENDER_ARTICLES")); err == nil && v > 0 {
 		n = v
 	}
-	bin := testenv.Build(t, "../..", "crawler", "cleaner", "extractor", "embedder", "newsctl", "renderer")
+	t.Parallel() // alongside the package's other tests, which run one at a time
+	bin := build(t)
 	pool := testenv.Postgres(t)
 	_, prefix := streamkittest.Redis(t)
 	canary := &scriptsite.Canary{}

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,10 +13,19 @@ import (
 // folder and returns it. root is the repository root relative to the test.
 func Build(t testing.TB, root string, names ...string) string {
 	t.Helper()
+	dir, err := BuildInto(t.TempDir(), root, names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// BuildInto compiles the binaries named (the five by default) into dir and
+// returns dir: for a package whose tests share one build.
+func BuildInto(dir, root string, names ...string) (string, error) {
 	if len(names) == 0 {
 		names = []string{"crawler", "cleaner", "extractor", "embedder", "newsctl"}
 	}
-	dir := t.TempDir()
 	rev, _ := exec.Command("git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
 	release, _ := os.ReadFile(filepath.Join(root, "VERSION"))
 	ldflags := "-X github.com/newscrawl/newscrawl/internal/version.Release=" + strings.TrimSpace(string(release)) +
@@ -27,7 +37,7 @@ func Build(t testing.TB, root string, names ...string) string {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build binaries: %v\n%s", err, out)
+		return "", fmt.Errorf("build binaries: %v\n%s", err, out)
 	}
-	return dir
+	return dir, nil
 }
