@@ -7,13 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/netip"
 	"os"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newscrawl/newscrawl/internal/crawl"
+	"github.com/newscrawl/newscrawl/internal/crawl/fetch"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/seed"
 	"github.com/newscrawl/newscrawl/internal/store"
@@ -149,15 +149,11 @@ func crawlerGuard(ctx context.Context, admin *streamkit.Admin, allowPrivate bool
 		allowPrivate, allowCIDRs = sts[0].Settings["allow_private"] == "true", sts[0].Settings["allow_cidrs"]
 		source = fmt.Sprintf("the running crawler's settings (CRAWL_ALLOW_PRIVATE=%v, CRAWL_ALLOW_CIDRS=%q)", allowPrivate, allowCIDRs)
 	}
-	g := seed.Guard{AllowPrivate: allowPrivate}
-	for _, f := range strings.FieldsFunc(allowCIDRs, func(r rune) bool { return r == ',' || r == ' ' }) {
-		p, err := netip.ParsePrefix(f)
-		if err != nil {
-			return g, "", fmt.Errorf("CRAWL_ALLOW_CIDRS: %q: %w", f, err)
-		}
-		g.Allow = append(g.Allow, p)
+	allow, err := fetch.ParseCIDRs(allowCIDRs)
+	if err != nil {
+		return seed.Guard{}, "", err
 	}
-	return g, source, nil
+	return seed.Guard{AllowPrivate: allowPrivate, Allow: allow}, source, nil
 }
 
 // readSeeds reads one URL per line; blank lines and # comments are skipped.

@@ -57,7 +57,7 @@ func TestPipeline_ScriptOnlySiteRendered(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	environ := append(env(t, streamkittest.SchemaOf(pool), prefix),
-		"CRAWL_ALLOW_PRIVATE=0", "CRAWL_ALLOW_CIDRS=127.0.0.2/32", "CRAWL_HOST_DELAY=10ms",
+		"CRAWL_ALLOW_PRIVATE=0", "CRAWL_ALLOW_CIDRS=127.0.0.2", "CRAWL_HOST_DELAY=10ms",
 		"RENDER=auto", "RENDER_TIMEOUT=15s")
 	startWorkers(t, bin, environ)
 	renderer := exec.Command(filepath.Join(bin, "renderer"))

@@ -254,3 +254,24 @@ func TestToUTF8_Labels(t *testing.T) {
 		})
 	}
 }
+
+// CRAWL_ALLOW_CIDRS is read alike by every process: ranges or single
+// addresses, commas or spaces.
+func TestParseCIDRs(t *testing.T) {
+	got, err := fetch.ParseCIDRs("10.0.0.0/8, 127.0.0.2 192.168.1.7/24,")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"10.0.0.0/8", "127.0.0.2/32", "192.168.1.0/24"}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].String() != want[i] {
+			t.Errorf("got %v, want %v", got, want)
+		}
+	}
+	if _, err := fetch.ParseCIDRs("10.0.0.0/33"); err == nil {
+		t.Error("a bad range was accepted")
+	}
+}

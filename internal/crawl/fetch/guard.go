@@ -66,15 +66,12 @@ func dialControl(allowPrivate bool, allow []netip.Prefix) func(network, address 
 	}
 }
 
-// ParseCIDRs reads CRAWL_ALLOW_CIDRS: comma-separated ranges or single
-// addresses, shared by every process that dials through the guard.
+// ParseCIDRs reads CRAWL_ALLOW_CIDRS: ranges or single addresses, separated
+// by commas or spaces; shared by every process that judges or dials
+// through the guard, so they all read one setting alike.
 func ParseCIDRs(s string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
 		if !strings.Contains(f, "/") {
 			a, err := netip.ParseAddr(f)
 			if err != nil {
