@@ -33,7 +33,7 @@ import (
 )
 
 func main() {
-	n := flag.Int("n", 60, "articles rendered")
+	n := flag.Int("n", 200, "articles rendered")
 	tabs := flag.Int("tabs", 2, "RENDER_CONCURRENCY")
 	delay := flag.Duration("delay", 10*time.Millisecond, "host delay")
 	profile := flag.String("cpuprofile", "", "write the renderer process's CPU profile of the rendering phase here")
