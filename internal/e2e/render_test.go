@@ -11,11 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	cleanarticle "github.com/newscrawl/newscrawl/internal/article"
 	"github.com/newscrawl/newscrawl/internal/proctree"
@@ -41,41 +44,8 @@ func TestPipeline_ScriptOnlySiteRendered(t *testing.T) {
 		n = v
 	}
 	t.Parallel() // alongside the package's other tests, which run one at a time
-	bin := build(t)
-	pool := testenv.Postgres(t)
-	_, prefix := streamkittest.Redis(t)
-	canary := &scriptsite.Canary{}
-	cs := httptest.NewServer(canary)
-	t.Cleanup(cs.Close)
-	site := &scriptsite.Site{N: n, Canary: cs.URL}
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: site.Handler()}}
-	srv.Start()
-	t.Cleanup(srv.Close)
-
-	environ := append(env(t, streamkittest.SchemaOf(pool), prefix),
-		"CRAWL_ALLOW_PRIVATE=0", "CRAWL_ALLOW_CIDRS=127.0.0.2", "CRAWL_HOST_DELAY=10ms",
-		"RENDER=auto", "RENDER_TIMEOUT=15s")
-	startWorkers(t, bin, environ)
-	renderer := exec.Command(filepath.Join(bin, "renderer"))
-	renderer.Env = environ
-	logPath := filepath.Join(t.TempDir(), "renderer.log")
-	logf, _ := os.Create(logPath)
-	renderer.Stdout, renderer.Stderr = logf, logf
-	if err := renderer.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		renderer.Process.Kill()
-		renderer.Wait()
-		if t.Failed() {
-			b, _ := os.ReadFile(logPath)
-			t.Logf("renderer log:\n%s", b)
-		}
-	})
+	w := startScriptWorld(t, n, "CRAWL_HOST_DELAY=10ms")
+	bin, pool, environ, srv, canary, renderer := w.bin, w.pool, w.environ, w.srv, w.canary, w.renderer
 
 	newsctl(t, bin, environ, "seed", srv.URL+"/")
 	ctx := context.Background()
@@ -168,5 +138,114 @@ func TestPipeline_ScriptOnlySiteRendered(t *testing.T) {
 	}
 	if c := canary.Hits.Load(); c != 0 {
 		t.Fatalf("%d requests reached the canary", c)
+	}
+}
+
+// scriptWorld is a script-only site on 127.0.0.2 (the one private address
+// the guard is opened for), a canary on 127.0.0.1, and the four workers and
+// the renderer crawling with RENDER=auto.
+type scriptWorld struct {
+	bin      string
+	pool     *pgxpool.Pool
+	environ  []string
+	srv      *httptest.Server
+	canary   *scriptsite.Canary
+	renderer *exec.Cmd
+	arrivals chan arrival
+}
+
+// arrival is a request as the site saw it.
+type arrival struct {
+	at   time.Time
+	path string
+}
+
+func startScriptWorld(t *testing.T, n int, extraEnv ...string) *scriptWorld {
+	t.Helper()
+	w := &scriptWorld{bin: build(t), pool: testenv.Postgres(t), canary: &scriptsite.Canary{}, arrivals: make(chan arrival, 100_000)}
+	_, prefix := streamkittest.Redis(t)
+	cs := httptest.NewServer(w.canary)
+	t.Cleanup(cs.Close)
+	site := &scriptsite.Site{N: n, Canary: cs.URL}
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := site.Handler()
+	w.srv = &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		select {
+		case w.arrivals <- arrival{time.Now(), r.URL.Path}:
+		default:
+		}
+		h.ServeHTTP(rw, r)
+	})}}
+	w.srv.Start()
+	t.Cleanup(w.srv.Close)
+
+	w.environ = append(append(env(t, streamkittest.SchemaOf(w.pool), prefix),
+		"CRAWL_ALLOW_PRIVATE=0", "CRAWL_ALLOW_CIDRS=127.0.0.2", "RENDER=auto", "RENDER_TIMEOUT=15s"), extraEnv...)
+	startWorkers(t, w.bin, w.environ)
+	w.renderer = exec.Command(filepath.Join(w.bin, "renderer"))
+	w.renderer.Env = w.environ
+	logPath := filepath.Join(t.TempDir(), "renderer.log")
+	logf, _ := os.Create(logPath)
+	w.renderer.Stdout, w.renderer.Stderr = logf, logf
+	if err := w.renderer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		w.renderer.Process.Kill()
+		w.renderer.Wait()
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("renderer log:\n%s", b)
+		}
+	})
+	return w
+}
+
+// The renderer's requests take their turns with the crawler's: measured
+// where they arrive, no two requests to the host — the crawler's page
+// fetches, the browser's documents, scripts and API calls — are closer
+// than the host delay (less the send jitter a shared 2-core box allows, as
+// in the crawler's own gaps test).
+func TestPipeline_RendererKeepsTheCrawlersGaps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries and Chromium")
+	}
+	if _, err := render.FindChromium(); err != nil {
+		t.Fatal(err, "— `make test` installs Debian's chromium")
+	}
+	t.Parallel()
+	const (
+		delay      = 200 * time.Millisecond
+		sendJitter = 60 * time.Millisecond
+	)
+	w := startScriptWorld(t, 5, "CRAWL_HOST_DELAY="+delay.String())
+	newsctl(t, w.bin, w.environ, "seed", w.srv.URL+"/")
+	newsctl(t, w.bin, w.environ, "wait", "--timeout", "5m")
+	close(w.arrivals)
+	var at []arrival
+	for a := range w.arrivals {
+		at = append(at, a)
+	}
+	slices.SortFunc(at, func(a, b arrival) int { return a.at.Compare(b.at) })
+	api, least := 0, time.Hour
+	for i, a := range at {
+		if i > 0 {
+			least = min(least, a.at.Sub(at[i-1].at))
+		}
+		if strings.HasPrefix(a.path, "/api/") || a.path == "/app.js" {
+			api++ // only a browser asks for these
+		}
+		if i > 0 && a.at.Sub(at[i-1].at) < delay-sendJitter {
+			t.Errorf("%s then %s arrived %s apart, under the host delay of %s", at[i-1].path, a.path, a.at.Sub(at[i-1].at).Round(time.Millisecond), delay)
+		}
+	}
+	var rendered int
+	w.pool.QueryRow(context.Background(), `SELECT count(*) FROM rendered WHERE rendered_hash <> ''`).Scan(&rendered)
+	t.Logf("%d requests at the host (%d only a browser makes), the closest two %s apart (host delay %s)", len(at), api, least.Round(time.Millisecond), delay)
+	if rendered != 5 || api < 5 {
+		t.Fatalf("%d pages rendered, %d requests only a browser makes, of %d: the renderer did not share the host", rendered, api, len(at))
 	}
 }
