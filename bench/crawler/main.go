@@ -54,6 +54,7 @@ type options struct {
 	colly       bool
 	padKB       int
 	hostile     bool
+	window      time.Duration // > 0: measure the polite crawl over this long, not to its end
 }
 
 func main() {
@@ -75,13 +76,14 @@ func run() error {
 	collyDir := flag.String("colly-dir", "bench/colly", "directory of the colly peer's module")
 	withColly := flag.Bool("colly", true, "run the colly peer too")
 	padKB := flag.Int("pad-kb", 0, "pad every article page to about this many KiB more (the memory case: -n 24 -pad-kb 9728)")
+	window := flag.Duration("for", 0, "measure the polite crawl for this long instead of to its end, with its memory every 30 s, and skip the no-delay run (the many-hosts case: -n 60000 -hosts 200 -delay 1s -for 5m -colly=false)")
 	hostile := flag.Bool("hostile", false, "host 0 also serves gzip bombs, 500,000-link, 9.5 MB, 1.2M-tag and 100,000-deep pages, four of each (the hostile memory case: -n 200 -delay 0 -colly=false -hostile)")
 	if err := s.Parse(os.Args[1:]); err != nil {
 		return err
 	}
 	o := &options{delay: *delay, hosts: *hosts, concurrency: *concurrency, timeout: *timeout,
 		redisURL: *common.RedisURL, databaseURL: *common.DatabaseURL, crawlerBin: *crawlerBin,
-		collyDir: *collyDir, colly: *withColly, padKB: *padKB, hostile: *hostile}
+		collyDir: *collyDir, colly: *withColly, padKB: *padKB, hostile: *hostile, window: *window}
 	for _, f := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < o.hosts {
@@ -124,6 +126,9 @@ func run() error {
 	delays := []time.Duration{0}
 	if o.delay > 0 {
 		delays = append(delays, o.delay)
+	}
+	if o.window > 0 && o.delay > 0 {
+		delays = delays[1:] // a window measures the polite crawl alone
 	}
 	fmt.Printf("definitions: pages = distinct URLs fetched (tracking parameters removed); dup = requests - pages; " +
 		"cpu = user+system CPU of the crawler process alone during the crawl, per page; RSS = its peak resident set\n")
@@ -186,6 +191,13 @@ func (r result) line(o *options) string {
 		fmt.Fprintf(&b, "  server-side gaps per host: min %.1fms p1 %.1fms, %.2f%% below the delay (ceiling %d hosts / %s = %.0f pages/s)",
 			ms(r.site.minGap), ms(r.site.p1Gap), 100*r.site.belowFrac(r.delay), o.hosts, r.delay, float64(o.hosts)/r.delay.Seconds())
 	}
+	if len(r.rssSeries) > 0 {
+		mb := make([]string, len(r.rssSeries))
+		for i, kb := range r.rssSeries {
+			mb[i] = fmt.Sprintf("%.0f", float64(kb)/1024)
+		}
+		fmt.Fprintf(&b, "  RSS every 30 s: %s MB (over a %s window)", strings.Join(mb, " "), o.window)
+	}
 	fmt.Fprintf(&b, "  load %s", loadAvg())
 	return b.String()
 }
@@ -216,6 +228,9 @@ func summary(o *options, rs []result) string {
 	delays := []time.Duration{0}
 	if o.delay > 0 {
 		delays = append(delays, o.delay)
+	}
+	if o.window > 0 && o.delay > 0 {
+		delays = delays[1:] // a window measures the polite crawl alone
 	}
 	small, large := o.sizes[0], o.sizes[len(o.sizes)-1]
 	for _, d := range delays {

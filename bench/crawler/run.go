@@ -46,6 +46,8 @@ type result struct {
 	cleaned int64         // messages on the clean stream (ours)
 	dlq     int64         // dead letters (ours)
 	errors  int64         // colly's OnError count
+	// rssSeries (-for): the crawler's resident set every 30 s, in kB
+	rssSeries []int64
 }
 
 // ours runs the real crawler binary (Redis Streams + Postgres, as in
@@ -120,7 +122,12 @@ func ours(ctx context.Context, o *options, rdb *redis.Client, s *site, delay tim
 	if _, err := streamkit.NewProducer(rdb, prefix, 0).Publish(ctx, pipeline.Crawl, f); err != nil {
 		return fail(fmt.Errorf("seed: %w", err))
 	}
-	end, err := waitIdle(ctx, rdb, prefix, o.timeout, exited)
+	var end time.Time
+	if o.window > 0 && delay > 0 {
+		end, r.rssSeries, err = waitWindow(o.window, exited, cmd.Process.Pid)
+	} else {
+		end, err = waitIdle(ctx, rdb, prefix, o.timeout, exited)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -150,6 +157,34 @@ func ours(ctx context.Context, o *options, rdb *redis.Client, s *site, delay tim
 	r.cleaned = rdb.XLen(ctx, streamkit.KeysFor(prefix, pipeline.Clean).Stream()).Val()
 	r.dlq = rdb.XLen(ctx, keys.DLQ()).Val()
 	return r, nil
+}
+
+// waitWindow lets the crawl run for window and returns when it stopped
+// measuring, with the crawler's resident memory every 30 s. (Not to an idle
+// stream: with many hosts at a long delay most of the frontier waits in
+// PostgreSQL, and the stream can look idle between two turns.)
+func waitWindow(window time.Duration, exited <-chan error, pid int) (time.Time, []int64, error) {
+	var series []int64
+	tick := time.NewTicker(30 * time.Second)
+	defer tick.Stop()
+	stop := time.After(window)
+	for {
+		select {
+		case <-stop:
+			return time.Now(), series, nil
+		case err := <-exited:
+			return time.Time{}, nil, fmt.Errorf("crawler exited mid-crawl: %v", err)
+		case <-tick.C:
+			if kb, err := procRSS(pid); err == nil {
+				series = append(series, kb)
+			}
+		}
+	}
+}
+
+// procRSS is a process's resident set now, in kB.
+func procRSS(pid int) (int64, error) {
+	return procStatus(pid, "VmRSS:")
 }
 
 // waitGroup waits until the crawler has created its consumer group (it is
@@ -280,17 +315,20 @@ func procCPU(pid int) (time.Duration, error) {
 }
 
 // procHWM is the peak resident set (VmHWM) of a live process, in KiB.
-func procHWM(pid int) (int64, error) {
+func procHWM(pid int) (int64, error) { return procStatus(pid, "VmHWM:") }
+
+// procStatus reads a kB field of /proc/PID/status.
+func procStatus(pid int, key string) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, fmt.Errorf("read peak RSS of %d: %w", pid, err)
+		return 0, fmt.Errorf("read %s of %d: %w", key, pid, err)
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, key); ok {
 			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 		}
 	}
-	return 0, fmt.Errorf("read peak RSS of %d: no VmHWM", pid)
+	return 0, fmt.Errorf("read %s of %d: not there", key, pid)
 }
 
 // syncBuffer is a bytes.Buffer safe for a child's output and a reader.
