@@ -50,7 +50,6 @@ func startBrowser(ctx context.Context, cfg Config) (*browserProc, error) {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-domain-reliability", true),
 		chromedp.Flag("disable-notifications", true),
-		chromedp.Flag("disable-popup-blocking", false),
 		chromedp.Flag("blink-settings", "imagesEnabled=false"),
 		chromedp.Flag("js-flags", "--max-old-space-size=512"),
 	)

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -201,7 +202,10 @@ func (s *session) admit(ctx context.Context, u *url.URL) (string, time.Duration,
 	case "wss":
 		scheme = "https"
 	}
-	rules, err := s.g.robots.Get(ctx, scheme+"://"+u.Host)
+	// The origin as the crawler names it (no default port): one robots.txt
+	// cache entry for both, and the origin the browser's storage is kept by.
+	origin := scheme + "://" + hostKey(&url.URL{Scheme: scheme, Host: u.Host})
+	rules, err := s.g.robots.Get(ctx, origin)
 	if err != nil {
 		return RefusedRobots, 0, err
 	}
@@ -209,7 +213,7 @@ func (s *session) admit(ctx context.Context, u *url.URL) (string, time.Duration,
 		return RefusedRobots, 0, nil
 	}
 	s.mu.Lock()
-	s.origins[scheme+"://"+u.Host] = true
+	s.origins[origin] = true
 	s.mu.Unlock()
 	return "", max(s.g.delay, rules.CrawlDelay), nil
 }
@@ -318,7 +322,7 @@ func (s *session) archive(r *http.Request, out *http.Request, resp *http.Respons
 	f := archive.Fetch{URL: r.URL.String(), Date: sent, IP: ip, RequestHeader: out.Header, Status: resp.StatusCode,
 		Proto: resp.Proto, Header: resp.Header, Body: body}
 	if enc := resp.Header.Get("Content-Encoding"); enc != "" && enc != "identity" {
-		if dec, err := fetch.Decode(strings.NewReader(string(body)), enc, s.maxByte); err == nil {
+		if dec, err := fetch.Decode(bytes.NewReader(body), enc, s.maxByte); err == nil {
 			f.Body = dec
 		} else {
 			f.Body, f.Truncated = nil, "unspecified"

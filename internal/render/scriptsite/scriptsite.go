@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 )
 
 // A Site serves N articles. Canary is a URL the hostile pages try to reach
@@ -241,6 +240,5 @@ type Canary struct{ Hits atomic.Int64 }
 
 func (c *Canary) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.Hits.Add(1)
-	w.Header().Set("Date", time.Now().UTC().Format(http.TimeFormat))
 	fmt.Fprint(w, "canary")
 }
