@@ -2,13 +2,12 @@ package streamkittest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newscrawl/newscrawl/internal/localpg"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -38,76 +38,34 @@ func FreePort(t testing.TB) int {
 // machine's server binaries (so it has the machine's extensions), which the
 // test may stop and start again.
 type PostgresServer struct {
-	t    testing.TB
-	bin  string
-	dir  string
+	t   testing.TB
+	srv *localpg.Server
+	// Port is the server's loopback port.
 	Port int
 }
 
 // StartPostgres initialises a cluster in a temp folder (trust
 // authentication, user postgres, fsync off) and starts it on a free port;
 // it is stopped and removed when the test ends. It skips the test when no
-// server binaries are found (pg_config --bindir, or
-// /usr/lib/postgresql/*/bin), and runs them as the postgres user when the
-// test runs as root.
+// server binaries are found.
 func StartPostgres(t testing.TB) *PostgresServer {
 	t.Helper()
-	bin, err := postgresBin()
-	if err != nil {
-		t.Skipf("no PostgreSQL server binaries: %v", err)
+	srv, err := localpg.Start()
+	if errors.Is(err, localpg.ErrNoServer) {
+		t.Skip(err)
 	}
-	dir, err := os.MkdirTemp("", "streamkittest-pg-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &PostgresServer{t: t, bin: bin, dir: dir, Port: FreePort(t)}
-	t.Cleanup(func() { s.run("pg_ctl", "-D", s.data(), "-m", "immediate", "stop"); os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := s.run("initdb", "-D", s.data(), "-A", "trust", "-U", "postgres", "--no-sync"); err != nil {
-		t.Fatalf("initdb: %v\n%s", err, out)
-	}
-	s.Start()
-	return s
+	t.Cleanup(srv.Close)
+	return &PostgresServer{t: t, srv: srv, Port: srv.Port}
 }
 
-func postgresBin() (string, error) {
-	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
-		if dir := strings.TrimSpace(string(out)); fileExists(filepath.Join(dir, "initdb")) {
-			return dir, nil
-		}
-	}
-	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
-	if len(matches) == 0 {
-		return "", fmt.Errorf("initdb not found")
-	}
-	return filepath.Dir(matches[len(matches)-1]), nil
-}
-
-func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
-func (s *PostgresServer) data() string { return filepath.Join(s.dir, "data") }
-
-// run runs a server binary, as the postgres user when the test runs as
-// root (initdb and postgres refuse root).
-func (s *PostgresServer) run(name string, args ...string) ([]byte, error) {
-	path := filepath.Join(s.bin, name)
-	var cmd *exec.Cmd
-	if os.Geteuid() == 0 {
-		cmd = exec.Command("runuser", append([]string{"-u", "postgres", "--", path}, args...)...)
-	} else {
-		cmd = exec.Command(path, args...)
-	}
-	return cmd.CombinedOutput()
-}
-
-// Start starts the server and waits until it accepts connections.
+// Start starts the server again and waits until it accepts connections.
 func (s *PostgresServer) Start() {
 	s.t.Helper()
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100", s.Port, s.dir)
-	if out, err := s.run("pg_ctl", "-D", s.data(), "-o", opts, "-l", filepath.Join(s.dir, "log"), "-w", "start"); err != nil {
-		s.t.Fatalf("start postgres: %v\n%s", err, out)
+	if err := s.srv.Start(); err != nil {
+		s.t.Fatal(err)
 	}
 }
 
@@ -115,15 +73,13 @@ func (s *PostgresServer) Start() {
 // shutdown error) and waits until it is gone.
 func (s *PostgresServer) Stop() {
 	s.t.Helper()
-	if out, err := s.run("pg_ctl", "-D", s.data(), "-m", "fast", "-w", "stop"); err != nil {
-		s.t.Fatalf("stop postgres: %v\n%s", err, out)
+	if err := s.srv.Stop(); err != nil {
+		s.t.Fatal(err)
 	}
 }
 
 // URL is the server's postgres database.
-func (s *PostgresServer) URL() string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.Port)
-}
+func (s *PostgresServer) URL() string { return s.srv.URL("") }
 
 // Pool is a pool on a fresh schema of the server with streamkit's table,
 // like Postgres; use PostgresOn(t, s.URL(), migrate) for other migrations.
