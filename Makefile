@@ -99,9 +99,8 @@ bench-ask: ## newsctl ask without a model on a generated 10,000-article archive 
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
 	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./bench/ask $(ARGS)
 
-bench-search: ## search quality/latency bench
-	@DATABASE_URL='$(BENCH_DATABASE_URL)' bash scripts/services.sh ensure
-	@DATABASE_URL='$(BENCH_DATABASE_URL)' $(GO) run ./bench/search $(ARGS)
+bench-search: ## search at N chunks (ARGS='-n 1000000'), full and half precision, on a PostgreSQL of its own (last line: the summary)
+	@$(GO) run ./bench/search $(ARGS)
 
 lint: ## go vet and gofmt
 	$(GO) vet ./...

@@ -3,9 +3,12 @@
 // full-text side) into a scratch schema, and prints write throughput
 // against a plain pgx CopyFrom ceiling measured in the same run, the HNSW
 // build time, and query latency p50/p99 with recall@10 against exact
-// search for the vector, filtered-vector and hybrid modes.
+// search for the vector, filtered-vector and hybrid modes, the SQL alone
+// beside the whole Search call, and 8 concurrent clients — for an index of
+// full and of half precision. It runs on a PostgreSQL of its own whose
+// shared_buffers hold the index, unless -database-url names another.
 //
-//	DATABASE_URL=postgres://…/newscrawl_bench go run ./bench/search [-n 100000]
+//	go run ./bench/search [-n 1000000] [-precision both|full|half]
 package main
 
 import (
@@ -20,6 +23,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,6 +32,7 @@ import (
 
 	"github.com/newscrawl/newscrawl/internal/embed"
 	"github.com/newscrawl/newscrawl/internal/embed/chunk"
+	"github.com/newscrawl/newscrawl/internal/localpg"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/search"
 	"github.com/newscrawl/newscrawl/internal/store"
@@ -35,20 +40,19 @@ import (
 
 // Defaults of the benchmark.
 const (
-	defaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/newscrawl_bench?sslmode=disable"
-	schema             = "benchsearch"
-	benchModel         = "bench-clustered-v1"
-	clusterWords       = 40
-	commonWords        = 5000
+	schema       = "benchsearch"
+	benchModel   = "bench-clustered-v1"
+	clusterWords = 40
+	commonWords  = 5000
 )
 
 type options struct {
-	n, dims, clusters, perDoc, hosts, queries, batch, words, replaceDocs, liveDocs int
-	noise                                                                          float64
-	seed                                                                           uint64
-	keep, reuse                                                                    bool
-	ef                                                                             int
-	databaseURL, maintenanceMem                                                    string
+	n, dims, clusters, perDoc, hosts, queries, batch, words, replaceDocs, liveDocs, clients int
+	noise                                                                                   float64
+	seed                                                                                    uint64
+	keep, reuse                                                                             bool
+	ef                                                                                      int
+	databaseURL, maintenanceMem, sharedBuffers, precision                                   string
 }
 
 func main() {
@@ -68,8 +72,11 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the benchsearch schema afterwards")
 	flag.BoolVar(&o.reuse, "reuse", false, "query the schema a -keep run left (same -n, -seed and shape flags): skip loading and the index build")
 	flag.IntVar(&o.ef, "ef", search.DefaultEfSearch, "hnsw.ef_search floor of the searcher")
-	flag.StringVar(&o.maintenanceMem, "maintenance-work-mem", "1GB", "maintenance_work_mem for the HNSW build")
-	flag.StringVar(&o.databaseURL, "database-url", envOr("DATABASE_URL", defaultDatabaseURL), "scratch database ($DATABASE_URL); created if missing")
+	flag.IntVar(&o.clients, "clients", 8, "concurrent clients of the throughput run (vector queries)")
+	flag.StringVar(&o.maintenanceMem, "maintenance-work-mem", "auto", "maintenance_work_mem for the HNSW build (auto: room for the whole graph)")
+	flag.StringVar(&o.sharedBuffers, "shared-buffers", "auto", "shared_buffers of the bench's own PostgreSQL (auto: the vectors four times over, which holds the index)")
+	flag.StringVar(&o.precision, "precision", "both", "index precision measured: full, half (halfvec) or both")
+	flag.StringVar(&o.databaseURL, "database-url", "", "scratch database on another server (created if missing); default: a PostgreSQL of the bench's own")
 	flag.Parse()
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintf(os.Stderr, "benchsearch: %v\n", err)
@@ -77,16 +84,43 @@ func main() {
 	}
 }
 
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
+// autoBytes is "auto" sized: the vectors' bytes times factor, at least
+// floor MB, in MB.
+func autoBytes(o options, factor float64, floorMB int) string {
+	mb := int(float64(o.n) * float64(o.dims) * 4 * factor / (1 << 20))
+	return fmt.Sprintf("%dMB", max(mb, floorMB))
 }
 
 func run(ctx context.Context, o options) error {
 	if o.n < o.perDoc || o.perDoc < 1 || o.hosts < 1 || o.clusters < 1 {
 		return errors.New("need -n ≥ -chunks-per-doc ≥ 1, -hosts ≥ 1, -clusters ≥ 1")
+	}
+	var precisions []embed.Precision
+	switch o.precision {
+	case "both":
+		precisions = []embed.Precision{embed.PrecisionFull, embed.PrecisionHalf}
+	case "full", "half":
+		precisions = []embed.Precision{embed.Precision(o.precision)}
+	default:
+		return fmt.Errorf("-precision %q: full, half or both", o.precision)
+	}
+	if o.maintenanceMem == "auto" {
+		o.maintenanceMem = autoBytes(o, 2, 1024)
+	}
+	if o.databaseURL == "" {
+		if o.keep || o.reuse {
+			return errors.New("-keep and -reuse need -database-url: the bench's own server is removed when it ends")
+		}
+		if o.sharedBuffers == "auto" {
+			o.sharedBuffers = autoBytes(o, 4, 256)
+		}
+		srv, err := localpg.Start("shared_buffers="+o.sharedBuffers, "max_connections=50")
+		if err != nil {
+			return fmt.Errorf("start the bench's PostgreSQL: %w", err)
+		}
+		defer srv.Close()
+		o.databaseURL = srv.URL("newscrawl_bench")
+		fmt.Printf("server the bench's own PostgreSQL on port %d, shared_buffers %s\n", srv.Port, o.sharedBuffers)
 	}
 	pool, err := openScratch(ctx, o.databaseURL, o.reuse)
 	if err != nil {
@@ -108,8 +142,7 @@ func run(ctx context.Context, o options) error {
 		len(d.docs)*o.perDoc, len(d.docs), o.perDoc, o.words, o.dims, o.clusters, o.noise, o.hosts, pgv, pgVersion)
 
 	if !o.reuse {
-		live := min(o.liveDocs, len(d.docs)/2)
-		load, rest := d.docs[:len(d.docs)-live], d.docs[len(d.docs)-live:]
+		load := d.docs[:len(d.docs)-live(o, d)]
 		if err := compareWrites(ctx, pool, id, load, o.batch, "load without the model's HNSW index"); err != nil {
 			return err
 		}
@@ -125,18 +158,38 @@ func run(ctx context.Context, o options) error {
 		if _, err := pool.Exec(ctx, "VACUUM ANALYZE chunks"); err != nil {
 			return fmt.Errorf("vacuum: %w", err)
 		}
-		if err := buildIndex(ctx, pool, id, o); err != nil {
-			return err
-		}
-		if err := compareWrites(ctx, pool, id, rest, o.batch, "with the HNSW index live"); err != nil {
-			return err
-		}
-		if _, err := pool.Exec(ctx, "ANALYZE chunks"); err != nil {
-			return fmt.Errorf("analyze: %w", err)
-		}
 	}
-	return measureQueries(ctx, pool, id, d, o)
+	var lines []string
+	for i, p := range precisions {
+		build, err := buildIndex(ctx, pool, id, p, o)
+		if err != nil {
+			return err
+		}
+		if i == 0 && !o.reuse {
+			if err := compareWrites(ctx, pool, id, d.docs[len(d.docs)-live(o, d):], o.batch, "with the HNSW index live"); err != nil {
+				return err
+			}
+			if _, err := pool.Exec(ctx, "ANALYZE chunks"); err != nil {
+				return fmt.Errorf("analyze: %w", err)
+			}
+		}
+		sum, err := measureQueries(ctx, pool, id, d, o, p)
+		if err != nil {
+			return err
+		}
+		sum.build = build
+		lines = append(lines, sum.line(len(d.docs)*o.perDoc, p))
+	}
+	// The full-precision line last: it is the bench's last line.
+	slices.Reverse(lines)
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+	return nil
 }
+
+// live is how many documents are written after the first index build.
+func live(o options, d *data) int { return min(o.liveDocs, len(d.docs)/2) }
 
 // openScratch creates the database if needed, installs pgvector, and
 // returns a pool on a fresh, migrated benchsearch schema.
@@ -180,7 +233,7 @@ func openScratch(ctx context.Context, databaseURL string, reuse bool) (*pgxpool.
 		return nil, err
 	}
 	cfg.ConnConfig.RuntimeParams["search_path"] = schema + ",public"
-	cfg.MaxConns = 4
+	cfg.MaxConns = 16 // the concurrent clients, and a spare
 	pool, err := store.OpenConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -420,24 +473,39 @@ func copyBare(ctx context.Context, pool *pgxpool.Pool, d *data) error {
 	return err
 }
 
-func buildIndex(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, o options) error {
+// buildIndex builds the model's HNSW index at precision p in place of any
+// other (with -reuse, one of that precision is kept) and prints its build
+// time and size.
+func buildIndex(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, p embed.Precision, o options) (time.Duration, error) {
+	if st, err := embed.Index(ctx, pool, id); err != nil {
+		return 0, err
+	} else if st.Exists && st.Valid && st.Half == p.Half(id.Dims) && o.reuse {
+		fmt.Printf("hnsw   %s precision: the kept index, %.0f MB\n", p, float64(st.Bytes)/(1<<20))
+		return 0, nil
+	}
+	if err := embed.DropIndex(ctx, pool, id); err != nil {
+		return 0, err
+	}
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer conn.Release()
 	if _, err := conn.Exec(ctx, "SET maintenance_work_mem = "+quote(o.maintenanceMem)); err != nil {
-		return fmt.Errorf("set maintenance_work_mem: %w", err)
+		return 0, fmt.Errorf("set maintenance_work_mem: %w", err)
 	}
-	took, err := timed(func() error { _, err := conn.Exec(ctx, embed.IndexSQL(id, false)); return err })
+	took, err := timed(func() error { _, err := conn.Exec(ctx, embed.IndexSQL(id, p, false)); return err })
 	if err != nil {
-		return fmt.Errorf("build HNSW index: %w", err)
+		return 0, fmt.Errorf("build HNSW index: %w", err)
 	}
-	var size string
-	conn.QueryRow(ctx, `SELECT pg_size_pretty(pg_relation_size($1::regclass))`, embed.IndexName(id)).Scan(&size)
-	fmt.Printf("hnsw   build (m=%d, ef_construction=%d, maintenance_work_mem %s): %s, index %s\n",
-		embed.HNSWM, embed.HNSWEfConstruction, o.maintenanceMem, took.Round(time.Millisecond), size)
-	return nil
+	st, err := embed.Index(ctx, pool, id)
+	if err != nil {
+		return 0, err
+	}
+	fmt.Printf("hnsw   %s precision (%s), m=%d, ef_construction=%d, maintenance_work_mem %s: built in %s, index %.0f MB\n",
+		p, embed.IndexType(id.Dims, p.Half(id.Dims)), embed.HNSWM, embed.HNSWEfConstruction, o.maintenanceMem,
+		took.Round(time.Millisecond), float64(st.Bytes)/(1<<20))
+	return took, nil
 }
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
@@ -469,7 +537,39 @@ type scenario struct {
 	filter func(rng *rand.Rand, q *search.Query)
 }
 
-func measureQueries(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, d *data, o options) error {
+// A summary is one precision's figures, for the closing lines.
+type summary struct {
+	vector, hybrid           result
+	filteredMin              int
+	filteredRecall           float64
+	clients                  int
+	clientsQPS, clientsRecal float64
+	build                    time.Duration
+}
+
+// A result is one scenario's figures.
+type result struct {
+	recall, p50ms float64
+	minResults    int
+}
+
+func (s summary) line(n int, p embed.Precision) string {
+	prefix := fmt.Sprintf("N=%d", n)
+	if p == embed.PrecisionHalf {
+		prefix += " halfvec"
+	}
+	return fmt.Sprintf("%s vector recall@10 %.3f p50 %.1f ms; hybrid recall@10 %.3f p50 %.1f ms; filtered min results %d recall %.3f; %d clients %.0f queries/s at recall %.3f; build %.0f s",
+		prefix, s.vector.recall, s.vector.p50ms, s.hybrid.recall, s.hybrid.p50ms, s.filteredMin, s.filteredRecall,
+		s.clients, s.clientsQPS, s.clientsRecal, s.build.Seconds())
+}
+
+// A probe is one query with its exact answer, replayed by the clients.
+type probe struct {
+	q    search.Query
+	want []search.Result
+}
+
+func measureQueries(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, d *data, o options, p embed.Precision) (summary, error) {
 	rng := rand.New(rand.NewPCG(o.seed+1, 7))
 	qe := &queryEmbedder{id: id, vecs: map[string][]float32{}}
 	s := search.New(pool, qe, search.Config{EfSearch: o.ef}, slog.New(slog.DiscardHandler))
@@ -489,11 +589,13 @@ func measureQueries(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, 
 			q.Host = fmt.Sprintf("host%03d.example", rng.IntN(o.hosts))
 		}},
 	}
-	fmt.Printf("query  k=10, ef_search=%d, candidates=%d, exact below %d filtered chunks; latency is the whole Search call (embedding lookup, SQL, grouping, hydration)\n",
-		o.ef, search.DefaultCandidates, search.DefaultExactThreshold)
-	fmt.Printf("       %-30s %5s %9s %9s %10s %12s %11s\n", "mode", "n", "p50", "p99", "recall@10", "min results", "exact p50")
+	fmt.Printf("query  %s precision, k=10, ef_search=%d, candidates=%d, exact below %d filtered chunks; p50/p99 are the whole Search call (embedding lookup, SQL, grouping, hydration); SQL p50 is the index query alone, the ceiling\n",
+		p, o.ef, search.DefaultCandidates, search.DefaultExactThreshold)
+	fmt.Printf("       %-30s %5s %9s %9s %9s %10s %12s %11s\n", "mode", "n", "p50", "p99", "SQL p50", "recall@10", "min results", "exact p50")
+	sum := summary{filteredMin: math.MaxInt, filteredRecall: 1}
+	var probes []probe
 	for _, sc := range scenarios {
-		var lat, exactLat []time.Duration
+		var lat, exactLat, sqlLat []time.Duration
 		var recall float64
 		minResults := math.MaxInt
 		warm := min(20, o.queries)
@@ -501,7 +603,8 @@ func measureQueries(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, 
 			c := rng.IntN(o.clusters)
 			text := fmt.Sprintf("%s %s %s %s", d.words[c][rng.IntN(clusterWords)], d.words[c][rng.IntN(clusterWords)],
 				d.words[c][rng.IntN(clusterWords)], d.common[rng.IntN(200)])
-			qe.vecs[text] = d.near(rng, c, o.noise) // a repeated text gets a fresh vector: both searches below use it
+			vec := d.near(rng, c, o.noise)
+			qe.vecs[text] = vec // a repeated text gets a fresh vector: both searches below use it
 			q := search.Query{Text: text, K: 10, Mode: sc.mode}
 			if sc.filter != nil {
 				sc.filter(rng, &q)
@@ -510,27 +613,123 @@ func measureQueries(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, 
 			got, err := s.Search(ctx, q)
 			took := time.Since(t0)
 			if err != nil {
-				return fmt.Errorf("%s query: %w", sc.name, err)
+				return sum, fmt.Errorf("%s query: %w", sc.name, err)
 			}
-			q.Exact = true
+			var sqlTook time.Duration
+			if sc.mode == search.Vector {
+				if sqlTook, err = sqlAlone(ctx, pool, id, p, o.ef, vec, q); err != nil {
+					return sum, fmt.Errorf("%s SQL alone: %w", sc.name, err)
+				}
+			}
+			exact := q
+			exact.Exact = true
 			t0 = time.Now()
-			want, err := s.Search(ctx, q)
+			want, err := s.Search(ctx, exact)
 			exactTook := time.Since(t0)
 			if err != nil {
-				return fmt.Errorf("%s exact query: %w", sc.name, err)
+				return sum, fmt.Errorf("%s exact query: %w", sc.name, err)
 			}
 			if i < warm {
 				continue
 			}
 			lat, exactLat = append(lat, took), append(exactLat, exactTook)
+			if sc.mode == search.Vector {
+				sqlLat = append(sqlLat, sqlTook)
+			}
 			recall += overlap(got, want)
 			minResults = min(minResults, len(got))
+			if sc.name == "vector" {
+				probes = append(probes, probe{q: q, want: want})
+			}
 		}
-		fmt.Printf("       %-30s %5d %9s %9s %10.3f %12d %11s\n", sc.name, len(lat), pct(lat, 0.50), pct(lat, 0.99),
-			recall/float64(len(lat)), minResults, pct(exactLat, 0.50))
+		r := result{recall: recall / float64(len(lat)), p50ms: ms(pctDur(lat, 0.5)), minResults: minResults}
+		sqlP50 := "-"
+		if len(sqlLat) > 0 {
+			sqlP50 = pct(sqlLat, 0.50)
+		}
+		fmt.Printf("       %-30s %5d %9s %9s %9s %10.3f %12d %11s\n", sc.name, len(lat), pct(lat, 0.50), pct(lat, 0.99), sqlP50,
+			r.recall, minResults, pct(exactLat, 0.50))
+		switch {
+		case sc.name == "vector":
+			sum.vector = r
+		case sc.name == "hybrid":
+			sum.hybrid = r
+		case sc.mode == search.Vector: // the filtered vector queries
+			sum.filteredMin = min(sum.filteredMin, r.minResults)
+			sum.filteredRecall = min(sum.filteredRecall, r.recall)
+		}
 	}
-	return nil
+	sum.clients = o.clients
+	sum.clientsQPS, sum.clientsRecal = runClients(ctx, s, probes, o.clients)
+	fmt.Printf("load   %d clients replaying the %d vector queries each: %.0f queries/s, recall@10 %.3f\n",
+		o.clients, len(probes), sum.clientsQPS, sum.clientsRecal)
+	return sum, nil
 }
+
+// runClients has n clients each run every probe once, each from its own
+// offset, and returns the queries per second of them all and the recall.
+func runClients(ctx context.Context, s *search.Searcher, probes []probe, n int) (qps, recall float64) {
+	if len(probes) == 0 || n < 1 {
+		return 0, 0
+	}
+	var mu sync.Mutex
+	var hits float64
+	var count int
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for c := range n {
+		wg.Go(func() {
+			for i := range probes {
+				pr := probes[(i+c*len(probes)/n)%len(probes)]
+				got, err := s.Search(ctx, pr.q)
+				if err != nil {
+					continue // counted as no hits: recall shows it
+				}
+				mu.Lock()
+				hits += overlap(got, pr.want)
+				count++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(t0)
+	return float64(count) / took.Seconds(), hits / float64(n*len(probes))
+}
+
+// sqlAlone times the nearest-chunk query the searcher sends for q (its
+// settings and statement in one round trip, the first candidate count) on
+// the index of precision p: the part of a vector search Postgres does.
+func sqlAlone(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, p embed.Precision, ef int, vec []float32, q search.Query) (time.Duration, error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Release()
+	if err := embed.RegisterVectorTypes(ctx, conn.Conn()); err != nil {
+		return 0, err
+	}
+	iterative := "off"
+	where, args := "", []any{pgvector.NewVector(vec), id.Model, id.Dims, search.DefaultCandidates}
+	switch {
+	case q.Host != "":
+		where, args, iterative = " AND host = $5", append(args, q.Host), "strict_order"
+	case q.Since != nil:
+		where, args, iterative = " AND published_at >= $5 AND published_at < $6", append(args, *q.Since, *q.Until), "strict_order"
+	}
+	typ := embed.IndexType(id.Dims, p.Half(id.Dims))
+	var b pgx.Batch
+	b.Queue(`SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', $2, true),
+		set_config('hnsw.max_scan_tuples', $3, true), set_config('plan_cache_mode', 'force_custom_plan', true)`,
+		fmt.Sprint(max(ef, search.DefaultCandidates)), iterative, fmt.Sprint(search.DefaultMaxScanTuples))
+	b.Queue(fmt.Sprintf(`SELECT doc_id, chunk_index FROM chunks WHERE model = $2 AND dims = $3%s
+		ORDER BY embedding::%s <=> $1::vector(%d)::%s LIMIT $4`, where, typ, id.Dims, typ), args...)
+	t0 := time.Now()
+	err = conn.SendBatch(ctx, &b).Close()
+	return time.Since(t0), err
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // overlap is |got ∩ want| / |want| over document ids.
 func overlap(got, want []search.Result) float64 {
@@ -550,12 +749,14 @@ func overlap(got, want []search.Result) float64 {
 	return float64(n) / float64(len(want))
 }
 
-func pct(ds []time.Duration, p float64) string {
+func pctDur(ds []time.Duration, p float64) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	i := min(len(s)-1, int(math.Ceil(p*float64(len(s))))-1)
-	return fmt.Sprintf("%.2fms", float64(s[max(i, 0)].Microseconds())/1000)
+	return s[max(i, 0)]
 }
+
+func pct(ds []time.Duration, p float64) string { return fmt.Sprintf("%.2fms", ms(pctDur(ds, p))) }
 
 func timed(f func() error) (time.Duration, error) {
 	t0 := time.Now()

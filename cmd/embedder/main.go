@@ -38,11 +38,16 @@ func run(args []string) error {
 	maxChunks := s.Int("EMBED_MAX_CHUNKS", embed.DefaultMaxChunks, "chunks embedded per document at most (the rest of a longer text is not)")
 	skipped := s.Bool("EMBED_INCLUDE_DUPLICATES", false, "also embed duplicates and non-articles")
 	createIndex := s.Bool("EMBED_CREATE_INDEX", true, "create the model's HNSW index at start if missing (false for a large backfill: newsctl index build afterwards)")
+	precision := s.String("EMBED_INDEX_PRECISION", string(embed.PrecisionAuto), "vectors in the HNSW index: full, half (halfvec: about half the memory) or auto (half from 512 dimensions)")
 	if err := s.Parse(args); err != nil {
 		return err
 	}
 
 	log := app.Logger(*common.LogLevel).With("binary", "embedder")
+	indexPrecision, err := embed.ParsePrecision(*precision)
+	if err != nil {
+		return err
+	}
 	emb, err := newEmbedder()
 	if err != nil {
 		return err
@@ -57,7 +62,7 @@ func run(args []string) error {
 	}.Run(func(d app.Deps) (streamkit.Handler, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		if err := embed.EnsureModel(ctx, d.DB, id, *createIndex); err != nil {
+		if err := embed.EnsureModel(ctx, d.DB, id, *createIndex, indexPrecision); err != nil {
 			return nil, err
 		}
 		if id.Provider != "local" {

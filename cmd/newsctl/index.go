@@ -17,6 +17,7 @@ func runIndex(ctx context.Context, args []string) error {
 	fs := s.FlagSet()
 	embedder := provider.Bind(s, config.BindOpenAI(s))
 	mem := fs.String("maintenance-work-mem", "1GB", "maintenance_work_mem for the build (at least the index size: about 2 kB per 384-d chunk)")
+	precision := s.String("EMBED_INDEX_PRECISION", string(embed.PrecisionAuto), "vectors in the index: full, half (halfvec) or auto (half from 512 dimensions); build rebuilds an index of the other precision")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `usage: newsctl index [flags] [status|build|drop]
 
@@ -41,6 +42,10 @@ newsctl reembed, newsctl wait, then newsctl index build.`)
 	default:
 		return fmt.Errorf("one action, got %q", fs.Args())
 	}
+	indexPrecision, err := embed.ParsePrecision(*precision)
+	if err != nil {
+		return err
+	}
 	emb, err := embedder()
 	if err != nil {
 		return err
@@ -56,7 +61,7 @@ newsctl reembed, newsctl wait, then newsctl index build.`)
 	case "status":
 	case "build":
 		t0 := time.Now()
-		if err := embed.BuildIndex(ctx, pool, id, *mem); err != nil {
+		if err := embed.BuildIndex(ctx, pool, id, indexPrecision, *mem); err != nil {
 			return err
 		}
 		fmt.Printf("built in %s\n", time.Since(t0).Round(time.Millisecond))
@@ -80,6 +85,9 @@ newsctl reembed, newsctl wait, then newsctl index build.`)
 		id.Model, id.Dims, docs, st.Name, st, float64(st.Bytes)/(1<<20))
 	if st.Options != "" {
 		fmt.Printf(" (%s)", st.Options)
+	}
+	if st.Exists {
+		fmt.Printf(", %s precision", map[bool]string{false: "full", true: "half"}[st.Half])
 	}
 	fmt.Println()
 	return nil

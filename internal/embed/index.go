@@ -38,15 +38,49 @@ func IndexName(id Identity) string {
 
 var nonIdent = regexp.MustCompile(`[^a-z0-9]+`)
 
-// IndexSQL is the CREATE INDEX statement of id's HNSW index: cosine, on
-// the embedding cast to VectorType, partial on the model and dimension.
-func IndexSQL(id Identity, concurrently bool) string {
-	return indexSQL(id, IndexName(id), concurrently)
+// A Precision is how an HNSW index keeps its vectors: full (vector, 4
+// bytes a dimension) or half (halfvec, 2 bytes: about half the index and
+// its memory, for a little recall). Auto is half from HalfvecFromDims
+// dimensions up. The rows keep full vectors either way.
+type Precision string
+
+// The precisions.
+const (
+	PrecisionAuto Precision = "auto"
+	PrecisionFull Precision = "full"
+	PrecisionHalf Precision = "half"
+)
+
+// ParsePrecision reads auto, full or half.
+func ParsePrecision(s string) (Precision, error) {
+	switch p := Precision(s); p {
+	case PrecisionAuto, PrecisionFull, PrecisionHalf:
+		return p, nil
+	}
+	return "", fmt.Errorf("index precision %q: auto, full or half", s)
 }
 
-func indexSQL(id Identity, name string, concurrently bool) string {
+// Half says whether an index of dims dimensions keeps halfvecs.
+func (p Precision) Half(dims int) bool {
+	switch p {
+	case PrecisionFull:
+		return false
+	case PrecisionHalf:
+		return true
+	}
+	return dims >= HalfvecFromDims
+}
+
+// IndexSQL is the CREATE INDEX statement of id's HNSW index: cosine, on
+// the embedding cast to the precision's type (IndexType), partial on the
+// model and dimension.
+func IndexSQL(id Identity, p Precision, concurrently bool) string {
+	return indexSQL(id, IndexName(id), p, concurrently)
+}
+
+func indexSQL(id Identity, name string, p Precision, concurrently bool) string {
 	ops := "vector_cosine_ops"
-	if id.Dims >= HalfvecFromDims {
+	if p.Half(id.Dims) {
 		ops = "halfvec_cosine_ops"
 	}
 	conc := ""
@@ -55,7 +89,7 @@ func indexSQL(id Identity, name string, concurrently bool) string {
 	}
 	return fmt.Sprintf(`CREATE INDEX %sIF NOT EXISTS %s ON chunks USING hnsw ((embedding::%s) %s)
 		WITH (m = %d, ef_construction = %d) WHERE model = %s AND dims = %d`,
-		conc, pgx.Identifier{name}.Sanitize(), VectorType(id.Dims), ops, HNSWM, HNSWEfConstruction,
+		conc, pgx.Identifier{name}.Sanitize(), IndexType(id.Dims, p.Half(id.Dims)), ops, HNSWM, HNSWEfConstruction,
 		quoteLiteral(id.Model), id.Dims)
 }
 
@@ -69,6 +103,7 @@ type IndexState struct {
 	Building bool
 	Bytes    int64  // size on disk
 	Options  string // its build parameters, e.g. "m=16, ef_construction=128"
+	Half     bool   // it keeps halfvecs (queries must cast to halfvec to use it)
 }
 
 func (s IndexState) String() string {
@@ -124,9 +159,10 @@ func indexState(ctx context.Context, db querier, name string) (IndexState, error
 	// could resolve to a namesake in a later schema of the path.
 	err := db.QueryRow(ctx, `SELECT i.indisvalid, pg_relation_size(i.indexrelid),
 			EXISTS (SELECT 1 FROM pg_stat_progress_create_index p WHERE p.index_relid = i.indexrelid),
-			array_to_string(coalesce(c.reloptions, '{}'), ', ')
+			array_to_string(coalesce(c.reloptions, '{}'), ', '),
+			pg_get_indexdef(i.indexrelid) LIKE '%halfvec_cosine_ops%'
 		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-		WHERE i.indrelid = 'chunks'::regclass AND c.relname = $1`, st.Name).Scan(&st.Valid, &st.Bytes, &st.Building, &st.Options)
+		WHERE i.indrelid = 'chunks'::regclass AND c.relname = $1`, st.Name).Scan(&st.Valid, &st.Bytes, &st.Building, &st.Options, &st.Half)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return st, nil
 	}
@@ -138,11 +174,11 @@ func indexState(ctx context.Context, db querier, name string) (IndexState, error
 }
 
 // EnsureModel records id in embed_models and, with createIndex, creates its
-// HNSW index unless it exists (CREATE INDEX CONCURRENTLY, so writers of
+// HNSW index of precision p unless it exists (CREATE INDEX CONCURRENTLY, so writers of
 // other models are not blocked). An invalid index is left alone: it may be
 // another embedder's build in progress. Safe to call from many embedders
 // at once.
-func EnsureModel(ctx context.Context, pool *pgxpool.Pool, id Identity, createIndex bool) error {
+func EnsureModel(ctx context.Context, pool *pgxpool.Pool, id Identity, createIndex bool, p Precision) error {
 	if id.Dims <= 0 || id.Dims > maxHNSWDims {
 		return fmt.Errorf("embedding dimension %d is outside 1..%d", id.Dims, maxHNSWDims)
 	}
@@ -152,7 +188,7 @@ func EnsureModel(ctx context.Context, pool *pgxpool.Pool, id Identity, createInd
 			return err
 		}
 		if !st.Exists {
-			if err := createHNSW(ctx, pool, id); err != nil {
+			if err := createHNSW(ctx, pool, id, p); err != nil {
 				return fmt.Errorf("create HNSW index %s for %s: %w", st.Name, id, err)
 			}
 		}
@@ -173,7 +209,7 @@ func EnsureModel(ctx context.Context, pool *pgxpool.Pool, id Identity, createInd
 // session waiting holds a snapshot the build would wait for); the others
 // look again every 100 ms until the holder's index is valid. Holding the
 // lock, an invalid index is a failed build's leftover: it is built again.
-func createHNSW(ctx context.Context, pool *pgxpool.Pool, id Identity) error {
+func createHNSW(ctx context.Context, pool *pgxpool.Pool, id Identity, p Precision) error {
 	conn, schema, err := chunksConn(ctx, pool)
 	if err != nil {
 		return err
@@ -205,7 +241,7 @@ func createHNSW(ctx context.Context, pool *pgxpool.Pool, id Identity) error {
 			case st.Exists: // a build by a session outside this lock (an older release)
 				return nil
 			}
-			_, err := conn.Exec(ctx, IndexSQL(id, true))
+			_, err := conn.Exec(ctx, IndexSQL(id, p, true))
 			return err
 		}
 		if st.Exists && st.Valid {
@@ -217,15 +253,15 @@ func createHNSW(ctx context.Context, pool *pgxpool.Pool, id Identity) error {
 	}
 }
 
-// BuildIndex creates id's HNSW index concurrently (writes go on) with
-// maintenance_work_mem set to mem ("" keeps the server's), unless a valid
-// one with the current parameters exists. The index is built under a
+// BuildIndex creates id's HNSW index of precision p concurrently (writes
+// go on) with maintenance_work_mem set to mem ("" keeps the server's),
+// unless a valid one with the current parameters and that precision exists. The index is built under a
 // temporary name and then renamed, replacing an invalid or outdated one
 // only once its successor is ready, so searches keep an index throughout;
 // a valid successor left by an interrupted build is put in place. One
 // build per index runs at a time (a session advisory lock); another is an
 // error.
-func BuildIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, mem string) error {
+func BuildIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, p Precision, mem string) error {
 	conn, schema, err := chunksConn(ctx, pool)
 	if err != nil {
 		return err
@@ -257,10 +293,11 @@ func BuildIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, mem string
 	if err != nil {
 		return err
 	}
-	if cur.Valid && !cur.Outdated() {
+	current := func(st IndexState) bool { return st.Valid && !st.Outdated() && st.Half == p.Half(id.Dims) }
+	if current(cur) {
 		return drop(next) // a leftover, if any
 	}
-	if !succ.Valid || succ.Outdated() {
+	if !current(succ) {
 		if err := drop(next); err != nil {
 			return err
 		}
@@ -270,7 +307,7 @@ func BuildIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, mem string
 			}
 			defer conn.Exec(context.WithoutCancel(ctx), "RESET maintenance_work_mem")
 		}
-		if err := exec(indexSQL(id, next, true)); err != nil {
+		if err := exec(indexSQL(id, next, p, true)); err != nil {
 			return fmt.Errorf("build HNSW index %s for %s: %w", next, id, err)
 		}
 	}

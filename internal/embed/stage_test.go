@@ -120,7 +120,7 @@ func TestStage_ModelSwitchCoexists(t *testing.T) {
 	pool := testenv.Postgres(t)
 	small, big := local.New(local.Config{Dims: 64}), local.New(local.Config{})
 	for _, e := range []embed.Embedder{small, big} {
-		if err := embed.EnsureModel(context.Background(), pool, e.Identity(), true); err != nil {
+		if err := embed.EnsureModel(context.Background(), pool, e.Identity(), true, embed.PrecisionAuto); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -13,8 +13,8 @@ import (
 )
 
 // HNSW build parameters and the dimension from which indexes use halfvec
-// (half the index size, the same recall; float32 vectors that large are
-// also slow to scan).
+// by default (PrecisionAuto: half the index size, the same recall; float32
+// vectors that large are also slow to scan).
 const (
 	HNSWM              = 16
 	HNSWEfConstruction = 128
@@ -120,10 +120,10 @@ func RegisterVectorTypes(ctx context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
-// VectorType is the SQL type indexes and queries cast embeddings of dims
-// to: vector(d) below HalfvecFromDims, halfvec(d) from there.
-func VectorType(dims int) string {
-	if dims >= HalfvecFromDims {
+// IndexType is the SQL type an index of dims dimensions, half precision
+// or not, and the queries that use it cast embeddings to.
+func IndexType(dims int, half bool) string {
+	if half {
 		return fmt.Sprintf("halfvec(%d)", dims)
 	}
 	return fmt.Sprintf("vector(%d)", dims)

@@ -68,11 +68,11 @@ func TestIndex_DropBuildAndReplaceInvalid(t *testing.T) {
 		t.Fatal(err)
 	}
 	state("missing")
-	if err := embed.EnsureModel(ctx, pool, id, false); err != nil {
+	if err := embed.EnsureModel(ctx, pool, id, false, embed.PrecisionAuto); err != nil {
 		t.Fatal(err)
 	}
 	state("missing") // EMBED_CREATE_INDEX=false
-	if err := embed.BuildIndex(ctx, pool, id, "64MB"); err != nil {
+	if err := embed.BuildIndex(ctx, pool, id, embed.PrecisionAuto, "64MB"); err != nil {
 		t.Fatal(err)
 	}
 	if st := state("valid"); st.Bytes == 0 {
@@ -83,15 +83,15 @@ func TestIndex_DropBuildAndReplaceInvalid(t *testing.T) {
 		t.Fatal(err)
 	}
 	state("invalid")
-	if err := embed.EnsureModel(ctx, pool, id, true); err != nil {
+	if err := embed.EnsureModel(ctx, pool, id, true, embed.PrecisionAuto); err != nil {
 		t.Fatal(err)
 	}
 	state("invalid")
-	if err := embed.BuildIndex(ctx, pool, id, ""); err != nil {
+	if err := embed.BuildIndex(ctx, pool, id, embed.PrecisionAuto, ""); err != nil {
 		t.Fatal(err)
 	}
 	state("valid")
-	if err := embed.BuildIndex(ctx, pool, id, ""); err != nil {
+	if err := embed.BuildIndex(ctx, pool, id, embed.PrecisionAuto, ""); err != nil {
 		t.Fatalf("building a valid index again: %v", err)
 	}
 
@@ -105,7 +105,7 @@ func TestIndex_DropBuildAndReplaceInvalid(t *testing.T) {
 	if st := state("valid, built with other parameters"); !st.Outdated() || st.EfConstruction() != 64 {
 		t.Fatalf("old index: %+v, outdated %v, ef_construction %d", st, st.Outdated(), st.EfConstruction())
 	}
-	if err := embed.BuildIndex(ctx, pool, id, ""); err != nil {
+	if err := embed.BuildIndex(ctx, pool, id, embed.PrecisionAuto, ""); err != nil {
 		t.Fatal(err)
 	}
 	if st := state("valid"); st.Outdated() || st.EfConstruction() != embed.HNSWEfConstruction {
@@ -124,13 +124,27 @@ func TestIndex_DropBuildAndReplaceInvalid(t *testing.T) {
 		t.Fatalf("HNSW indexes after the rebuild: %s", got)
 	}
 
+	// Another precision is another index: half precision is built beside the
+	// full one and replaces it, and back again.
+	for _, p := range []embed.Precision{embed.PrecisionHalf, embed.PrecisionFull} {
+		if err := embed.BuildIndex(ctx, pool, id, p, ""); err != nil {
+			t.Fatal(err)
+		}
+		if st := state("valid"); st.Half != (p == embed.PrecisionHalf) {
+			t.Fatalf("built at %s precision: %+v", p, st)
+		}
+		if got := hnswIndexes(); got != embed.IndexName(id) {
+			t.Fatalf("HNSW indexes after a build at %s precision: %s", p, got)
+		}
+	}
+
 	// A rebuild interrupted after the old index was dropped, before the
 	// rename, left only the successor: the next build puts it in place.
 	if _, err := pool.Exec(ctx, `ALTER INDEX `+embed.IndexName(id)+` RENAME TO `+embed.IndexName(id)+`_new`); err != nil {
 		t.Fatal(err)
 	}
 	state("missing")
-	if err := embed.BuildIndex(ctx, pool, id, ""); err != nil {
+	if err := embed.BuildIndex(ctx, pool, id, embed.PrecisionAuto, ""); err != nil {
 		t.Fatal(err)
 	}
 	state("valid")
@@ -150,7 +164,7 @@ func TestIndex_DropBuildAndReplaceInvalid(t *testing.T) {
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext(current_schema() || '.' || $1))`, embed.IndexName(id)); err != nil {
 		t.Fatal(err)
 	}
-	if err := embed.BuildIndex(ctx, pool, id, ""); err == nil || !strings.Contains(err.Error(), "another session") {
+	if err := embed.BuildIndex(ctx, pool, id, embed.PrecisionAuto, ""); err == nil || !strings.Contains(err.Error(), "another session") {
 		t.Fatalf("build while another runs: %v", err)
 	}
 	state("missing")
@@ -170,7 +184,7 @@ func TestEnsureModel_ConcurrentStartsAllSucceed(t *testing.T) {
 	}
 	errs := make(chan error, 8)
 	for range 8 {
-		go func() { errs <- embed.EnsureModel(ctx, pool, id, true) }()
+		go func() { errs <- embed.EnsureModel(ctx, pool, id, true, embed.PrecisionAuto) }()
 	}
 	for range 8 {
 		if err := <-errs; err != nil {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/newscrawl/newscrawl/internal/embed"
@@ -25,7 +26,8 @@ func TestSearcher_EfSearchFollowsTheIndex(t *testing.T) {
 		if err := s.checkModel(ctx); err != nil {
 			t.Fatal(err)
 		}
-		return s.efSearchFloor()
+		ef, _ := s.indexParams()
+		return ef
 	}
 	if got := floor(); got != DefaultEfSearch {
 		t.Fatalf("current index: ef_search floor %d, want %d", got, DefaultEfSearch)
@@ -37,5 +39,40 @@ func TestSearcher_EfSearchFollowsTheIndex(t *testing.T) {
 	}
 	if got := floor(); got != LegacyEfSearch {
 		t.Fatalf("index built with ef_construction 64: ef_search floor %d, want %d", got, LegacyEfSearch)
+	}
+}
+
+// A half-precision index is queried as halfvec (or the planner could not
+// use it), and the result is the same document.
+func TestSearcher_FollowsTheIndexPrecision(t *testing.T) {
+	t.Parallel()
+	pool := testenv.Postgres(t)
+	ctx := context.Background()
+	e := local.New(local.Config{})
+	vecs, err := e.Embed(ctx, []string{"harbour bridge opens", "council budget vote"}, embed.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vecs {
+		if _, err := pool.Exec(ctx, `INSERT INTO chunks (doc_id, model, dims, chunk_index, body_hash, char_start, char_end, text, embedding)
+			VALUES ($1, 'local-hash-v1', 384, 0, 'h', 0, 1, 'x', $2::real[]::vector)`, fmt.Sprint("d", i), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []embed.Precision{embed.PrecisionHalf, embed.PrecisionFull} {
+		if err := embed.BuildIndex(ctx, pool, e.Identity(), p, ""); err != nil {
+			t.Fatal(err)
+		}
+		s := New(pool, e, Config{}, nil)
+		got, err := s.Search(ctx, Query{Text: "harbour bridge opens", K: 1, Mode: Vector})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, half := s.indexParams(); half != (p == embed.PrecisionHalf) {
+			t.Fatalf("%s index: the searcher casts to halfvec: %v", p, half)
+		}
+		if len(got) != 1 || got[0].DocID != "d0" {
+			t.Fatalf("%s index: %+v, want d0", p, got)
+		}
 	}
 }

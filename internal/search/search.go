@@ -76,6 +76,7 @@ type Searcher struct {
 	modelSeen time.Time // chunks of the model were seen to exist then
 	extSeen   time.Time // the extractions table was seen to exist then
 	efSearch  int       // hnsw.ef_search floor for the model's index: cfg.EfSearch, raised by checkModel for an old index
+	halfIndex bool      // the model's index keeps halfvecs: ANN queries cast to halfvec to use it
 }
 
 // seenFor is how long a positive existence check is trusted.
@@ -99,7 +100,8 @@ func New(pool *pgxpool.Pool, emb embed.Embedder, cfg Config, log *slog.Logger) *
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Searcher{pool: pool, emb: emb, id: emb.Identity(), cfg: cfg, log: log, efSearch: cfg.EfSearch}
+	id := emb.Identity()
+	return &Searcher{pool: pool, emb: emb, id: id, cfg: cfg, log: log, efSearch: cfg.EfSearch, halfIndex: embed.PrecisionAuto.Half(id.Dims)}
 }
 
 // Identity is the model whose chunks are searched.
@@ -279,7 +281,7 @@ func (s *Searcher) checkModel(ctx context.Context) error {
 		return fmt.Errorf("check chunks of %s: %w", s.id, err)
 	}
 	if ok {
-		s.setEfSearch(ctx)
+		s.readIndex(ctx)
 		s.markSeen(&s.modelSeen)
 		return nil
 	}
@@ -305,24 +307,30 @@ func (s *Searcher) checkModel(ctx context.Context) error {
 	return me
 }
 
-// setEfSearch picks the ef_search floor for the model's index: an index
-// built with a smaller ef_construction (before it was raised to 128) needs a
-// wider search for the same recall (0.984 at ef_search 200 on the
-// benchmark, against 0.992-0.998 at 100 with 128).
-func (s *Searcher) setEfSearch(ctx context.Context) {
+// readIndex learns what ANN queries need of the model's index: its
+// precision, and the ef_search floor — an index built with a smaller
+// ef_construction (before it was raised to 128) needs a wider search for
+// the same recall (0.984 at ef_search 200 on the benchmark, against
+// 0.992-0.998 at 100 with 128).
+func (s *Searcher) readIndex(ctx context.Context) {
+	st, err := embed.Index(ctx, s.pool, s.id)
+	if err != nil || !st.Exists {
+		return
+	}
 	ef := s.cfg.EfSearch
-	if st, err := embed.Index(ctx, s.pool, s.id); err == nil && st.Exists && st.EfConstruction() < embed.HNSWEfConstruction {
+	if st.EfConstruction() < embed.HNSWEfConstruction {
 		ef = max(ef, LegacyEfSearch)
 	}
 	s.mu.Lock()
-	s.efSearch = ef
+	s.efSearch, s.halfIndex = ef, st.Half
 	s.mu.Unlock()
 }
 
-func (s *Searcher) efSearchFloor() int {
+// indexParams is the ef_search floor and precision of the model's index.
+func (s *Searcher) indexParams() (efSearch int, half bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.efSearch
+	return s.efSearch, s.halfIndex
 }
 
 // embedQuery embeds the query text as a query of the searcher's model.

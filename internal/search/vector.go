@@ -101,7 +101,8 @@ func (s *Searcher) vectorQuery(ctx context.Context, q Query, vec []float32, limi
 	// ef_search also caps how many rows one index scan returns, and pgvector
 	// refuses more than maxEfSearch: past that, an iterative scan draws the
 	// rest in further rounds.
-	ef := max(s.efSearchFloor(), limit)
+	efFloor, half := s.indexParams()
+	ef := max(efFloor, limit)
 	iterative, indexScan := "off", "on"
 	if q.filtered() || ef > maxEfSearch {
 		iterative = "strict_order"
@@ -109,6 +110,7 @@ func (s *Searcher) vectorQuery(ctx context.Context, q Query, vec []float32, limi
 	}
 	if p == planExact {
 		indexScan = "off" // bitmap scans on the filter B-trees stay allowed; HNSW has none
+		half = false      // exact means exact: the rows' full vectors
 	}
 	var b pgx.Batch
 	// Custom plans let the planner match the partial index's model predicate.
@@ -117,8 +119,8 @@ func (s *Searcher) vectorQuery(ctx context.Context, q Query, vec []float32, limi
 		set_config('plan_cache_mode', 'force_custom_plan', true)`,
 		strconv.Itoa(ef), iterative, strconv.Itoa(s.cfg.MaxScanTuples), indexScan)
 	where, args := q.filters(5)
-	expr := "embedding::" + embed.VectorType(s.id.Dims)
-	qexpr := fmt.Sprintf("$1::vector(%d)::%s", s.id.Dims, embed.VectorType(s.id.Dims))
+	expr := "embedding::" + embed.IndexType(s.id.Dims, half)
+	qexpr := fmt.Sprintf("$1::vector(%d)::%s", s.id.Dims, embed.IndexType(s.id.Dims, half))
 	sql := fmt.Sprintf(`SELECT doc_id, chunk_index, %[1]s <=> %[2]s AS dist FROM chunks
 		WHERE model = $2 AND dims = $3%[3]s ORDER BY %[1]s <=> %[2]s LIMIT $4`, expr, qexpr, where)
 	var cs []cand
