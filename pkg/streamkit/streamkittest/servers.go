@@ -1,14 +1,8 @@
 package streamkittest
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"net"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newscrawl/newscrawl/internal/localpg"
+	"github.com/newscrawl/newscrawl/internal/localredis"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -91,10 +86,10 @@ func (s *PostgresServer) Pool(t testing.TB) *pgxpool.Pool {
 // A RedisServer is a redis-server of the test's own, with an append-only
 // file that is synced on every write, so a kill and restart loses nothing.
 type RedisServer struct {
-	t    testing.TB
-	dir  string
+	t   testing.TB
+	srv *localredis.Server
+	// Port is the server's loopback port.
 	Port int
-	cmd  *exec.Cmd
 }
 
 // StartRedis starts a server on a free port with its data in a temp
@@ -102,50 +97,34 @@ type RedisServer struct {
 // no redis-server on the PATH.
 func StartRedis(t testing.TB) *RedisServer {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skipf("no redis-server: %v", err)
+	srv, err := localredis.Start("--appendonly", "yes", "--appendfsync", "always")
+	if errors.Is(err, localredis.ErrNoServer) {
+		t.Skip(err)
 	}
-	s := &RedisServer{t: t, dir: t.TempDir(), Port: FreePort(t)}
-	t.Cleanup(s.Kill)
-	s.Start()
-	return s
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return &RedisServer{t: t, srv: srv, Port: srv.Port}
 }
 
 // Start starts the server (again) on the same port and data, and waits
 // until it answers.
 func (s *RedisServer) Start() {
 	s.t.Helper()
-	s.cmd = exec.Command("redis-server", "--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1", "--dir", s.dir,
-		"--save", "", "--appendonly", "yes", "--appendfsync", "always", "--logfile", filepath.Join(s.dir, "log"))
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatalf("start redis-server: %v", err)
-	}
-	rdb := redis.NewClient(&redis.Options{Addr: s.Addr()})
-	defer rdb.Close()
-	deadline := time.Now().Add(20 * time.Second)
-	for rdb.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			s.t.Fatalf("redis-server on %s did not answer", s.Addr())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := s.srv.Start(); err != nil {
+		s.t.Fatal(err)
 	}
 }
 
 // Kill ends the server at once (SIGKILL) and waits for it to exit.
-func (s *RedisServer) Kill() {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGKILL)
-	_ = s.cmd.Wait()
-	s.cmd = nil
-}
+func (s *RedisServer) Kill() { s.srv.Kill() }
 
 // Addr is host:port.
-func (s *RedisServer) Addr() string { return fmt.Sprintf("127.0.0.1:%d", s.Port) }
+func (s *RedisServer) Addr() string { return s.srv.Addr() }
 
 // URL is the server's redis:// URL.
-func (s *RedisServer) URL() string { return "redis://" + s.Addr() + "/0" }
+func (s *RedisServer) URL() string { return s.srv.URL() }
 
 // Client returns a client of the server, closed when the test ends. It
 // keeps no connections it cannot use: a dead one is replaced on next use.
