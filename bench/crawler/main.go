@@ -55,6 +55,7 @@ type options struct {
 	padKB       int
 	hostile     bool
 	window      time.Duration // > 0: measure the polite crawl over this long, not to its end
+	servers     *servers      // the bench's own Redis and PostgreSQL, nil when -own-servers=false
 }
 
 func main() {
@@ -77,6 +78,7 @@ func run() error {
 	withColly := flag.Bool("colly", true, "run the colly peer too")
 	padKB := flag.Int("pad-kb", 0, "pad every article page to about this many KiB more (the memory case: -n 24 -pad-kb 9728)")
 	window := flag.Duration("for", 0, "measure the polite crawl for this long instead of to its end, with its memory every 30 s, and skip the no-delay run (the many-hosts case: -n 60000 -hosts 200 -delay 1s -for 5m -colly=false)")
+	ownServers := flag.Bool("own-servers", true, "run a Redis and a PostgreSQL of the bench's own, so the total CPU per page counts no other tenant's work (false: REDIS_URL and DATABASE_URL, crawler CPU only)")
 	hostile := flag.Bool("hostile", false, "host 0 also serves gzip bombs, 500,000-link, 9.5 MB, 1.2M-tag and 100,000-deep pages, four of each (the hostile memory case: -n 200 -delay 0 -colly=false -hostile)")
 	if err := s.Parse(os.Args[1:]); err != nil {
 		return err
@@ -93,6 +95,15 @@ func run() error {
 	}
 	ctx := context.Background()
 	fmt.Println(machineLine(o))
+	if *ownServers {
+		sv, err := startServers()
+		if err != nil {
+			return err
+		}
+		defer sv.close()
+		o.servers, o.redisURL, o.databaseURL = sv, sv.redis.URL(), sv.pg.URL("postgres")
+		fmt.Printf("servers: the bench's own Redis (port %d) and PostgreSQL (port %d); total = the crawler + both servers\n", sv.redis.Port, sv.pg.Port)
+	}
 
 	tmp, err := os.MkdirTemp("", "benchcrawler")
 	if err != nil {
@@ -171,6 +182,10 @@ func (r result) cpuPerPage() time.Duration {
 	return r.cpu / time.Duration(max(r.site.pages, 1))
 }
 
+func (r result) totalPerPage() time.Duration {
+	return (r.cpu + r.serverCPU) / time.Duration(max(r.site.pages, 1))
+}
+
 // line prints one run.
 func (r result) line(o *options) string {
 	d := "off"
@@ -178,9 +193,12 @@ func (r result) line(o *options) string {
 		d = r.delay.String()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-9s n=%-6d delay=%-5s %6.0f pages/s  cpu %.2f ms/page  peak RSS %5.1f MB  pages %d  requests %d  dup %d (%.1f%%)  disallowed fetched %d  articles %d/%d  wall %.2fs",
-		r.who, r.n, d, r.pagesPerSec(), float64(r.cpuPerPage().Microseconds())/1000, float64(r.rssKB)/1024,
-		r.site.pages, r.site.requests, r.site.duplicates, 100*float64(r.site.duplicates)/float64(max(r.site.pages, 1)),
+	fmt.Fprintf(&b, "%-9s n=%-6d delay=%-5s %6.0f pages/s  cpu %.2f ms/page", r.who, r.n, d, r.pagesPerSec(), ms(r.cpuPerPage()))
+	if r.who == "newscrawl" && o.servers != nil {
+		fmt.Fprintf(&b, "  total %.2f ms/page", ms(r.totalPerPage()))
+	}
+	fmt.Fprintf(&b, "  peak RSS %5.1f MB  pages %d  requests %d  dup %d (%.1f%%)  disallowed fetched %d  articles %d/%d  wall %.2fs",
+		float64(r.rssKB)/1024, r.site.pages, r.site.requests, r.site.duplicates, 100*float64(r.site.duplicates)/float64(max(r.site.pages, 1)),
 		r.site.disallowed, r.site.articles, r.n, r.wall.Seconds())
 	if r.who == "newscrawl" {
 		fmt.Fprintf(&b, "  documents %d  clean msgs %d  dlq %d", r.docs, r.cleaned, r.dlq)

@@ -41,6 +41,9 @@ type result struct {
 	site    counters
 	wall    time.Duration // seed to idle (ours) or first visit to Wait (colly)
 	cpu     time.Duration // user+system CPU of the crawler process during the crawl
+	// serverCPU is that of the bench's own Redis and PostgreSQL (every
+	// backend) during the crawl; the bench's own polling is in it too.
+	serverCPU time.Duration
 	rssKB   int64         // peak resident set of the crawler process
 	docs    int64         // documents rows (ours)
 	cleaned int64         // messages on the clean stream (ours)
@@ -117,6 +120,7 @@ func ours(ctx context.Context, o *options, rdb *redis.Client, s *site, delay tim
 	if err != nil {
 		return fail(err)
 	}
+	servers0 := o.servers.cpu()
 	start := time.Now()
 	f := crawl.RequestFields(s.seed(), 0, maxDepth, []string{"127.0.0.1"}, new(time.Duration), true, "", crawl.NewNonce(), "")
 	if _, err := streamkit.NewProducer(rdb, prefix, 0).Publish(ctx, pipeline.Crawl, f); err != nil {
@@ -135,6 +139,7 @@ func ours(ctx context.Context, o *options, rdb *redis.Client, s *site, delay tim
 	if err != nil {
 		return fail(err)
 	}
+	r.serverCPU = o.servers.cpu() - servers0
 	r.rssKB, err = procHWM(cmd.Process.Pid)
 	if err != nil {
 		return fail(err)

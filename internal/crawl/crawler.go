@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,7 +103,7 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	}
 	if !rules.Allowed(pathQuery(r.u)) {
 		c.metrics.outcome(StateDisallowed)
-		return c.result(ctx, r, &outcome{State: StateDisallowed, Links: uniqueLinks(links)}), nil
+		return c.result(ctx, r, &outcome{State: StateDisallowed, Links: uniqueLinks(links)})
 	}
 	// Looked up before the slot, not after: once the host's turn is taken,
 	// a database round trip would only hold the host longer.
@@ -116,7 +117,7 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	aliasable := !r.Seed && !prev.IsHub && r.Hint == ""
 	if prev.FetchedSince && aliasable {
 		c.metrics.outcome(StateAlias)
-		return c.result(ctx, r, &outcome{State: StateAlias}), nil
+		return c.result(ctx, r, &outcome{State: StateAlias})
 	}
 	send, err := c.claim(ctx, r, holdID(r, m), max(c.cfg.HostDelay, rules.CrawlDelay))
 	if err != nil {
@@ -137,7 +138,7 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 		Follow: func(target string) bool { return !c.known(ctx, target) }})
 	if errors.Is(err, errReachedByRedirect) {
 		c.metrics.outcome(StateAlias)
-		return c.result(ctx, r, &outcome{State: StateAlias}), nil
+		return c.result(ctx, r, &outcome{State: StateAlias})
 	}
 	if err == nil && resp.Status >= 200 && resp.Status <= 299 {
 		if final := mustNormalize(resp.FinalURL); final != "" && final != r.URL {
@@ -162,7 +163,7 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	}
 	o.Links = uniqueLinks(append(links, o.Links...))
 	c.metrics.outcome(o.State)
-	return c.result(ctx, r, o), nil
+	return c.result(ctx, r, o)
 }
 
 // known reports whether the frontier has target (normalised) already,
@@ -421,18 +422,28 @@ func (c *Crawler) allowed(r *request, u string) bool {
 // EmitFunc sends the cleaner's message if the document is new or changed,
 // and wakes the feeder, which publishes the new requests through the
 // window.
-func (c *Crawler) result(ctx context.Context, r *request, o *outcome) streamkit.Result {
+func (c *Crawler) result(ctx context.Context, r *request, o *outcome) (streamkit.Result, error) {
 	var recrawl *time.Duration
 	if r.Recrawl != c.cfg.RecrawlInterval {
 		recrawl = &r.Recrawl
 	}
 	c.metrics.discovered.Add(float64(len(o.Links)))
-	var w written
+	fresh := 0 // discovered URLs the frontier lacked: owed now, for the feeder
+	if links := discovered(r, o); len(links) > 0 {
+		var err error
+		if fresh, err = addLinks(ctx, c.pool, r, links, recrawl); err != nil {
+			if o.release != nil {
+				o.release()
+			}
+			return streamkit.Result{}, streamkit.Retryable(ErrTypeStore, err)
+		}
+	}
+	var changed bool
 	return streamkit.Result{
 		DocID: r.DocID,
 		Commit: func(ctx context.Context, tx pgx.Tx) error {
 			var err error
-			w, err = commit(ctx, tx, r, o, recrawl)
+			changed, err = commit(ctx, tx, r, o)
 			if err == nil && o.release != nil {
 				o.release()
 			}
@@ -440,11 +451,11 @@ func (c *Crawler) result(ctx context.Context, r *request, o *outcome) streamkit.
 		},
 		EmitFunc: func() []streamkit.Emit {
 			var emits []streamkit.Emit
-			if o.Doc != nil && w.changed {
+			if o.Doc != nil && changed {
 				emits = append(emits, streamkit.Emit{Stage: pipeline.Clean, Fields: map[string]string{
 					pipeline.FieldDocID: o.Doc.DocID, pipeline.FieldBodyHash: o.Doc.BodyHash, pipeline.FieldURL: o.Doc.URL}})
 			}
-			if w.left > 0 {
+			if fresh > 0 {
 				select { // the feeder publishes them when there is room
 				case c.feed <- struct{}{}:
 				default:
@@ -452,7 +463,20 @@ func (c *Crawler) result(ctx context.Context, r *request, o *outcome) streamkit.
 			}
 			return emits
 		},
+	}, nil
+}
+
+// discovered is o's links but the page's own URL and aliases: those are
+// written by its commit, which comes after the links now, and a link to
+// itself (a logo to the home page) must not owe the page a second fetch.
+func discovered(r *request, o *outcome) []link {
+	out := o.Links[:0:0]
+	for _, l := range o.Links {
+		if l.URL != r.URL && !slices.ContainsFunc(o.Aliases, func(a link) bool { return a.URL == l.URL }) {
+			out = append(out, l)
+		}
 	}
+	return out
 }
 
 func pathQuery(u *url.URL) string {

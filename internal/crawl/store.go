@@ -83,61 +83,66 @@ type outcome struct {
 	release                                                               func() // returns Doc's body to the memory budget
 }
 
-// written is what commit found new: whether the document row was inserted
-// or its content changed, and how many discovered URLs the seen-set lacked
-// (left owed in the frontier, for the feeder).
-type written struct {
-	changed bool
-	left    int
-}
-
-// commit writes an outcome inside the ledger transaction and reports what
-// was new, so that only new documents go to the cleaner and only unseen
-// URLs to the frontier.
+// commit writes an outcome inside the ledger transaction and reports
+// whether the document row was inserted or its content changed, so that
+// only new documents go to the cleaner. The page's discovered links are
+// already in the frontier (addLinks, before the commit).
 //
 // streamkit group-commits several requests in one transaction, and several
-// such transactions run at once (and in every crawler process). Their urls
-// writes overlap (the same links are found on many pages), so two of them
-// can wait for each other. No stage-wide lock orders them (a stalled
-// process holding it froze the whole stage): links already known are not
-// written at all, new ones are written in URL order, and the rare deadlock
-// or lock timeout is run again at once by streamkit, without a refetch and
-// without spending an attempt; the server ends a stalled transaction after
-// a few seconds (streamkit's transaction limits), releasing its rows
-// (TestCrawler_ConcurrentCommitsDoNotRefetch).
-//
-// New links are owed a fetch in the frontier; the feeder publishes them
-// through the crawl stage's window (one way onto the stream for every
-// request, in every process).
-func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome, recrawl *time.Duration) (written, error) {
-	var w written
+// such transactions run at once (and in every crawler process). What they
+// write here is the page's own rows (its document, its URL), which only
+// a second delivery of the same request shares; the rare deadlock or lock
+// timeout is run again at once by streamkit, without a refetch and without
+// spending an attempt; the server ends a stalled transaction after a few
+// seconds (streamkit's transaction limits), releasing its rows
+// (TestCrawler_ConcurrentCommitsDoNotRefetch). Aliases (rare) are still
+// written here, in URL order.
+func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome) (changed bool, err error) {
 	state := o.State // decided here, not written back: streamkit may run a Commit twice
 	if o.Doc != nil {
-		changed, err := upsertDocument(ctx, tx, o.Doc)
-		if err != nil {
-			return w, err
+		if changed, err = upsertDocument(ctx, tx, o.Doc); err != nil {
+			return false, err
 		}
-		w.changed = changed
 		if !changed && state == StateFetched {
 			state = StateUnchanged
 		}
 	}
 	if err := upsertURL(ctx, tx, r, o, state); err != nil {
-		return w, err
+		return false, err
 	}
 	if len(o.Aliases) > 0 {
 		if _, err := insertLinks(ctx, tx, r, o.Aliases, StateAlias, nil); err != nil {
-			return w, err
+			return false, err
 		}
 	}
-	if len(o.Links) > 0 {
-		fresh, err := insertLinks(ctx, tx, r, o.Links, StateQueued, recrawl)
-		if err != nil {
-			return w, err
-		}
-		w.left = len(fresh)
+	return changed, nil
+}
+
+// addLinks records a page's discovered links in the frontier before the
+// page's own commit, as a transaction of their own, and returns how many
+// were new. In the ledger transaction beside the other pages of its batch
+// they deadlocked: two batches discovering the same new URLs each held
+// some of them while waiting for the other's (one statement per page is in
+// URL order, a batch of pages is not), and a batch that lost its retries
+// fetched every one of its pages again (bench-crawler, no delay, 2,000
+// pages: 100-121 duplicate fetches). One statement in URL order cannot
+// close such a cycle. Links stored for a page whose commit then fails are
+// harmless: the page is fetched again and finds them known. The commit is
+// asynchronous: the page's own, synchronous commit, later on the same
+// server, flushes the WAL past it.
+func addLinks(ctx context.Context, pool *pgxpool.Pool, r *request, links []link, recrawl *time.Duration) (int, error) {
+	var b pgx.Batch // one round trip, one implicit transaction
+	b.Queue(`SELECT set_config('synchronous_commit', 'off', true)`)
+	var fresh map[string]bool
+	b.Queue(insertLinksSQL, linkArgs(r, links, StateQueued, recrawl)...).Query(func(rows pgx.Rows) error {
+		var err error
+		fresh, err = freshLinks(rows, len(links))
+		return err
+	})
+	if err := pool.SendBatch(ctx, &b).Close(); err != nil {
+		return 0, fmt.Errorf("record %d discovered urls: %w", len(links), err)
 	}
-	return w, nil
+	return len(fresh), nil
 }
 
 // upsertDocument stores a fetched page. Its first_seen_at is when its URL
