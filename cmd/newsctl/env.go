@@ -20,8 +20,8 @@ func settings(name string) (*config.Set, config.Common) {
 }
 
 // connect opens Redis and Postgres for a subcommand; close releases both.
-func connect(ctx context.Context, c config.Common) (rdb redis.UniversalClient, pool *pgxpool.Pool, close func(), err error) {
-	rdb, pool, err = app.Connect(ctx, c)
+func connect(ctx context.Context, c config.Common, conns int) (rdb redis.UniversalClient, pool *pgxpool.Pool, close func(), err error) {
+	rdb, pool, err = app.Connect(ctx, c, conns)
 	if err != nil {
 		return nil, nil, nil, err
 	}

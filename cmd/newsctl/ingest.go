@@ -67,7 +67,7 @@ func runIngest(ctx context.Context, args []string) error {
 	if f.Until, err = parseWhen("--until", *until); err != nil {
 		return err
 	}
-	rdb, pool, closeAll, err := connect(ctx, c)
+	rdb, pool, closeAll, err := connect(ctx, c, 2*(*parallel)+4)
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ same EXTRACT_* and EMBED_* settings as the workers.`)
 	if err != nil {
 		return err
 	}
-	rdb, pool, closeAll, err := connect(ctx, c)
+	rdb, pool, closeAll, err := connect(ctx, c, 0)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func runReembed(ctx context.Context, args []string) error {
 	if b.Until, err = search.ParseDate(*until, true); err != nil {
 		return fmt.Errorf("--until: %w", err)
 	}
-	rdb, pool, closeAll, err := connect(ctx, c)
+	rdb, pool, closeAll, err := connect(ctx, c, 0)
 	if err != nil {
 		return err
 	}

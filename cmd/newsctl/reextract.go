@@ -49,7 +49,7 @@ func runReextract(ctx context.Context, args []string) error {
 		}
 		b.Rerun = rerunNonce()
 	}
-	rdb, pool, closeAll, err := connect(ctx, c)
+	rdb, pool, closeAll, err := connect(ctx, c, 0)
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func runServe(ctx context.Context, args []string) error {
 		return fmt.Errorf("query embedder: %w", err)
 	}
 	log := app.Logger(*c.LogLevel).With("binary", "newsctl serve")
-	rdb, pool, closeAll, err := connect(ctx, c)
+	rdb, pool, closeAll, err := connect(ctx, c, 2*(*inFlight)+4) // a hybrid search runs two lists at once
 	if err != nil {
 		return err
 	}

@@ -108,8 +108,9 @@ func durationsAsText(_ []string, a slog.Attr) slog.Attr {
 }
 
 // Connect opens Redis (REDIS_URL: user/password, rediss:// TLS and the db
-// number honoured) and Postgres, and checks both answer.
-func Connect(ctx context.Context, c config.Common) (redis.UniversalClient, *pgxpool.Pool, error) {
+// number honoured) and Postgres, with a pool of at least conns connections
+// (poolConfig), and checks both answer.
+func Connect(ctx context.Context, c config.Common, conns int) (redis.UniversalClient, *pgxpool.Pool, error) {
 	rdb, addr, err := NewRedis(c)
 	if err != nil {
 		return nil, nil, err
@@ -120,7 +121,11 @@ func Connect(ctx context.Context, c config.Common) (redis.UniversalClient, *pgxp
 		rdb.Close()
 		return nil, nil, fmt.Errorf("connect redis %s: %w", addr, err)
 	}
-	pool, err := store.Open(pctx, *c.DatabaseURL)
+	var pool *pgxpool.Pool
+	cfg, err := poolConfig(*c.DatabaseURL, conns)
+	if err == nil {
+		pool, err = store.OpenConfig(pctx, cfg)
+	}
 	if err != nil {
 		rdb.Close()
 		return nil, nil, err
@@ -240,27 +245,37 @@ func (w Worker) RunContext(ctx context.Context, build func(Deps) (streamkit.Hand
 
 // clients builds the Redis client and the PostgreSQL pool without
 // connecting: both connect on first use, so a worker can start before its
-// services do. The pool holds conns connections unless DATABASE_URL sets
-// pool_max_conns: pgx's default, the CPU count but at least 4, let a
-// 2-core crawler's four committers take every connection while its 16
-// handlers queued for one (issue 30: 44 pages/s of 200 at 200 hosts).
+// services do. The pool holds conns connections (poolConfig).
 func clients(c config.Common, conns int) (redis.UniversalClient, *pgxpool.Pool, error) {
 	rdb, _, err := NewRedis(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := pgxpool.ParseConfig(*c.DatabaseURL)
+	cfg, err := poolConfig(*c.DatabaseURL, conns)
 	if err != nil {
-		return nil, nil, fmt.Errorf("parse DATABASE_URL: %w", err)
-	}
-	if !strings.Contains(*c.DatabaseURL, "pool_max_conns") {
-		cfg.MaxConns = max(cfg.MaxConns, int32(conns))
+		return nil, nil, err
 	}
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("set up postgres pool: %w", err)
 	}
 	return rdb, pool, nil
+}
+
+// poolConfig parses DATABASE_URL for a pool of at least conns connections,
+// unless the URL sets pool_max_conns. pgx's default, the CPU count but at
+// least 4, let a 2-core crawler's four committers take every connection
+// while its 16 handlers queued for one (issue 30: 44 pages/s of 200 at 200
+// hosts), and newsctl serve run 8 searches on 4.
+func poolConfig(databaseURL string, conns int) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	if !strings.Contains(databaseURL, "pool_max_conns") {
+		cfg.MaxConns = max(cfg.MaxConns, int32(conns))
+	}
+	return cfg, nil
 }
 
 // NewRedis builds the Redis client REDIS_URL names, without connecting: a
