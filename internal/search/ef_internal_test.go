@@ -76,3 +76,15 @@ func TestSearcher_FollowsTheIndexPrecision(t *testing.T) {
 		}
 	}
 }
+
+// A filter keeping at most 1/exactShare of a large table is answered
+// exactly, however many chunks that is; a small table keeps the floor.
+func TestSearcher_ExactThresholdGrowsWithTheTable(t *testing.T) {
+	s := &Searcher{cfg: Config{ExactThreshold: DefaultExactThreshold}}
+	for _, tc := range []struct{ rows, want int64 }{{0, DefaultExactThreshold}, {100_000, DefaultExactThreshold}, {1_000_000, 20_000}, {10_000_000, 200_000}} {
+		s.rows = tc.rows
+		if got := s.exactThreshold(); int64(got) != tc.want {
+			t.Errorf("%d rows: exact below %d filtered chunks, want %d", tc.rows, got, tc.want)
+		}
+	}
+}

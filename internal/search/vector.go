@@ -45,11 +45,12 @@ func (s *Searcher) vectorList(ctx context.Context, q Query, limit int) ([]cand, 
 	if q.Exact {
 		p = planExact
 	} else if q.filtered() {
-		n, err := s.countFiltered(ctx, q, s.cfg.ExactThreshold+1)
+		most := s.exactThreshold()
+		n, err := s.countFiltered(ctx, q, most+1)
 		if err != nil {
 			return nil, err
 		}
-		if n <= s.cfg.ExactThreshold {
+		if n <= most {
 			p = planExact
 		}
 	}
