@@ -589,7 +589,7 @@ func measureQueries(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, 
 			q.Host = fmt.Sprintf("host%03d.example", rng.IntN(o.hosts))
 		}},
 	}
-	fmt.Printf("query  %s precision, k=10, ef_search=%d, candidates=%d, exact below %d filtered chunks; p50/p99 are the whole Search call (embedding lookup, SQL, grouping, hydration); SQL p50 is the index query alone, the ceiling\n",
+	fmt.Printf("query  %s precision, k=10, ef_search=%d, candidates=%d, exact below %d filtered chunks or 2%% of the table; p50/p99 are the whole Search call (embedding lookup, SQL, grouping, hydration); SQL p50 is the index query alone, the ceiling\n",
 		p, o.ef, search.DefaultCandidates, search.DefaultExactThreshold)
 	fmt.Printf("       %-30s %5s %9s %9s %9s %10s %12s %11s\n", "mode", "n", "p50", "p99", "SQL p50", "recall@10", "min results", "exact p50")
 	sum := summary{filteredMin: math.MaxInt, filteredRecall: 1}
