@@ -50,8 +50,12 @@ func (c *Consumer) dispatch(ctx context.Context, p *partition, msgs []redis.XMes
 	}
 	done, err := c.ledger.Lookup(ctx, keys)
 	if err != nil {
-		// The commit will find out again; redoing work is safe, losing it is not.
-		c.log.failed("ledger pre-check failed; processing anyway", err)
+		// The commit will find out again; redoing work is safe, losing it is
+		// not. A read cut short by shutdown is no failure: the entries are
+		// ours, and the workers drain them within the grace period.
+		if ctx.Err() == nil {
+			c.log.failed("ledger pre-check failed; processing anyway", err)
+		}
 		done = nil
 	}
 	for _, m := range fresh {
