@@ -143,7 +143,11 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	c.FirstSeenAt = firstSeen
 	c.TextCutFrom = textCutFrom
 	render := !rendered && s.wantsRender(c.Host, body, a)
-	return streamkit.Result{DocID: docID, Commit: func(ctx context.Context, tx pgx.Tx) error {
+	var locks []int64 // taken by streamkit for the whole batch first, in order (save takes them again, already held)
+	if c.IsArticle {
+		locks = dedupeLocks(c)
+	}
+	return streamkit.Result{DocID: docID, Locks: locks, Commit: func(ctx context.Context, tx pgx.Tx) error {
 		return s.save(ctx, tx, c)
 	}, EmitFunc: func() []streamkit.Emit {
 		// Counted here, after the commit decided: a page not forwarded is

@@ -133,3 +133,45 @@ func TestCommitter_CommitsEmitsAcksAndIsolatesAFailure(t *testing.T) {
 		t.Fatalf("processed %v, want 2 (a re-emit is no new work)", got)
 	}
 }
+
+// Two batches whose entries take the same advisory locks in opposite
+// orders (each Commit its own, as the cleaner's dedupe does) deadlocked;
+// with the keys in Result.Locks streamkit takes a batch's all at once, in
+// order, and the second batch waits for the first instead.
+func TestLedger_BatchLocksPreventCrossedDeadlocks(t *testing.T) {
+	t.Parallel()
+	pool := ledgerFor(t)
+	l := newLedger(pool)
+	arrived := make(chan struct{}, 2)
+	entry := func(key string, lock int64, first bool) *ledgerEntry {
+		return &ledgerEntry{key: key, stage: "locks", result: Result{Locks: []int64{lock}, Commit: func(ctx context.Context, tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lock); err != nil {
+				return err
+			}
+			if first { // hold this lock until the other batch holds its first, or give up waiting
+				arrived <- struct{}{}
+				time.Sleep(300 * time.Millisecond)
+			}
+			return nil
+		}}, msg: &Message{ID: key}}
+	}
+	batches := [][]*ledgerEntry{
+		{entry("a1", 71, true), entry("a2", 72, false)},
+		{entry("b1", 72, true), entry("b2", 71, false)},
+	}
+	errs := make([]error, len(batches))
+	var wg sync.WaitGroup
+	for i, b := range batches {
+		wg.Go(func() { errs[i] = l.commitTx(context.Background(), b, false) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("batch %d: %v", i, err)
+		}
+	}
+	var n int
+	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM stage_results WHERE stage = 'locks'`).Scan(&n); err != nil || n != 4 {
+		t.Fatalf("ledger rows: %d (%v), want 4", n, err)
+	}
+}

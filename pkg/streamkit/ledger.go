@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -101,6 +102,12 @@ func (l *ledgerStore) commitTx(ctx context.Context, entries []*ledgerEntry, isol
 	if _, err := tx.Exec(ctx, txLimits); err != nil {
 		return fmt.Errorf("limit ledger transaction: %w", err)
 	}
+	if keys := batchLocks(entries); len(keys) > 0 {
+		// Volatile, so evaluated after the sort: the locks are taken in order.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k ORDER BY k`, keys); err != nil {
+			return fmt.Errorf("take the batch's advisory locks: %w", err)
+		}
+	}
 	if isolated {
 		for _, e := range entries {
 			if err := commitOne(ctx, tx, e); err != nil {
@@ -124,6 +131,16 @@ func (l *ledgerStore) commitTx(ctx context.Context, entries []*ledgerEntry, isol
 		return fmt.Errorf("commit ledger transaction: %w", err)
 	}
 	return nil
+}
+
+// batchLocks is the sorted union of the entries' Result.Locks.
+func batchLocks(entries []*ledgerEntry) []int64 {
+	var keys []int64
+	for _, e := range entries {
+		keys = append(keys, e.result.Locks...)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 // txLimits bounds what one ledger transaction can hold, so that a process

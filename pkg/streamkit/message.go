@@ -67,6 +67,13 @@ type Result struct {
 	EmitFunc func() []Emit
 	// DocID is recorded in the ledger row (optional).
 	DocID string
+	// Locks are transaction-level advisory lock keys Commit needs to hold
+	// (what two concurrent Commits must not both write at once). streamkit
+	// takes the keys of every entry of a batch at the start of its
+	// transaction, in one statement in key order, so batches sharing keys
+	// queue rather than deadlock: each Commit taking its own in turn, in a
+	// batch of many, closed cycles across batches.
+	Locks []int64
 }
 
 // A Handler does one stage's work for one message. It returns a Result, a
