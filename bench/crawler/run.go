@@ -35,20 +35,20 @@ const (
 
 // A result is one measured crawl.
 type result struct {
-	who     string
-	n       int
-	delay   time.Duration
-	site    counters
-	wall    time.Duration // seed to idle (ours) or first visit to Wait (colly)
-	cpu     time.Duration // user+system CPU of the crawler process during the crawl
+	who   string
+	n     int
+	delay time.Duration
+	site  counters
+	wall  time.Duration // seed to idle (ours) or first visit to Wait (colly)
+	cpu   time.Duration // user+system CPU of the crawler process during the crawl
 	// serverCPU is that of the bench's own Redis and PostgreSQL (every
 	// backend) during the crawl; the bench's own polling is in it too.
 	serverCPU time.Duration
-	rssKB   int64         // peak resident set of the crawler process
-	docs    int64         // documents rows (ours)
-	cleaned int64         // messages on the clean stream (ours)
-	dlq     int64         // dead letters (ours)
-	errors  int64         // colly's OnError count
+	rssKB     int64 // peak resident set of the crawler process
+	docs      int64 // documents rows (ours)
+	cleaned   int64 // messages on the clean stream (ours)
+	dlq       int64 // dead letters (ours)
+	errors    int64 // colly's OnError count
 	// rssSeries (-for): the crawler's resident set every 30 s, in kB
 	rssSeries []int64
 }

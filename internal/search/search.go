@@ -29,8 +29,8 @@ const (
 	// answered exactly however many that is. At a million chunks a 1%
 	// host filter took 93 ms p50 as a filtered index scan at recall 0.91,
 	// and 13 ms as the exact scan of its rows (bench-search, one run).
-	exactShare = 50
-	snippetRunes          = 320
+	exactShare   = 50
+	snippetRunes = 320
 )
 
 // Config tunes the Searcher.
