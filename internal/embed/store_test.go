@@ -195,3 +195,22 @@ func TestEnsureModel_ConcurrentStartsAllSucceed(t *testing.T) {
 		t.Fatalf("index after concurrent starts: %+v, %v", st, err)
 	}
 }
+
+// pgvector indexes full vectors up to 2,000 dimensions: a larger model at
+// full precision is refused with the setting to change, not a server error.
+func TestIndex_FullPrecisionRefusesTooManyDimensions(t *testing.T) {
+	t.Parallel()
+	pool := testenv.Postgres(t)
+	id := embed.Identity{Provider: "openai", Model: "big", Dims: 3072}
+	for _, err := range []error{
+		embed.EnsureModel(context.Background(), pool, id, true, embed.PrecisionFull),
+		embed.BuildIndex(context.Background(), pool, id, embed.PrecisionFull, ""),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "EMBED_INDEX_PRECISION") {
+			t.Fatalf("3,072 dimensions at full precision: %v", err)
+		}
+	}
+	if err := embed.EnsureModel(context.Background(), pool, id, false, embed.PrecisionAuto); err != nil {
+		t.Fatalf("at auto precision: %v", err)
+	}
+}
