@@ -143,7 +143,7 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	c.FirstSeenAt = firstSeen
 	c.TextCutFrom = textCutFrom
 	render := !rendered && s.wantsRender(c.Host, body, a)
-	var locks []int64 // taken by streamkit for the whole batch first, in order (save takes them again, already held)
+	var locks []int64 // held for save by streamkit: the whole batch's, taken first, in order
 	if c.IsArticle {
 		locks = dedupeLocks(c)
 	}
@@ -190,19 +190,18 @@ var Key = pipeline.HashKey(pipeline.FieldBodyHash)
 
 // save links the document to its first-seen copy and writes the row, in
 // the ledger transaction. Two copies committed at once must not both
-// believe they are the first, so it first takes transaction-level advisory
-// locks on what two copies would share — the text hash, and each SimHash
-// band value (near duplicates within three bits share a band) — in sorted
-// order: copies queue behind each other, unrelated documents never wait.
+// believe they are the first, so it runs holding transaction-level
+// advisory locks on what two copies would share — the text hash, and each
+// SimHash band value (near duplicates within three bits share a band):
+// dedupeLocks, named in the Result, which streamkit takes for the whole
+// batch before any Commit, in key order. Copies queue behind each other,
+// unrelated documents never wait.
 // When this document was seen before the copy already stored (cleaning
 // order is not crawl order), it becomes the original and the copy's group
 // is relinked to it.
 func (s *Stage) save(ctx context.Context, tx pgx.Tx, c *Cleaned) error {
 	c.DuplicateOf = ""
 	if c.IsArticle {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k ORDER BY k`, dedupeLocks(c)); err != nil {
-			return fmt.Errorf("take dedupe locks: %w", err)
-		}
 		orig, err := s.findDuplicate(ctx, tx, c)
 		if err != nil {
 			return err
