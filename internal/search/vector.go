@@ -41,18 +41,9 @@ func (s *Searcher) vectorList(ctx context.Context, q Query, limit int) ([]cand, 
 	if err != nil {
 		return nil, err
 	}
-	p := planANN
-	if q.Exact {
-		p = planExact
-	} else if q.filtered() {
-		most := s.exactThreshold()
-		n, err := s.countFiltered(ctx, q, most+1)
-		if err != nil {
-			return nil, err
-		}
-		if n <= most {
-			p = planExact
-		}
+	p, err := s.planOf(ctx, q)
+	if err != nil {
+		return nil, err
 	}
 	for {
 		cs, err := s.vectorQuery(ctx, q, vec, limit, p)
@@ -73,6 +64,42 @@ func (s *Searcher) vectorList(ctx context.Context, q Query, limit int) ([]cand, 
 			return cs, nil
 		}
 	}
+}
+
+// planOf chooses how q's vector candidates are fetched: exactly when asked,
+// or when its filters keep few enough chunks; by the index otherwise.
+func (s *Searcher) planOf(ctx context.Context, q Query) (plan, error) {
+	switch {
+	case q.Exact:
+		return planExact, nil
+	case !q.filtered():
+		return planANN, nil
+	}
+	most := s.exactThreshold()
+	n, err := s.countFiltered(ctx, q, most+1)
+	if err != nil {
+		return planANN, err
+	}
+	if n <= most {
+		return planExact, nil
+	}
+	return planANN, nil
+}
+
+// NearestChunks runs what a vector search of q asks PostgreSQL first — its
+// plan choice and its first nearest-chunk query, with vec as the query
+// vector — and returns how many chunks came back: the part of a search the
+// database does, which benchmarks time beside the whole Search call.
+func (s *Searcher) NearestChunks(ctx context.Context, q Query, vec []float32) (int, error) {
+	if err := s.checkModel(ctx); err != nil {
+		return 0, err
+	}
+	p, err := s.planOf(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	cs, err := s.vectorQuery(ctx, q, vec, s.cfg.Candidates, p)
+	return len(cs), err
 }
 
 // countFiltered counts the model's chunks matching q's filters, stopping at limit.
