@@ -2,13 +2,16 @@
 // generated news site on 127.0.0.1 (several hosts, hubs, articles with
 // boilerplate, tracking/fragment duplicate links, feeds, sitemaps), runs
 // the real bin/crawler as a child process through Redis Streams and
-// Postgres (scratch schema and key prefix, CRAWL_ALLOW_PRIVATE=1), seeds
+// Postgres (its own servers by default; a scratch schema and key prefix,
+// CRAWL_ALLOW_PRIVATE=1), seeds
 // it, and waits until the crawl stream is idle — once with politeness off
 // and once with a per-host delay, for each site size. The peer, colly v2
 // from the nested module bench/colly, crawls the same site in the same run.
 //
 // Per run it prints pages/s, CPU per page and peak RSS of the crawler
-// process alone (Redis, Postgres and the site server are not counted), and
+// process alone, the total CPU per page of the crawler and the Redis and
+// PostgreSQL it runs of its own (-own-servers; the site server is never
+// counted), and
 // the duplicate fetches the site counted (requests per URL with tracking
 // parameters removed, minus one); with a delay, the gaps between requests
 // to one host as the site saw them. Its last line sums up against the
