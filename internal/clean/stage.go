@@ -52,6 +52,7 @@ type Stage struct {
 	log         *slog.Logger
 	pages       *prometheus.CounterVec
 	renderHosts map[string]bool
+	grown       *store.Growth // cleaned and simhash_bands, analyzed as they grow
 }
 
 // outcomes of a cleaned page: forwarded, a duplicate, or the kind of page
@@ -84,7 +85,8 @@ func NewStage(db *pgxpool.Pool, cfg Config, log *slog.Logger) *Stage {
 			hosts[h] = true
 		}
 	}
-	return &Stage{db: db, cfg: cfg, log: log, pages: pages, renderHosts: hosts}
+	return &Stage{db: db, cfg: cfg, log: log, pages: pages, renderHosts: hosts,
+		grown: store.NewGrowth(db, log, "cleaned", "simhash_bands")}
 }
 
 // Handle cleans the document named by the message. A missing document or a
@@ -155,6 +157,7 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 		// count a page twice.) A page sent to the renderer comes back as
 		// its DOM; a story the static page already had goes on meanwhile,
 		// so a render that fails loses nothing.
+		s.grown.Added(1)
 		var emits []streamkit.Emit
 		if render {
 			s.pages.WithLabelValues("rendering").Inc()

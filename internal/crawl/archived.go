@@ -20,6 +20,7 @@ import (
 	"github.com/newscrawl/newscrawl/internal/crawl/urlnorm"
 	"github.com/newscrawl/newscrawl/internal/forget"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
+	"github.com/newscrawl/newscrawl/internal/store"
 )
 
 // A Capture is a page from a web archive: stored as the crawler would have
@@ -69,6 +70,8 @@ type Archiver struct {
 	// (within their host's registrable domain and the caps), as a crawl
 	// would; off, an archive enqueues nothing.
 	Discover bool
+
+	grown *store.Growth // urls and documents, analyzed as they grow
 }
 
 // NewArchiver stores captures with cfg's depth and host caps.
@@ -77,8 +80,11 @@ func NewArchiver(pool *pgxpool.Pool, cfg Config) *Archiver {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Archiver{c: &Crawler{cfg: cfg, pool: pool, log: cfg.Logger}}
+	return &Archiver{c: &Crawler{cfg: cfg, pool: pool, log: cfg.Logger}, grown: store.NewGrowth(pool, cfg.Logger, "urls", "documents")}
 }
+
+// Wait returns once an ANALYZE that Store started has ended.
+func (a *Archiver) Wait() { a.grown.Wait() }
 
 // A Prepared is a capture judged and turned into rows (Archiver.Prepare),
 // ready for Store.
@@ -117,9 +123,14 @@ func (a *Archiver) Store(ctx context.Context, preps []*Prepared) ([]Archived, er
 		return nil, fmt.Errorf("store %d archived pages: %w", len(preps), err)
 	}
 	out := make([]Archived, len(preps))
+	stored := 0
 	for i, p := range preps {
 		out[i] = p.out
+		if p.out.Outcome == ArchivedStored {
+			stored++
+		}
 	}
+	a.grown.Added(stored)
 	return out, nil
 }
 

@@ -195,6 +195,7 @@ func Run(ctx context.Context, cfg Config, sources []Source) (Report, error) {
 		}
 	}
 	stopProgress()
+	cfg.Archiver.Wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.report.Counts = r.counts

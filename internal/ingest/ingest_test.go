@@ -386,3 +386,33 @@ func TestIngest_DownloadsResumeAndBadSourcesAreCounted(t *testing.T) {
 		t.Errorf("failures %+v", rep.Failures)
 	}
 }
+
+// A bulk load analyzes the tables it grows: on a fresh database the plans
+// cached for its statements would otherwise keep scanning urls whole for
+// every page, as the statistics of an empty table advise.
+func TestIngest_AnalyzesTheTablesItGrows(t *testing.T) {
+	h := newHarness(t)
+	rows := func() (urls, docs float64) {
+		t.Helper()
+		err := h.env.Pool.QueryRow(context.Background(),
+			`SELECT (SELECT reltuples FROM pg_class WHERE oid = 'urls'::regclass), (SELECT reltuples FROM pg_class WHERE oid = 'documents'::regclass)`).Scan(&urls, &docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return urls, docs
+	}
+	if urls, docs := rows(); urls > 0 || docs > 0 {
+		t.Fatalf("a fresh schema's statistics already count %v urls and %v documents", urls, docs)
+	}
+	var fetches []archive.Fetch
+	for n := range 1100 {
+		fetches = append(fetches, article(fmt.Sprintf("news%d.example", n%20), n))
+	}
+	rep := h.run(t, h.cfg, fileSource(writeWARC(t, t.TempDir(), fetches)))
+	if rep.Kept != 1100 {
+		t.Fatalf("kept %d of 1100", rep.Kept)
+	}
+	if urls, docs := rows(); urls < 1000 || docs < 1000 {
+		t.Fatalf("after 1,100 pages the statistics count %v urls and %v documents: not analyzed as they grew", urls, docs)
+	}
+}
