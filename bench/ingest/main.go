@@ -11,7 +11,7 @@
 //     `newsctl wait`, then `newsctl index build` (the embedder builds no
 //     index during the load: EMBED_CREATE_INDEX=false), its time counted.
 //
-// It prints each process's peak RSS, and last the summary line.
+// It prints each process's peak RSS and CPU time, and last the summary line.
 package main
 
 import (
@@ -95,7 +95,7 @@ func (b *bench) run(n, hosts, files, parallel int, keep string) error {
 	fmt.Printf("end to end: %d documents searchable in %.1f s (ingest and pipeline %.1f s, index build %.1f s) = %.0f docs/s\n",
 		e2e.searchable, e2e.seconds, e2e.seconds-e2e.index, e2e.index, float64(e2e.searchable)/e2e.seconds)
 	for _, p := range e2e.rss {
-		fmt.Printf("  peak RSS %-9s %d MB\n", p.name, p.mb)
+		fmt.Printf("  peak RSS %-9s %d MB, CPU %.1f s\n", p.name, p.mb, p.cpu)
 	}
 	fmt.Printf("end to end %.0f docs/s searchable, ingest %.0f records/s, library %.0f records/s\n",
 		float64(e2e.searchable)/e2e.seconds, ingRate, libRate)
@@ -189,6 +189,7 @@ func libraryRate(dir string) (float64, error) {
 type procRSS struct {
 	name string
 	mb   int64
+	cpu  float64 // user and system seconds
 }
 
 type ingestResult struct {
@@ -313,11 +314,11 @@ func (b *bench) endToEnd(dir string, parallel, n int) (e2eResult, error) {
 		return e2eResult{}, err
 	}
 	res := e2eResult{seconds: time.Since(start).Seconds(), index: time.Since(loaded).Seconds()}
-	res.rss = append(res.rss, procRSS{"ingest", maxRSS(ips)})
+	res.rss = append(res.rss, procRSS{"ingest", maxRSS(ips), cpuSeconds(ips)})
 	for i, w := range workers {
 		w.Process.Signal(syscall.SIGTERM)
 		w.Wait()
-		res.rss = append(res.rss, procRSS{names[i], maxRSS(w.ProcessState)})
+		res.rss = append(res.rss, procRSS{names[i], maxRSS(w.ProcessState), cpuSeconds(w.ProcessState)})
 	}
 	conn, err := pgx.Connect(ctx, b.schemaURL("bench_ingest"))
 	if err != nil {
@@ -336,6 +337,13 @@ func (b *bench) endToEnd(dir string, parallel, n int) (e2eResult, error) {
 		return res, fmt.Errorf("search after the build: %v %q", err, out)
 	}
 	return res, nil
+}
+
+func cpuSeconds(ps *os.ProcessState) float64 {
+	if ps == nil {
+		return 0
+	}
+	return (ps.UserTime() + ps.SystemTime()).Seconds()
 }
 
 func maxRSS(ps *os.ProcessState) int64 {
