@@ -46,15 +46,16 @@ func main() {
 	files := flag.Int("files", 4, "WARC files the records are spread over")
 	parallel := flag.Int("parallel", 2, "newsctl ingest --parallel")
 	keep := flag.String("keep", "", "write the archive here and keep it (default: a temporary directory)")
+	profiles := flag.String("profiles", "", "write the end-to-end run's CPU profile of each stage here (DIR/cleaner.prof, ...)")
 	flag.Parse()
-	b := &bench{db: *db, redis: *redisURL, bin: *bin}
+	b := &bench{db: *db, redis: *redisURL, bin: *bin, profiles: *profiles}
 	if err := b.run(*n, *hosts, *files, *parallel, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-ingest:", err)
 		os.Exit(1)
 	}
 }
 
-type bench struct{ db, redis, bin string }
+type bench struct{ db, redis, bin, profiles string }
 
 func (b *bench) run(n, hosts, files, parallel int, keep string) error {
 	dir := keep
@@ -287,6 +288,9 @@ func (b *bench) endToEnd(dir string, parallel, n int) (e2eResult, error) {
 	for _, w := range names {
 		cmd := exec.Command(filepath.Join(b.bin, w))
 		cmd.Env = environ
+		if b.profiles != "" {
+			cmd.Env = append(cmd.Env, "CPU_PROFILE="+filepath.Join(b.profiles, w+".prof"))
+		}
 		cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 		if err := cmd.Start(); err != nil {
 			return e2eResult{}, err

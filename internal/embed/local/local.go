@@ -8,7 +8,6 @@ package local
 
 import (
 	"context"
-	"hash/fnv"
 	"math"
 	"strings"
 	"unicode"
@@ -67,42 +66,54 @@ func (e *Embedder) Embed(ctx context.Context, inputs []string, _ embed.Kind) ([]
 
 // Vector embeds one text. A text without any word gets a fixed unit vector
 // rather than a zero vector (whose cosine distance is undefined).
+//
+// A feature is the FNV-64a hash of its kind byte, a NUL and its text,
+// folded in place rather than built as a string: the strings and a map
+// keyed by them were most of the embedder's time.
 func (e *Embedder) Vector(text string) []float32 {
-	tf := map[string]int{} // feature -> count; the first byte names the kind
 	words := Words(text)
+	tf := make(map[uint64]feature)
+	count := func(kind byte, h uint64) {
+		f := tf[h]
+		f.kind, f.n = kind, f.n+1
+		tf[h] = f
+	}
 	prev := ""
+	var starts []int // byte offsets of the runes of "^word$", and its end
 	for _, w := range words {
 		if stopword[w] {
 			prev = ""
 			continue
 		}
-		tf["w\x00"+w]++
+		count('w', fnvString(kindHash['w'], w))
 		if prev != "" {
-			tf["b\x00"+prev+" "+w]++
+			count('b', fnvString(fnvString(fnvString(kindHash['b'], prev), " "), w))
 		}
 		prev = w
-		padded := []rune("^" + w + "$")
+		padded := "^" + w + "$"
+		starts = starts[:0]
+		for i := range padded {
+			starts = append(starts, i)
+		}
+		starts = append(starts, len(padded))
+		runes := len(starts) - 1
 		for n := 3; n <= charN; n++ {
-			for i := 0; i+n <= len(padded); i++ {
-				tf["c\x00"+string(padded[i:i+n])]++
+			for i := 0; i+n <= runes; i++ {
+				count('c', fnvString(kindHash['c'], padded[starts[i]:starts[i+n]]))
 			}
 		}
 	}
 	v := make([]float64, e.dims)
 	if len(tf) == 0 {
-		tf["empty"] = 1
+		tf[fnvString(fnvOffset, "empty")] = feature{kind: 'e', n: 1}
 	}
-	h := fnv.New64a()
-	for f, n := range tf {
-		h.Reset()
-		h.Write([]byte(f))
-		sum := h.Sum64()
+	for sum, f := range tf {
 		sign := 1.0
 		if sum>>63 == 1 {
 			sign = -1
 		}
 		// Sub-linear tf keeps a repeated word from dominating the vector.
-		v[sum%uint64(e.dims)] += sign * kindWeight[f[0]] * (1 + math.Log(float64(n)))
+		v[sum%uint64(e.dims)] += sign * kindWeight[f.kind] * (1 + math.Log(float64(f.n)))
 	}
 	var norm float64
 	for _, x := range v {
@@ -119,6 +130,34 @@ func (e *Embedder) Vector(text string) []float32 {
 	}
 	return out
 }
+
+// A feature's kind and count in one text.
+type feature struct {
+	kind byte
+	n    int
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// fnvString folds s into the FNV-64a hash h.
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
+}
+
+// kindHash is the hash of each kind's prefix, its byte and a NUL.
+var kindHash = func() (k [256]uint64) {
+	for _, c := range []byte("wbc") {
+		k[c] = fnvString(fnvOffset, string([]byte{c, 0}))
+	}
+	return k
+}()
 
 // kindWeight weighs a feature by its kind: words, bigrams, character n-grams.
 var kindWeight = [256]float64{'w': weightWord, 'b': weightBigram, 'c': weightChar, 'e': 1}

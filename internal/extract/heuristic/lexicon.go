@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"math/bits"
 	"sort"
 	"strings"
 )
@@ -27,18 +28,67 @@ var topicStems = map[string][]string{
 	"weather":                          {"weather", "storm", "rain", "snow", "heatwave", "temperature", "forecast", "wind", "drought", "frost", "meteorolog"},
 }
 
+// stemIndex finds the topics a word signals by looking its prefixes up,
+// one per stem length, instead of trying every stem of every topic (that
+// loop was most of the heuristic extractor's time).
+type stemIndex struct {
+	topics []string          // bit i of a match is topics[i]
+	byStem map[string]uint64 // a one-word stem: the topics listing it
+	lens   []int             // the stems' lengths, ascending
+}
+
+var stems = newStemIndex(topicStems)
+
+func newStemIndex(byTopic map[string][]string) *stemIndex {
+	x := &stemIndex{byStem: map[string]uint64{}}
+	for t := range byTopic {
+		x.topics = append(x.topics, t)
+	}
+	sort.Strings(x.topics)
+	if len(x.topics) > 64 {
+		panic("heuristic: more than 64 topics")
+	}
+	seen := map[int]bool{}
+	for i, t := range x.topics {
+		for _, s := range byTopic[t] {
+			if strings.Contains(s, " ") {
+				continue // a phrase never prefixes one token
+			}
+			x.byStem[s] |= 1 << i
+			if !seen[len(s)] {
+				seen[len(s)] = true
+				x.lens = append(x.lens, len(s))
+			}
+		}
+	}
+	sort.Ints(x.lens)
+	return x
+}
+
+// match is the set of topics with a stem that w starts with; "war" counts
+// only as war, wars or wartime (not warm, warn, ward...).
+func (x *stemIndex) match(w string) uint64 {
+	var m uint64
+	for _, n := range x.lens {
+		if n > len(w) {
+			break
+		}
+		s := w[:n]
+		if s == "war" && w != "war" && w != "wars" && w != "wartime" {
+			continue
+		}
+		m |= x.byStem[s]
+	}
+	return m
+}
+
 // topics returns up to three topics whose stems occur at least three times
 // and at least a third as often as the best topic's.
 func topics(words []string) []string {
 	score := map[string]int{}
 	for _, w := range words {
-		for topic, stems := range topicStems {
-			for _, s := range stems {
-				if !strings.Contains(s, " ") && strings.HasPrefix(w, s) && (s != "war" || w == "war" || w == "wars" || w == "wartime") {
-					score[topic]++
-					break
-				}
-			}
+		for m := stems.match(w); m != 0; m &= m - 1 {
+			score[stems.topics[bits.TrailingZeros64(m)]]++
 		}
 	}
 	type kv struct {
