@@ -1,7 +1,6 @@
 package clean
 
 import (
-	"hash/fnv"
 	"math/bits"
 	"strings"
 	"unicode"
@@ -26,22 +25,19 @@ func SimHash(text string) uint64 {
 		return 0
 	}
 	var v [64]int
-	h := fnv.New64a()
 	add := func(parts []string) {
-		h.Reset()
+		// FNV-64a of the words joined by spaces, folded in place.
+		x := uint64(fnvOffset)
 		for i, w := range parts {
 			if i > 0 {
-				h.Write([]byte{' '})
+				x = (x ^ ' ') * fnvPrime
 			}
-			h.Write([]byte(w))
+			for j := 0; j < len(w); j++ {
+				x = (x ^ uint64(w[j])) * fnvPrime
+			}
 		}
-		x := h.Sum64()
 		for b := range 64 {
-			if x&(1<<b) != 0 {
-				v[b]++
-			} else {
-				v[b]--
-			}
+			v[b] += int(x>>b&1)<<1 - 1
 		}
 	}
 	if len(words) < shingleSize {
@@ -58,6 +54,11 @@ func SimHash(text string) uint64 {
 	}
 	return out
 }
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
 
 // Hamming is the number of differing bits.
 func Hamming(a, b uint64) int { return bits.OnesCount64(a ^ b) }
