@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -19,11 +20,21 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
+// gcPercent is ingest's GOGC unless the environment sets one.
+const gcPercent = 200
+
 // runIngest takes WARC files in (internal/ingest): each kept record is
 // stored as the crawler would have stored its fetch and sent to the
 // cleaner. It exits 1 when a source could not be read to its end (its
 // checkpoint kept for the next run).
 func runIngest(ctx context.Context, args []string) error {
+	if os.Getenv("GOGC") == "" {
+		// Ingest's heap is mostly bodies passing through. Collecting at 3×
+		// the live heap instead of 2× took a tenth off its CPU (20,000
+		// records, two runs each: 12.3–12.5 -> 10.3–11.3 CPU-seconds; peak
+		// RSS 92 -> 129 MB).
+		debug.SetGCPercent(gcPercent)
+	}
 	s, c := settings("ingest")
 	fs := s.FlagSet()
 	var hosts hostList
