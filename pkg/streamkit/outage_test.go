@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -191,5 +192,29 @@ func TestConsumer_HandlesPreviousReleaseFormats(t *testing.T) {
 	e.eventually("both processed", 10*time.Second, func() bool { return e.ledgerCount("s") == 2 })
 	if rows, sum := e.resultRows(); rows != 2 || sum != 2 {
 		t.Fatalf("results: %d rows, %d writes; want 2, 2", rows, sum)
+	}
+}
+
+// A dependency that answered a moment ago and is gone now is down: an
+// answer is never reused for the errors that follow it, or an outage's
+// first quarter second would spend the attempts of every entry that fails
+// in it.
+func TestDependencies_AnAnswerDoesNotVouchForTheNextError(t *testing.T) {
+	t.Parallel()
+	srv := streamkittest.StartRedis(t)
+	rdb := srv.Client(t)
+	deps := streamkit.NewDependencies(nil)
+	defer deps.Close()
+	deps.Add(streamkit.DependencyRedis, func(ctx context.Context) error { return rdb.Ping(ctx).Err() }, nil)
+	if err := deps.Check(context.Background()); err != nil {
+		t.Fatalf("Redis is up, Check says %v", err)
+	}
+	srv.Kill()
+	_, err := net.Dial("tcp", srv.Addr()) // what a client meets at once
+	if err == nil {
+		t.Fatal("a killed Redis took a connection")
+	}
+	if !deps.Down(err) {
+		t.Fatalf("Redis killed right after an answering probe: Down(%v) is false, so the error would spend an attempt", err)
 	}
 }
