@@ -81,7 +81,18 @@ func TestConsumer_PostgresOutagePausesWithoutSpendingAttempts(t *testing.T) {
 	cfg.StatusInterval = 100 * time.Millisecond
 	reg := prometheus.NewRegistry()
 	cfg.Metrics = streamkit.NewMetrics("", reg)
+	// Past the first ten, handlers wait for the outage: on a busy machine a
+	// slow stop let every entry through before PostgreSQL went away.
+	var started atomic.Int32
+	stopped := make(chan struct{})
 	e.start(cfg, streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
+		if started.Add(1) > 10 {
+			select {
+			case <-stopped:
+			case <-ctx.Done():
+				return streamkit.Result{}, ctx.Err()
+			}
+		}
 		var one int // the handler reads the database too
 		if err := e.Pool.QueryRow(ctx, `SELECT 1`).Scan(&one); err != nil {
 			return streamkit.Result{}, err
@@ -91,6 +102,7 @@ func TestConsumer_PostgresOutagePausesWithoutSpendingAttempts(t *testing.T) {
 	}))
 	e.eventually("some processed", 10*time.Second, func() bool { return e.ledgerCount("s") >= 10 })
 	pg.Stop()
+	close(stopped)
 	e.paused("s", "postgres")
 	time.Sleep(3 * time.Second) // all backoffs together: 50+100+200+400 ms
 	pg.Start()
