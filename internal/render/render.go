@@ -465,6 +465,7 @@ func (r *Renderer) load(ctx context.Context, dl *deadline, pageURL string, p *Pa
 	}
 	height := 0
 	for range r.cfg.Scrolls {
+		asked := time.Now()
 		h, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(() => { const h = document.documentElement.scrollHeight; window.scrollTo(0, h); return h; })()`))
 		if err != nil {
 			return err
@@ -474,12 +475,15 @@ func (r *Renderer) load(ctx context.Context, dl *deadline, pageURL string, p *Pa
 		}
 		height = h
 		// Content loaded on scroll asks for it at once; a page that asks
-		// for nothing within a moment is done.
+		// for nothing within a moment is done. The moment stretches with
+		// how long the page took to answer the scroll: on a busy machine
+		// its scroll handler runs late (seen in CI: a second half lost).
+		grace := min(max(scrollGrace, 4*time.Since(asked)), maxScrollGrace)
 		before := dl.sess.requests.Load()
-		if err := sleep.For(ctx, scrollGrace); err != nil {
+		if err := sleep.For(ctx, grace); err != nil {
 			return err
 		}
-		if dl.sess.requests.Load() == before && dl.sess.idleFor() >= scrollGrace {
+		if dl.sess.requests.Load() == before && dl.sess.idleFor() >= grace {
 			break
 		}
 		if err := r.settle(ctx, dl); err != nil {
@@ -511,8 +515,12 @@ func (r *Renderer) load(ctx context.Context, dl *deadline, pageURL string, p *Pa
 	return nil
 }
 
-// scrollGrace is how long a scroll is given to start loading more.
-const scrollGrace = 150 * time.Millisecond
+// scrollGrace is how long a scroll is given to start loading more, at
+// least; maxScrollGrace, at most, however slow the page answers.
+const (
+	scrollGrace    = 150 * time.Millisecond
+	maxScrollGrace = time.Second
+)
 
 // settle waits until the document has loaded and the proxy has been idle for
 // Idle. A page that never goes quiet settles when its deadline is near: the
