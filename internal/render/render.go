@@ -465,6 +465,9 @@ func (r *Renderer) load(ctx context.Context, dl *deadline, pageURL string, p *Pa
 	}
 	height := 0
 	for range r.cfg.Scrolls {
+		// Counted before the scroll: a slow answer can carry the request
+		// the scroll set off, and counting after it missed that request.
+		before := dl.sess.requests.Load()
 		asked := time.Now()
 		h, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(() => { const h = document.documentElement.scrollHeight; window.scrollTo(0, h); return h; })()`))
 		if err != nil {
@@ -479,7 +482,6 @@ func (r *Renderer) load(ctx context.Context, dl *deadline, pageURL string, p *Pa
 		// how long the page took to answer the scroll: on a busy machine
 		// its scroll handler runs late (seen in CI: a second half lost).
 		grace := min(max(scrollGrace, 4*time.Since(asked)), maxScrollGrace)
-		before := dl.sess.requests.Load()
 		if err := sleep.For(ctx, grace); err != nil {
 			return err
 		}
