@@ -129,21 +129,34 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 				return done, err
 			}
 		}
-		if aliasable && c.via.has(r.URL) {
+		if aliasable && c.via.wait(ctx, r.URL) {
 			return done, errReachedByRedirect
 		}
 		return done, nil
 	}
+	var followed []string
+	var ends []func(fetched bool)
+	follow := func(target string) bool {
+		if c.known(ctx, target) {
+			return false
+		}
+		if n := mustNormalize(target); n != "" {
+			followed, ends = append(followed, n), append(ends, c.via.follow(n))
+		}
+		return true
+	}
 	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: r.URL, ETag: prev.ETag, LastModified: prev.LastModified, BeforeSend: turn,
-		Follow: func(target string) bool { return !c.known(ctx, target) }})
+		Follow: follow})
+	final := ""
+	if err == nil && resp.Status >= 200 && resp.Status <= 299 {
+		final = mustNormalize(resp.FinalURL)
+	}
+	for i, end := range ends {
+		end(followed[i] == final)
+	}
 	if errors.Is(err, errReachedByRedirect) {
 		c.metrics.outcome(StateAlias)
 		return c.result(ctx, r, &outcome{State: StateAlias})
-	}
-	if err == nil && resp.Status >= 200 && resp.Status <= 299 {
-		if final := mustNormalize(resp.FinalURL); final != "" && final != r.URL {
-			c.via.add(final)
-		}
 	}
 	o, oerr := c.outcomeOf(r, prev, resp, err)
 	c.archiveFetch(resp, prev, o, err)

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"time"
@@ -17,14 +18,56 @@ const (
 // fetched through a redirect.
 var errReachedByRedirect = errors.New("fetched through a redirect moments ago")
 
-// redirected remembers the pages this process fetched through a redirect.
-// The frontier's check (prior.FetchedSince) sees such a page only once the
-// redirect's commit lands, which on a loaded machine can be after the
-// page's own link has looked and is waiting for the host's turn: checked
-// again at that turn, from memory, the page is not fetched a second time.
+// redirected remembers the pages this process fetched through a redirect,
+// and the redirects it is following now. The frontier's check
+// (prior.FetchedSince) sees such a page only once the redirect's commit
+// lands, which on a loaded machine can be after the page's own link has
+// looked and is waiting for the host's turn: checked again at that turn,
+// from memory, the page is not fetched a second time. A redirect is
+// followed after the host's slot is given back (at the first answer byte),
+// so at that turn the page may be on its way through the redirect: the
+// turn waits for that fetch to end before it decides.
 type redirected struct {
-	mu   sync.Mutex
-	seen map[string]time.Time
+	mu        sync.Mutex
+	seen      map[string]time.Time
+	following map[string]*followed
+}
+
+// followed is a target that fetches are following a redirect to now.
+type followed struct {
+	fetches int
+	over    chan struct{} // closed when the last of them ends
+}
+
+// follow records that a fetch is following a redirect to url; end is
+// called once that fetch is over, with whether it fetched url (a 2xx at
+// url itself, not a further redirect).
+func (r *redirected) follow(url string) (end func(fetched bool)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.following == nil {
+		r.following = map[string]*followed{}
+	}
+	f := r.following[url]
+	if f == nil {
+		f = &followed{over: make(chan struct{})}
+		r.following[url] = f
+	}
+	f.fetches++
+	var once sync.Once
+	return func(fetched bool) {
+		once.Do(func() {
+			if fetched {
+				r.add(url)
+			}
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if f.fetches--; f.fetches == 0 {
+				delete(r.following, url)
+				close(f.over)
+			}
+		})
+	}
 }
 
 func (r *redirected) add(url string) {
@@ -49,4 +92,19 @@ func (r *redirected) has(url string) bool {
 	defer r.mu.Unlock()
 	at, ok := r.seen[url]
 	return ok && time.Since(at) <= redirectedFor
+}
+
+// wait reports whether url was fetched through a redirect lately, first
+// waiting for the fetches following a redirect to it now to end (or ctx).
+func (r *redirected) wait(ctx context.Context, url string) bool {
+	r.mu.Lock()
+	f := r.following[url]
+	r.mu.Unlock()
+	if f != nil {
+		select {
+		case <-f.over:
+		case <-ctx.Done():
+		}
+	}
+	return r.has(url)
 }

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -27,5 +28,36 @@ func TestRedirected_RemembersForAWhileWithinABound(t *testing.T) {
 	}
 	if !r.has(fmt.Sprintf("http://a.example/%d", maxRedirected+9)) {
 		t.Fatal("the newest is gone")
+	}
+}
+
+// A turn waits for the fetch following a redirect to its page: the page is
+// an alias only if that fetch got it; a cancelled wait decides from memory.
+func TestRedirected_WaitsForARedirectOnItsWay(t *testing.T) {
+	for _, fetched := range []bool{true, false} {
+		var r redirected
+		end := r.follow("http://a.example/x")
+		got := make(chan bool)
+		go func() { got <- r.wait(context.Background(), "http://a.example/x") }()
+		select {
+		case v := <-got:
+			t.Fatalf("wait returned %v while the redirect was on its way", v)
+		case <-time.After(50 * time.Millisecond):
+		}
+		end(fetched)
+		end(fetched) // a second call is a no-op
+		if v := <-got; v != fetched {
+			t.Fatalf("the redirect's fetch got the page: %v; wait said %v", fetched, v)
+		}
+		if len(r.following) != 0 {
+			t.Fatalf("%d redirects still on their way", len(r.following))
+		}
+	}
+	var r redirected
+	r.follow("http://a.example/y")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if r.wait(ctx, "http://a.example/y") {
+		t.Fatal("a wait cut short says the page was fetched")
 	}
 }

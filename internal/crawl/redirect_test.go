@@ -1,0 +1,49 @@
+package crawl_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/newscrawl/newscrawl/internal/crawl"
+)
+
+// A redirect is followed after the host's slot is given back (at its first
+// answer byte), so the target's own link can get the host's next turn while
+// the target is still on its way through the redirect. That turn waits for
+// the redirect's fetch and records the page as its alias: one fetch, not
+// two. The target answers slowly when reached through the redirect, to hold
+// that window open as a loaded machine does (CI: a demo article fetched twice).
+func TestCrawler_PageOnItsWayThroughARedirectIsFetchedOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := newSite(t)
+	// The short link goes first (the last link of a page does), and the
+	// target is not known yet when it is followed: the section page that
+	// links it comes next.
+	s.page("/", "text/html", article(0, "/section", "/short/1"))
+	s.page("/section", "text/html", article(2, "/story"))
+	s.handle("/short/1", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/story", http.StatusMovedPermanently)
+	})
+	s.handle("/story", func(w http.ResponseWriter, r *http.Request) {
+		if r.Referer() != "" { // the client sets it on a followed redirect
+			time.Sleep(time.Second)
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(article(1)))
+	})
+	e.start(e.consumerConfig(), e.crawler(e.crawlConfig()))
+	e.seed(s.URL+"/", nil)
+	e.waitIdle(15 * time.Second)
+
+	if n := s.hit("/story"); n != 1 {
+		t.Fatalf("/story fetched %d times, want 1", n)
+	}
+	if n := s.hit("/short/1"); n != 1 {
+		t.Fatalf("/short/1 fetched %d times, want 1", n)
+	}
+	if st := e.state(s.URL + "/story"); st != crawl.StateFetched && st != crawl.StateAlias {
+		t.Fatalf("/story is %q, want fetched or alias", st)
+	}
+}
