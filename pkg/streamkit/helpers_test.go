@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,16 +17,24 @@ import (
 	"github.com/newscrawl/newscrawl/pkg/streamkit/streamkittest"
 )
 
-// env is one test's Redis prefix and a Postgres schema with streamkit's table only.
-type env struct{ *streamkittest.Env }
+// env is one test's Redis prefix and a Postgres schema with streamkit's
+// table only, with its consumers' warnings kept for a timeout's report.
+type env struct {
+	*streamkittest.Env
+	logs   *warnings
+	stages map[string]string // stage → group, of every config made
+}
 
 // newEnv is the test's slice of the real services: the machine's Redis, or
 // the cluster of TestFailureMatrixOnRedisCluster for its subtests.
 func newEnv(t *testing.T) *env {
+	e := &env{logs: &warnings{}, stages: map[string]string{}}
 	if c := onCluster(t); c != nil {
-		return &env{streamkittest.NewWith(t, c)}
+		e.Env = streamkittest.NewWith(t, c)
+	} else {
+		e.Env = streamkittest.New(t)
 	}
-	return &env{streamkittest.New(t)}
+	return e
 }
 
 func (e *env) keys(stage string) streamkit.Keys { return e.Keys(stage) }
@@ -47,14 +58,25 @@ func (e *env) publishHash(stage string, n int, hash string) {
 
 // config returns a fast test configuration for stage.
 func (e *env) config(stage string) streamkit.Config {
+	e.stages[stage] = stage + "-group"
 	return streamkit.Config{
 		Prefix: e.Prefix, Stage: stage, Group: stage + "-group",
 		Visibility: 400 * time.Millisecond, Block: 100 * time.Millisecond,
 		RetryBase: 50 * time.Millisecond, RetryMax: 400 * time.Millisecond,
 		PromoteInterval: 20 * time.Millisecond, GracePeriod: 5 * time.Second,
 		Concurrency: 4, BatchSize: 20, JanitorInterval: -1,
-		Logger: testLogger(),
+		Logger: e.logger(),
 	}
+}
+
+// logger keeps warnings and errors for the report of a timeout, and logs
+// everything to stderr too when STREAMKIT_TEST_LOG is set.
+func (e *env) logger() *slog.Logger {
+	kept := slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelWarn})
+	if os.Getenv("STREAMKIT_TEST_LOG") == "" {
+		return slog.New(kept)
+	}
+	return slog.New(slog.NewMultiHandler(kept, slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})))
 }
 
 // testLogger logs to stderr when STREAMKIT_TEST_LOG is set.
@@ -65,6 +87,30 @@ func testLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
+// warnings keeps the last lines its consumers logged at warning or above.
+type warnings struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+const keptWarnings = 40
+
+func (w *warnings) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lines = append(w.lines, strings.TrimRight(string(p), "\n"))
+	if len(w.lines) > 2*keptWarnings {
+		w.lines = append(w.lines[:0], w.lines[len(w.lines)-keptWarnings:]...)
+	}
+	return len(p), nil
+}
+
+func (w *warnings) last() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.lines[max(0, len(w.lines)-keptWarnings):])
+}
+
 // start runs a consumer until the test ends; stop cancels it and waits.
 func (e *env) start(cfg streamkit.Config, h streamkit.Handler) (stop func()) {
 	e.T.Helper()
@@ -72,9 +118,49 @@ func (e *env) start(cfg streamkit.Config, h streamkit.Handler) (stop func()) {
 }
 
 // eventually polls cond; the timeout is tripled for a loaded 2-core machine.
+// On a timeout it reports where every stage's entries are, and the
+// consumers' last warnings: a stall seen once in CI is diagnosed from it.
 func (e *env) eventually(what string, timeout time.Duration, cond func() bool) {
 	e.T.Helper()
-	e.Eventually(what, 3*timeout, cond)
+	deadline := time.Now().Add(3 * timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			e.T.Fatalf("timed out after %s waiting for %s\n%s", 3*timeout, what, e.report())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// report describes each configured stage: ledger rows, stream figures,
+// dead letters by type, consumers' states; then the last warnings.
+func (e *env) report() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var b strings.Builder
+	admin := &streamkit.Admin{RDB: e.RDB, Prefix: e.Prefix}
+	for stage, group := range e.stages {
+		var ledger int
+		_ = e.Pool.QueryRow(ctx, `SELECT count(*) FROM stage_results WHERE stage = $1`, stage).Scan(&ledger)
+		fmt.Fprintf(&b, "stage %s: %d ledger rows", stage, ledger)
+		if st, err := admin.Stats(ctx, []streamkit.StageRef{{Stage: stage, Group: group}}); err != nil {
+			fmt.Fprintf(&b, "; stats: %v", err)
+		} else {
+			s := st[0]
+			fmt.Fprintf(&b, "; stream %d, lag %d, pending %d (oldest %.1fs), retry %d, deferred %d, dlq %d",
+				s.Length, s.Lag, s.Pending, s.OldestPendingAgeS, s.Retry, s.Deferred, s.DLQ)
+			for _, w := range s.Workers {
+				fmt.Fprintf(&b, "\n  consumer %s: %s %s held %d outages %v", w.Consumer, w.State, w.Reason, w.Held, w.Outages)
+			}
+		}
+		if counts, err := admin.DLQCounts(ctx, stage); err == nil && len(counts) > 0 {
+			fmt.Fprintf(&b, "\n  dead letters by type: %v", counts)
+		}
+		b.WriteString("\n")
+	}
+	if lines := e.logs.last(); len(lines) > 0 {
+		b.WriteString("last warnings:\n  " + strings.Join(lines, "\n  "))
+	}
+	return b.String()
 }
 
 func (e *env) ledgerCount(stage string) int {
