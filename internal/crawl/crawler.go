@@ -22,7 +22,6 @@ import (
 	"github.com/newscrawl/newscrawl/internal/crawl/politeness"
 	"github.com/newscrawl/newscrawl/internal/crawl/robots"
 	"github.com/newscrawl/newscrawl/internal/crawl/urlnorm"
-	"github.com/newscrawl/newscrawl/internal/forget"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/retryafter"
 	"github.com/newscrawl/newscrawl/internal/version"
@@ -83,7 +82,10 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 		c.metrics.outcome(streamkit.ErrorType(err))
 		return streamkit.Result{}, err
 	}
-	switch gone, err := forget.Was(ctx, c.pool, r.DocID); {
+	// Looked up before the slot, not after: once the host's turn is taken,
+	// a database round trip would only hold the host longer.
+	prev, gone, err := lookupPrior(ctx, c.pool, r.URL, r.DocID)
+	switch {
 	case err != nil:
 		return streamkit.Result{}, streamkit.Retryable(ErrTypeStore, err)
 	case gone: // forgotten (a takedown): never fetched or stored again
@@ -104,12 +106,6 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	if !rules.Allowed(pathQuery(r.u)) {
 		c.metrics.outcome(StateDisallowed)
 		return c.result(ctx, r, &outcome{State: StateDisallowed, Links: uniqueLinks(links)})
-	}
-	// Looked up before the slot, not after: once the host's turn is taken,
-	// a database round trip would only hold the host longer.
-	prev, err := lookupPrior(ctx, c.pool, r.URL)
-	if err != nil {
-		return streamkit.Result{}, streamkit.Retryable(ErrTypeStore, err)
 	}
 	// A page fetched through a redirect while its own link was being queued
 	// (the redirect's target was not known yet when it was followed) is not

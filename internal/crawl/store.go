@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newscrawl/newscrawl/internal/archive"
+	"github.com/newscrawl/newscrawl/internal/forget"
 )
 
 // URL states recorded in the urls table.
@@ -40,16 +41,17 @@ type prior struct {
 	FetchedSince bool
 }
 
-// lookupPrior returns the URL's row, or a zero prior when it has none.
-func lookupPrior(ctx context.Context, pool *pgxpool.Pool, u string) (prior, error) {
-	var p prior
-	err := pool.QueryRow(ctx, `SELECT u.etag, u.last_modified, u.body_hash, u.is_hub, COALESCE(d.fetched_at > u.first_seen_at, false)
-		FROM urls u LEFT JOIN documents d ON d.doc_id = u.doc_id WHERE u.url = $1`, u).
-		Scan(&p.ETag, &p.LastModified, &p.BodyHash, &p.IsHub, &p.FetchedSince)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return p, fmt.Errorf("look up %s in urls: %w", u, err)
+// lookupPrior returns the URL's row (a zero prior when it has none) and
+// whether its document was forgotten, in one round trip.
+func lookupPrior(ctx context.Context, pool *pgxpool.Pool, u, docID string) (p prior, forgotten bool, err error) {
+	err = pool.QueryRow(ctx, `SELECT `+forget.WasSQL("$2")+`, COALESCE(u.etag, ''), COALESCE(u.last_modified, ''),
+		COALESCE(u.body_hash, ''), COALESCE(u.is_hub, false), COALESCE(d.fetched_at > u.first_seen_at, false)
+		FROM (VALUES (1)) AS one LEFT JOIN urls u ON u.url = $1 LEFT JOIN documents d ON d.doc_id = u.doc_id`, u, docID).
+		Scan(&forgotten, &p.ETag, &p.LastModified, &p.BodyHash, &p.IsHub, &p.FetchedSince)
+	if err != nil {
+		return p, false, fmt.Errorf("look up %s in urls: %w", u, err)
 	}
-	return p, nil
+	return p, forgotten, nil
 }
 
 // document is a fetched HTML page to store.

@@ -212,13 +212,19 @@ func removeBatch(ctx context.Context, tx pgx.Tx, ids []string, o Options) (Count
 	return c, nil
 }
 
+// WasSQL is Was as an SQL expression on the doc id in param ("$2"), for a
+// stage that asks it in the same round trip as its own lookup.
+func WasSQL(param string) string {
+	return "EXISTS (SELECT 1 FROM forgotten WHERE doc_id = " + param + ")"
+}
+
 // Was reports whether docID was forgotten (a tombstone exists): a stage
 // drops a message for it instead of storing the document again.
 func Was(ctx context.Context, q interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }, docID string) (bool, error) {
 	var ok bool
-	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM forgotten WHERE doc_id = $1)`, docID).Scan(&ok)
+	err := q.QueryRow(ctx, "SELECT "+WasSQL("$1"), docID).Scan(&ok)
 	if err != nil {
 		return false, fmt.Errorf("look up forgotten %s: %w", docID, err)
 	}

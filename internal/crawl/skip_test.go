@@ -1,11 +1,14 @@
 package crawl_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/newscrawl/newscrawl/internal/crawl"
+	"github.com/newscrawl/newscrawl/internal/crawl/urlnorm"
+	"github.com/newscrawl/newscrawl/internal/pipeline"
 )
 
 // A redirect is followed after the host's slot is given back (at its first
@@ -45,5 +48,39 @@ func TestCrawler_PageOnItsWayThroughARedirectIsFetchedOnce(t *testing.T) {
 	}
 	if st := e.state(s.URL + "/story"); st != crawl.StateFetched && st != crawl.StateAlias {
 		t.Fatalf("/story is %q, want fetched or alias", st)
+	}
+}
+
+// A forgotten page (a takedown's tombstone) is never fetched again, while
+// its neighbour on the same site is: the crawler asks in the same lookup
+// as the URL's prior fetch.
+func TestCrawler_ForgottenPageIsNotFetched(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := newSite(t)
+	s.page("/gone", "text/html", article(1))
+	s.page("/kept", "text/html", article(2))
+	gone, err := urlnorm.Normalize(s.URL + "/gone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Pool.Exec(context.Background(), `INSERT INTO forgotten (doc_id, url, reason) VALUES ($1, $2, 'takedown')`,
+		pipeline.DocID(gone), gone); err != nil {
+		t.Fatal(err)
+	}
+	e.start(e.consumerConfig(), e.crawler(e.crawlConfig()))
+	one := map[string]string{crawl.FieldMaxDepth: "0"}
+	e.seed(s.URL+"/gone", one)
+	e.seed(s.URL+"/kept", one)
+	e.waitIdle(10 * time.Second)
+	if n, k := s.hit("/gone"), s.hit("/kept"); n != 0 || k != 1 {
+		t.Fatalf("/gone fetched %d times (want 0), /kept %d (want 1)", n, k)
+	}
+	var docs int
+	if err := e.Pool.QueryRow(context.Background(), `SELECT count(*) FROM documents WHERE url = $1`, gone).Scan(&docs); err != nil {
+		t.Fatal(err)
+	}
+	if docs != 0 {
+		t.Fatalf("%d documents stored for the forgotten page", docs)
 	}
 }
