@@ -1,7 +1,9 @@
 package streamkit
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -30,6 +32,7 @@ type committerParams struct {
 	committers int                 // ledger transactions in flight at once
 	batch      int
 	linger     time.Duration
+	deadline   time.Duration // one ledger transaction's; 0: bookkeepingTimeout
 	processed  prometheus.Counter
 	// emit sends messages downstream; ack acks entries of a partition.
 	emit func(ctx context.Context, emits []Emit) error
@@ -156,14 +159,20 @@ func (c *committer) commitBatch(batch []*ledgerEntry) {
 }
 
 // commitTodo commits entries to the ledger; false when shutdown's grace
-// ran out while PostgreSQL was away (nothing was written).
+// ran out while PostgreSQL was away (nothing was written). A transaction
+// that overran its deadline while PostgreSQL answers is no entry's fault
+// (a busy machine, an index kept up as rows arrive): the batch is
+// committed in halves, and an entry that overruns alone is a runaway — no
+// attempt spent until it happens MaxRunaways times in a row.
 func (c *committer) commitTodo(todo []*ledgerEntry) bool {
+	deadline := cmp.Or(c.p.deadline, bookkeepingTimeout)
 	for conflicts := 0; ; {
 		for _, e := range todo {
 			e.err = nil
 		}
-		ctx, cancel := bookkeeping()
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
 		err := c.p.ledger.commit(ctx, todo)
+		overran := ctx.Err() == context.DeadlineExceeded
 		cancel()
 		switch {
 		case err == nil:
@@ -176,6 +185,13 @@ func (c *committer) commitTodo(todo []*ledgerEntry) bool {
 				return false
 			}
 			continue
+		case overran && len(todo) > 1:
+			c.p.log.Warn("ledger commit overran its deadline; committing the batch in halves", "n", len(todo), "deadline", deadline.String())
+			half := len(todo) / 2
+			return c.commitTodo(todo[:half]) && c.commitTodo(todo[half:])
+		case overran:
+			todo[0].err = Runaway(deadline, fmt.Errorf("ledger commit of one entry overran its deadline: %w", err))
+			return true
 		}
 		c.p.log.Error("ledger commit failed; scheduling the batch for retry", "n", len(todo), "err", err)
 		for _, e := range todo {

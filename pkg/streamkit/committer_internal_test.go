@@ -3,6 +3,7 @@ package streamkit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -173,5 +174,61 @@ func TestLedger_BatchLocksPreventCrossedDeadlocks(t *testing.T) {
 	var n int
 	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM stage_results WHERE stage = 'locks'`).Scan(&n); err != nil || n != 4 {
 		t.Fatalf("ledger rows: %d (%v), want 4", n, err)
+	}
+}
+
+// A batch too slow for one transaction's deadline while PostgreSQL answers
+// (an index kept up as rows arrive, a busy machine) spends no attempt: it
+// is committed in halves until each fits, and the one entry that overruns
+// alone is handed to fail as a runaway.
+func TestCommitter_BatchOverDeadlineIsCommittedInHalves(t *testing.T) {
+	t.Parallel()
+	pool := ledgerFor(t)
+	ctx := context.Background()
+	const n = 8
+	slowCommit := func(d time.Duration) func(context.Context, pgx.Tx) error {
+		return func(ctx context.Context, tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, `SELECT pg_sleep($1)`, d.Seconds())
+			return err
+		}
+	}
+	in := make(chan *ledgerEntry, n)
+	for i := range n {
+		commit := slowCommit(100 * time.Millisecond) // 8 of them: 0.8 s, far past the deadline
+		if i == 5 {
+			commit = slowCommit(time.Second) // past it even alone
+		}
+		in <- &ledgerEntry{key: fmt.Sprintf("s:%d", i), stage: "s", msg: &Message{ID: fmt.Sprint(i)}, result: Result{Commit: commit}}
+	}
+	close(in)
+	var mu sync.Mutex
+	failed := map[string]error{}
+	deps := NewDependencies(nil) // PostgreSQL answers throughout: the overruns are not an outage
+	deps.Add(DependencyPostgres, pool.Ping, nil)
+	defer deps.Close()
+	c := newCommitter(committerParams{
+		ledger: newLedger(pool), deps: deps,
+		log: quietLogger(), in: in, abandoned: make(chan struct{}), hard: ctx, committers: 1, batch: n,
+		linger: time.Second, deadline: 350 * time.Millisecond, processed: prometheus.NewCounter(prometheus.CounterOpts{Name: "p"}),
+		emit:     func(context.Context, []Emit) error { return nil },
+		ack:      func(context.Context, *partition, []string) error { return nil },
+		bookkeep: func(op func(ctx context.Context) error) error { return op(ctx) },
+		fail:     func(m *Message, err error) { mu.Lock(); failed[m.ID] = err; mu.Unlock() },
+		finish:   func(*Message) {},
+	})
+	c.run()
+
+	var rows int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM stage_results`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != n-1 {
+		t.Fatalf("%d ledger rows, want %d: every entry but the one too slow alone", rows, n-1)
+	}
+	if len(failed) != 1 {
+		t.Fatalf("failed %v, want entry 5 alone", failed)
+	}
+	if _, ok := runawayOf(failed["5"]); !ok {
+		t.Fatalf("entry 5 failed with %v, want a runaway (no attempt spent)", failed["5"])
 	}
 }
