@@ -11,7 +11,8 @@
 // Per run it prints pages/s, CPU per page and peak RSS of the crawler
 // process alone, the total CPU per page of the crawler and the Redis and
 // PostgreSQL it runs of its own (-own-servers; the site server is never
-// counted), and
+// counted) with the Redis commands and PostgreSQL statements per page
+// (counts the machine's load does not blur, as it does CPU), and
 // the duplicate fetches the site counted (requests per URL with tracking
 // parameters removed, minus one); with a delay, the gaps between requests
 // to one host as the site saw them. Its last line sums up against the
@@ -132,6 +133,9 @@ func run() error {
 		return fmt.Errorf("parse REDIS_URL: %w", err)
 	}
 	rdb := redis.NewClient(opt)
+	if o.servers != nil {
+		rdb.AddHook(&o.servers.benchCmds)
+	}
 	defer rdb.Close()
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		return fmt.Errorf("connect redis: %w", err)
@@ -199,6 +203,8 @@ func (r result) line(o *options) string {
 	fmt.Fprintf(&b, "%-9s n=%-6d delay=%-5s %6.0f pages/s  cpu %.2f ms/page", r.who, r.n, d, r.pagesPerSec(), ms(r.cpuPerPage()))
 	if r.who == "newscrawl" && o.servers != nil {
 		fmt.Fprintf(&b, "  total %.2f ms/page", ms(r.totalPerPage()))
+		pages := float64(max(r.site.pages, 1))
+		fmt.Fprintf(&b, "  redis %.1f cmds/page  pg %.1f stmts/page", float64(r.calls.redis)/pages, float64(r.calls.pg)/pages)
 	}
 	fmt.Fprintf(&b, "  peak RSS %5.1f MB  pages %d  requests %d  dup %d (%.1f%%)  disallowed fetched %d  articles %d/%d  wall %.2fs",
 		float64(r.rssKB)/1024, r.site.pages, r.site.requests, r.site.duplicates, 100*float64(r.site.duplicates)/float64(max(r.site.pages, 1)),

@@ -44,11 +44,15 @@ type result struct {
 	// serverCPU is that of the bench's own Redis and PostgreSQL (every
 	// backend) during the crawl; the bench's own polling is in it too.
 	serverCPU time.Duration
-	rssKB     int64 // peak resident set of the crawler process
-	docs      int64 // documents rows (ours)
-	cleaned   int64 // messages on the clean stream (ours)
-	dlq       int64 // dead letters (ours)
-	errors    int64 // colly's OnError count
+	// calls are the Redis commands and PostgreSQL statements of the crawl,
+	// seed to the crawler's exit (its start-up and the bench's own commands
+	// excluded; its shutdown in), with the bench's own servers.
+	calls   calls
+	rssKB   int64 // peak resident set of the crawler process
+	docs    int64 // documents rows (ours)
+	cleaned int64 // messages on the clean stream (ours)
+	dlq     int64 // dead letters (ours)
+	errors  int64 // colly's OnError count
 	// rssSeries (-for): the crawler's resident set every 30 s, in kB
 	rssSeries []int64
 }
@@ -121,6 +125,12 @@ func ours(ctx context.Context, o *options, rdb *redis.Client, s *site, delay tim
 		return fail(err)
 	}
 	servers0 := o.servers.cpu()
+	var calls0 calls
+	if o.servers != nil {
+		if calls0, err = o.servers.calls(ctx); err != nil {
+			return fail(err)
+		}
+	}
 	start := time.Now()
 	f := crawl.RequestFields(s.seed(), 0, maxDepth, []string{"127.0.0.1"}, new(time.Duration), true, "", crawl.NewNonce(), "")
 	if _, err := streamkit.NewProducer(rdb, prefix, 0).Publish(ctx, pipeline.Crawl, f); err != nil {
@@ -155,6 +165,13 @@ func ours(ctx context.Context, o *options, rdb *redis.Client, s *site, delay tim
 		}
 	case <-time.After(stopWait):
 		return fail(errors.New("crawler did not stop within 30s of SIGTERM"))
+	}
+	if o.servers != nil {
+		c, err := o.servers.calls(ctx)
+		if err != nil {
+			return r, err
+		}
+		r.calls = calls{redis: c.redis - calls0.redis, pg: c.pg - calls0.pg}
 	}
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM documents`).Scan(&r.docs); err != nil {
 		return r, fmt.Errorf("count documents: %w", err)
