@@ -204,7 +204,7 @@ func (r result) line(o *options) string {
 	if r.who == "newscrawl" && o.servers != nil {
 		fmt.Fprintf(&b, "  total %.2f ms/page", ms(r.totalPerPage()))
 		pages := float64(max(r.site.pages, 1))
-		fmt.Fprintf(&b, "  redis %.1f cmds/page  pg %.1f stmts/page", float64(r.calls.redis)/pages, float64(r.calls.pg)/pages)
+		fmt.Fprintf(&b, "  redis %.1f cmds/page (in scripts too)  pg %.1f stmts/page", float64(r.calls.redis)/pages, float64(r.calls.pg)/pages)
 	}
 	fmt.Fprintf(&b, "  peak RSS %5.1f MB  pages %d  requests %d  dup %d (%.1f%%)  disallowed fetched %d  articles %d/%d  wall %.2fs",
 		float64(r.rssKB)/1024, r.site.pages, r.site.requests, r.site.duplicates, 100*float64(r.site.duplicates)/float64(max(r.site.pages, 1)),

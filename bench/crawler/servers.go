@@ -73,10 +73,11 @@ func startServers() (*servers, error) {
 	return sv, nil
 }
 
-// calls are the commands Redis has run for others than the bench and the
-// statements PostgreSQL has run (every database; BEGIN and COMMIT
-// included), so far: the round trips a crawl costs, which the machine's
-// load does not blur as it does CPU.
+// calls are the commands Redis has run for others than the bench (those a
+// Lua script runs included: Redis counts them so) and the statements
+// PostgreSQL has run (every database; BEGIN and COMMIT included), so far:
+// the work a crawl sends its servers, which the machine's load does not
+// blur as it does CPU.
 type calls struct{ redis, pg int64 }
 
 func (s *servers) calls(ctx context.Context) (calls, error) {
