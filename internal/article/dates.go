@@ -111,23 +111,32 @@ func dateFromParts(y, mo, d, h, mi, sec string) *time.Time {
 	return plausible(t)
 }
 
-// urlDate extracts a publication date from the URL path.
-func urlDate(u string) *time.Time {
+// urlDate extracts a publication date from the URL path; a path that
+// names only the month (/2019/11/) gives its first day with dayKnown false.
+func urlDate(u string) (t *time.Time, dayKnown bool) {
 	if i := strings.Index(u, "://"); i >= 0 {
 		u = u[i+3:]
 	}
 	if i := strings.IndexByte(u, '/'); i >= 0 {
 		u = u[i:]
 	} else {
-		return nil
+		return nil, false
 	}
 	if m := reURLDate.FindStringSubmatch(u); m != nil {
-		return dateFromParts(m[1], m[2], m[3], "", "", "")
+		t := dateFromParts(m[1], m[2], m[3], "", "", "")
+		return t, t != nil
 	}
 	if m := reURLMonth.FindStringSubmatch(u); m != nil {
-		return dateFromParts(m[1], m[2], "01", "", "", "")
+		return dateFromParts(m[1], m[2], "01", "", "", ""), false
 	}
-	return nil
+	return nil, false
+}
+
+// urlHasDate reports whether the URL path names a month or a day (a
+// feature of the page-kind model, trained with both).
+func urlHasDate(u string) bool {
+	t, _ := urlDate(u)
+	return t != nil
 }
 
 // reShownDate finds a day written for people in a dated element's text

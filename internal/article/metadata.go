@@ -499,24 +499,32 @@ func resolveURL(base *url.URL, ref string) string {
 // available: explicit metadata (declared true), then a date in the URL,
 // then any <time>, then the first date a dated element shows (shownDate)
 // unless it is the day the page says it was modified — an "updated"
-// stamp where the page declares one.
+// stamp where the page declares one. A URL that names only the month
+// (/2025/12/) gives no day: it only keeps the later sources to that month
+// (its first day was a wrong day on most such pages of WCXB's tune half).
 func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared bool) {
 	if t := pm.declaredPublished(); t != nil {
 		return t, true
 	}
-	if t := urlDate(pageURL); t != nil {
-		return t, false
+	var month *time.Time
+	for _, u := range []string{pageURL, pm.canonical} {
+		switch t, day := urlDate(u); {
+		case day:
+			return t, false
+		case t != nil && month == nil:
+			month = t
+		}
 	}
-	if t := urlDate(pm.canonical); t != nil {
-		return t, false
+	inMonth := func(t *time.Time) bool {
+		return month == nil || t.Year() == month.Year() && t.Month() == month.Month()
 	}
 	for _, s := range pm.times {
-		if t := parseDate(s); t != nil {
+		if t := parseDate(s); t != nil && inMonth(t) {
 			return t, false
 		}
 	}
 	for _, s := range pm.shownDates {
-		if t := shownDate(s); t != nil {
+		if t := shownDate(s); t != nil && inMonth(t) {
 			if mod := pm.modifiedAt(); mod != nil && mod.UTC().Format(time.DateOnly) == t.Format(time.DateOnly) {
 				return nil, false
 			}

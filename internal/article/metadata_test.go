@@ -189,8 +189,15 @@ func TestParseDate(t *testing.T) {
 			t.Errorf("parseDate(%q) = %v, want nil", bad, d)
 		}
 	}
-	eqTime(t, "url", urlDate("https://x.com/news/20200315/story.html"), "2020-03-15T00:00:00Z")
-	if d := urlDate("https://x.com/item/123456789"); d != nil {
+	d, day := urlDate("https://x.com/news/20200315/story.html")
+	eqTime(t, "url", d, "2020-03-15T00:00:00Z")
+	if !day {
+		t.Error("urlDate: a path with the day did not say so")
+	}
+	if d, day := urlDate("https://x.com/archive/2025/12/story.html"); d == nil || day {
+		t.Errorf("urlDate on a month: %v, day known %v; want the month, no day", d, day)
+	}
+	if d, _ := urlDate("https://x.com/item/123456789"); d != nil {
 		t.Errorf("urlDate on id = %v", d)
 	}
 }

@@ -375,7 +375,7 @@ func (in kindInputs) features() []float64 {
 		b(anyType("collectionpage", "itemlist", "searchresultspage", "offercatalog")), b(anyType("howto", "recipe")),
 		b(anyType("webpage") && s.ld.articleCounts == 0 && len(ty) <= 4),
 		b(strings.HasPrefix(og, "article")), b(strings.Contains(og, "product")), b(og == "website"), b(og == ""),
-		b(s.dated), b(urlDate(s.pageURL) != nil), b(in.authors > 0),
+		b(s.dated), b(urlHasDate(s.pageURL)), b(in.authors > 0),
 		lg(s.words), lg(s.paras), paraShare, perPara, s.bodyLinkDens, b(s.teaserHeads >= 3), lg(s.headLinks), lg(s.articles), lg(s.images),
 		lg(c.forms), lg(c.inputs), lg(c.buttons), lg(c.selects), lg(c.textareas), lg(c.pre + c.code), lg(c.tables), liPerLink, lg(c.links), lg(c.headings), lg(c.iframes),
 		cue("cart"), cue("sales"), cue("forum"), cue("docs"), cue("story"), cue("listing"),
