@@ -452,6 +452,9 @@ func TestConsumer_ManyConsumersRandomFailures(t *testing.T) {
 	cfg := e.config("s")
 	cfg.BatchSize, cfg.Concurrency, cfg.MaxAttempts = 100, 8, 20
 	cfg.RetryBase, cfg.RetryMax = 10*time.Millisecond, 50*time.Millisecond
+	// Reclaiming is other tests' subject: a longer visibility and a high
+	// delivery ceiling keep a stalled machine from making poison here.
+	cfg.Visibility, cfg.MaxDeliveries = 2*time.Second, 20
 	var calls atomic.Int64
 	h := streamkit.HandlerFunc(func(ctx context.Context, m *streamkit.Message) (streamkit.Result, error) {
 		calls.Add(1)
