@@ -130,14 +130,13 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 		}
 		return done, nil
 	}
-	var followed []string
-	var ends []func(fetched bool)
+	var ends []func(final string)
 	follow := func(target string) bool {
 		if c.known(ctx, target) {
 			return false
 		}
 		if n := mustNormalize(target); n != "" {
-			followed, ends = append(followed, n), append(ends, c.via.follow(n))
+			ends = append(ends, c.via.follow(n))
 		}
 		return true
 	}
@@ -147,8 +146,8 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	if err == nil && resp.Status >= 200 && resp.Status <= 299 {
 		final = mustNormalize(resp.FinalURL)
 	}
-	for i, end := range ends {
-		end(followed[i] == final)
+	for _, end := range ends {
+		end(final)
 	}
 	if errors.Is(err, errReachedByRedirect) {
 		c.metrics.outcome(StateAlias)

@@ -40,9 +40,9 @@ type followed struct {
 }
 
 // follow records that a fetch is following a redirect to url; end is
-// called once that fetch is over, with whether it fetched url (a 2xx at
-// url itself, not a further redirect).
-func (r *redirected) follow(url string) (end func(fetched bool)) {
+// called once that fetch is over, with the URL it got a 2xx at ("" for
+// none): url itself means the page was fetched, not a further redirect.
+func (r *redirected) follow(url string) (end func(final string)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.following == nil {
@@ -55,9 +55,9 @@ func (r *redirected) follow(url string) (end func(fetched bool)) {
 	}
 	f.fetches++
 	var once sync.Once
-	return func(fetched bool) {
+	return func(final string) {
 		once.Do(func() {
-			if fetched {
+			if final == url {
 				r.add(url)
 			}
 			r.mu.Lock()

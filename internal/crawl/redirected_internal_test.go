@@ -35,6 +35,10 @@ func TestRedirected_RemembersForAWhileWithinABound(t *testing.T) {
 // an alias only if that fetch got it; a cancelled wait decides from memory.
 func TestRedirected_WaitsForARedirectOnItsWay(t *testing.T) {
 	for _, fetched := range []bool{true, false} {
+		final := "http://a.example/x" // the fetch got the page
+		if !fetched {
+			final = "" // it failed, or was redirected further
+		}
 		var r redirected
 		end := r.follow("http://a.example/x")
 		got := make(chan bool)
@@ -44,8 +48,8 @@ func TestRedirected_WaitsForARedirectOnItsWay(t *testing.T) {
 			t.Fatalf("wait returned %v while the redirect was on its way", v)
 		case <-time.After(50 * time.Millisecond):
 		}
-		end(fetched)
-		end(fetched) // a second call is a no-op
+		end(final)
+		end(final) // a second call is a no-op
 		if v := <-got; v != fetched {
 			t.Fatalf("the redirect's fetch got the page: %v; wait said %v", fetched, v)
 		}

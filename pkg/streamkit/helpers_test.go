@@ -34,6 +34,7 @@ func newEnv(t *testing.T) *env {
 	} else {
 		e.Env = streamkittest.New(t)
 	}
+	e.Report = e.report
 	return e
 }
 
@@ -70,13 +71,13 @@ func (e *env) config(stage string) streamkit.Config {
 }
 
 // logger keeps warnings and errors for the report of a timeout, and logs
-// everything to stderr too when STREAMKIT_TEST_LOG is set.
+// everything to stderr too when STREAMKIT_TEST_LOG is set (testLogger).
 func (e *env) logger() *slog.Logger {
 	kept := slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelWarn})
-	if os.Getenv("STREAMKIT_TEST_LOG") == "" {
-		return slog.New(kept)
+	if l := testLogger(); l != nil {
+		return slog.New(slog.NewMultiHandler(kept, l.Handler()))
 	}
-	return slog.New(slog.NewMultiHandler(kept, slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	return slog.New(kept)
 }
 
 // testLogger logs to stderr when STREAMKIT_TEST_LOG is set.
@@ -118,17 +119,11 @@ func (e *env) start(cfg streamkit.Config, h streamkit.Handler) (stop func()) {
 }
 
 // eventually polls cond; the timeout is tripled for a loaded 2-core machine.
-// On a timeout it reports where every stage's entries are, and the
-// consumers' last warnings: a stall seen once in CI is diagnosed from it.
+// On a timeout the message carries report: a stall seen once in CI is
+// diagnosed from it.
 func (e *env) eventually(what string, timeout time.Duration, cond func() bool) {
 	e.T.Helper()
-	deadline := time.Now().Add(3 * timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			e.T.Fatalf("timed out after %s waiting for %s\n%s", 3*timeout, what, e.report())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	e.Eventually(what, 3*timeout, cond)
 }
 
 // report describes each configured stage: ledger rows, stream figures,

@@ -164,6 +164,9 @@ type Env struct {
 	RDB    redis.UniversalClient
 	Pool   *pgxpool.Pool
 	Prefix string
+	// Report, when set, describes the test's state for Eventually's
+	// timeout message (where the entries are, what was logged).
+	Report func() string
 }
 
 // New returns a test's Env on Redis and Postgres; everything is cleaned up
@@ -223,7 +226,11 @@ func (e *Env) Eventually(what string, timeout time.Duration, cond func() bool) {
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
-			e.T.Fatalf("timed out after %s waiting for %s", timeout, what)
+			report := ""
+			if e.Report != nil {
+				report = "\n" + e.Report()
+			}
+			e.T.Fatalf("timed out after %s waiting for %s%s", timeout, what, report)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
