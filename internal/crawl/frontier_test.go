@@ -2,6 +2,7 @@ package crawl_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -256,7 +257,9 @@ func twoCrawlers(tb testing.TB, e *env, cfg crawl.Config, cc streamkit.Config, w
 
 // A frontier whose owed requests come host by host (a seed file sorted by
 // host) is fed across every host at once, each host its share of the
-// window (two requests at a 1 s delay), not the first host's queue first.
+// window (two requests at a 1 s delay), not the first host's queue first;
+// each host's first request is on the stream at once and its second is due
+// at the host's next turn, a little early.
 func TestFeeder_GivesEveryHostItsShare(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -273,25 +276,45 @@ func TestFeeder_GivesEveryHostItsShare(t *testing.T) {
 	cfg := e.crawlConfig()
 	cfg.HostDelay = time.Second
 	f := crawl.NewFeeder(e.Pool, e.crawler(cfg))
+	start := time.Now()
 	n, err := f.Exec(ctx)
 	if err != nil || n != 40 {
 		t.Fatalf("first feed published %d (%v), want 2 for each of the 20 hosts", n, err)
 	}
-	msgs, err := e.RDB.XRange(ctx, streamkit.KeysFor(e.Prefix, pipeline.Crawl).Stream(), "-", "+").Result()
+	keys := streamkit.KeysFor(e.Prefix, pipeline.Crawl)
+	msgs, err := e.RDB.XRange(ctx, keys.Stream(), "-", "+").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	perHost := map[string]int{}
+	hostOf := func(u string) string { return strings.SplitN(strings.TrimPrefix(u, "http://"), "/", 2)[0] }
+	now, later := map[string]int{}, map[string]int{}
 	for _, m := range msgs {
-		u := m.Values[crawl.FieldURL].(string)
-		perHost[strings.SplitN(strings.TrimPrefix(u, "http://"), "/", 2)[0]]++
+		now[hostOf(m.Values[crawl.FieldURL].(string))]++
 	}
-	if len(perHost) != 20 {
-		t.Fatalf("requests of %d hosts on the stream, want 20: %v", len(perHost), perHost)
+	due, err := e.RDB.ZRangeWithScores(ctx, keys.Deferred(), 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
 	}
-	for h, c := range perHost {
-		if c != 2 {
-			t.Fatalf("%s has %d requests on the stream, want its share, 2", h, c)
+	for _, z := range due {
+		var m struct {
+			Fields map[string]string `json:"f"`
+		}
+		if err := json.Unmarshal([]byte(z.Member.(string)), &m); err != nil {
+			t.Fatalf("deferred member %v: %v", z.Member, err)
+		}
+		later[hostOf(m.Fields[crawl.FieldURL])]++
+		at := time.UnixMilli(int64(z.Score))
+		if lo, hi := start.Add(900*time.Millisecond), time.Now().Add(time.Second); at.Before(lo) || at.After(hi) {
+			t.Fatalf("%s is due at %s, %s after the feed; want just before the host's next turn, 1 s",
+				m.Fields[crawl.FieldURL], at.Format(time.StampMilli), at.Sub(start))
+		}
+	}
+	if len(now) != 20 || len(later) != 20 {
+		t.Fatalf("requests of %d hosts on the stream and %d due later, want 20 and 20: %v %v", len(now), len(later), now, later)
+	}
+	for h := range now {
+		if now[h] != 1 || later[h] != 1 {
+			t.Fatalf("%s has %d requests on the stream and %d due later, want one and one", h, now[h], later[h])
 		}
 	}
 	if n, err := f.Exec(ctx); err != nil || n != 0 {

@@ -2,9 +2,13 @@ package streamkit
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -74,11 +78,30 @@ func (w *Window) Room(ctx context.Context) (int64, error) {
 // any after it in its partition. On an error, added says what was added
 // before it.
 func (w *Window) Add(ctx context.Context, msgs []map[string]string) (added []bool, err error) {
+	due := make([]Due, len(msgs))
+	for i, m := range msgs {
+		due[i] = Due{Fields: m}
+	}
+	return w.AddDue(ctx, due)
+}
+
+// A Due is a message and how long from now it is due. One due later waits
+// in the stage's deferred set, where it counts against the window as a
+// stepped-aside entry does, until the promoter moves it onto the stream: a
+// producer that knows when a message can be handled (a host's next turn)
+// need not have it read, refused and stepped aside first.
+type Due struct {
+	Fields map[string]string
+	After  time.Duration // <= 0: at once
+}
+
+// AddDue is Add for messages due now or later.
+func (w *Window) AddDue(ctx context.Context, msgs []Due) (added []bool, err error) {
 	added = make([]bool, len(msgs))
 	byPart := map[string][]int{}
 	keys := map[string]Keys{}
 	for i, m := range msgs {
-		k := w.parts.Route(w.prefix, w.stage, m)
+		k := w.parts.Route(w.prefix, w.stage, m.Fields)
 		byPart[k.Stream()] = append(byPart[k.Stream()], i)
 		keys[k.Stream()] = k
 	}
@@ -91,9 +114,14 @@ func (w *Window) Add(ctx context.Context, msgs []map[string]string) (added []boo
 		idx, k := byPart[s], keys[s]
 		args := []interface{}{w.group, w.share(), len(idx)}
 		for _, i := range idx {
-			args = append(args, len(msgs[i])*2)
-			for _, f := range sortedKeys(msgs[i]) {
-				args = append(args, f, msgs[i][f])
+			m := msgs[i]
+			if m.After > 0 {
+				args = append(args, max(m.After.Milliseconds(), 1), 1, dueMember(m.Fields))
+				continue
+			}
+			args = append(args, 0, len(m.Fields)*2)
+			for _, f := range sortedKeys(m.Fields) {
+				args = append(args, f, m.Fields[f])
 			}
 		}
 		res, err := windowScript.Run(ctx, w.rdb, []string{k.Stream(), k.Retry(), k.Deferred()}, args...).Int64Slice()
@@ -112,6 +140,16 @@ func (w *Window) Add(ctx context.Context, msgs []map[string]string) (added []boo
 		}
 	}
 	return added, nil
+}
+
+// dueMember is a deferred-set member for a message added due later: the
+// shape the promoter publishes (retryMember), under a random id, since two
+// equal messages must stay two members.
+func dueMember(fields map[string]string) string {
+	var id [8]byte
+	_, _ = crand.Read(id[:])
+	b, _ := json.Marshal(retryMember{ID: "due:" + hex.EncodeToString(id[:]), Fields: fields})
+	return string(b)
 }
 
 // windowLoad is the Lua that computes a stage partition's load: the group's
@@ -137,21 +175,29 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
 end
 `
 
-// windowScript adds messages to a stream while the stage's load is below the
-// window: checked and added in one step.
+// windowScript adds messages to a stream, or those due later to the
+// deferred set, while the stage's load is below the window: checked and
+// added in one step.
 // KEYS: stream, retry set, deferred set. ARGV: group, size, count, then per
-// message its field count ×2 and the fields. Returns {added, load before,
-// length after}.
+// message its delay in ms (0: at once), its argument count, and its
+// arguments: the fields, or the deferred-set member when delayed. Returns
+// {added, load before, length after}.
 var windowScript = redis.NewScript(`
 local group, size = ARGV[1], tonumber(ARGV[2])
 ` + windowLoad + `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local added, pos = 0, 4
 for m = 1, tonumber(ARGV[3]) do
-  local n = tonumber(ARGV[pos])
+  local delay, n = tonumber(ARGV[pos]), tonumber(ARGV[pos + 1])
   if load + added >= size then break end
-  redis.call('XADD', KEYS[1], '*', unpack(ARGV, pos + 1, pos + n))
+  if delay > 0 then
+    redis.call('ZADD', KEYS[3], now + delay, ARGV[pos + 2])
+  else
+    redis.call('XADD', KEYS[1], '*', unpack(ARGV, pos + 2, pos + n + 1))
+  end
   added = added + 1
-  pos = pos + n + 1
+  pos = pos + n + 2
 end
 return {added, load, redis.call('XLEN', KEYS[1])}
 `)

@@ -85,6 +85,60 @@ func TestWindow_OneWindowForEveryProducer(t *testing.T) {
 	}
 }
 
+// A message added due later waits in the deferred set, counted against the
+// window, until it is due; then the promoter publishes it as it was given,
+// and two equal messages stay two.
+func TestWindow_AddDueWaitsInTheDeferredSet(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	keys := e.keys("w")
+	if err := streamkit.EnsureGroup(ctx, e.RDB, keys.Stream(), "w-group"); err != nil {
+		t.Fatal(err)
+	}
+	w := streamkit.NewWindow(e.RDB, e.Prefix, "w", "w-group", 6)
+	same := map[string]string{"doc_id": "twin", "content_hash": "h"}
+	msgs := []streamkit.Due{
+		{Fields: map[string]string{"doc_id": "now", "content_hash": "h"}},
+		{Fields: same, After: 400 * time.Millisecond},
+		{Fields: same, After: 400 * time.Millisecond},
+		{Fields: map[string]string{"doc_id": "later", "content_hash": "h"}, After: time.Hour},
+	}
+	added, err := w.AddDue(ctx, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ok := range added {
+		if !ok {
+			t.Fatalf("message %d not added to an empty window", i)
+		}
+	}
+	if st, def := e.xlen(keys.Stream()), e.zcard(keys.Deferred()); st != 1 || def != 3 {
+		t.Fatalf("stream %d, deferred %d; want 1 and 3", st, def)
+	}
+	if room, _ := w.Room(ctx); room != 2 {
+		t.Fatalf("room %d, want 2: the deferred messages count", room)
+	}
+	if n, err := streamkit.Promote(ctx, e.RDB, keys, 10); err != nil || n != 0 {
+		t.Fatalf("promoted %d (%v) before any was due", n, err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if n, err := streamkit.Promote(ctx, e.RDB, keys, 10); err != nil || n != 2 {
+		t.Fatalf("promoted %d (%v); want the two due", n, err)
+	}
+	got, err := e.RDB.XRange(ctx, keys.Stream(), "-", "+").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []string
+	for _, m := range got {
+		docs = append(docs, fmt.Sprint(m.Values["doc_id"], "/", m.Values["content_hash"]))
+	}
+	if fmt.Sprint(docs) != "[now/h twin/h twin/h]" || e.zcard(keys.Deferred()) != 1 {
+		t.Fatalf("stream holds %v and %d deferred; want now, twin, twin and the one due in an hour", docs, e.zcard(keys.Deferred()))
+	}
+}
+
 // A crawl of dead letters put back while the window is full stops there:
 // the rest stay dead letters, and the replay says so.
 func TestAdmin_ReplayStopsAtAFullWindow(t *testing.T) {
