@@ -188,7 +188,7 @@ type Limiter struct {
 	maxWait time.Duration
 
 	mu   sync.Mutex
-	line map[string][]chan struct{} // per host: this process's requests waiting for its turn, in order
+	line map[string][]chan bool // per host: this process's requests waiting for its turn, in order
 }
 
 // inFlightTTL is how long a request holds its host unless it releases it
@@ -208,7 +208,7 @@ func New(rdb redis.UniversalClient, prefix string, maxWait time.Duration) *Limit
 	if maxWait <= 0 {
 		maxWait = DefaultMaxWait
 	}
-	return &Limiter{rdb: rdb, prefix: prefix, maxWait: maxWait, line: map[string][]chan struct{}{}}
+	return &Limiter{rdb: rdb, prefix: prefix, maxWait: maxWait, line: map[string][]chan bool{}}
 }
 
 // Key is the Redis key holding host's next free time; the host is its hash tag.
@@ -348,8 +348,15 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 		case <-ctx.Done():
 			t.Stop()
 			return r, fmt.Errorf("wait for the turn on %s: %w", r.Host, ctx.Err())
-		case <-w:
+		case released := <-w:
 			t.Stop()
+			// Woken by a release here: the host answered just now, so
+			// its turn is a delay away (asking now would only be told so).
+			if released {
+				if err := sleep.For(ctx, delay); err != nil {
+					return r, fmt.Errorf("wait for the turn on %s: %w", r.Host, err)
+				}
+			}
 		case <-t.C:
 		}
 	}
@@ -360,8 +367,8 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 // in flight), and a release here wakes the first alone: when a release
 // woke every waiter, each asked Redis at every turn (one host × 1 ms, 16
 // workers: 90 Redis commands a page).
-func (l *Limiter) join(host string) chan struct{} {
-	w := make(chan struct{}, 1)
+func (l *Limiter) join(host string) chan bool {
+	w := make(chan bool, 1)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.line[host] = append(l.line[host], w)
@@ -369,7 +376,7 @@ func (l *Limiter) join(host string) chan struct{} {
 }
 
 // first says whether w is first in host's line.
-func (l *Limiter) first(host string, w chan struct{}) bool {
+func (l *Limiter) first(host string, w chan bool) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	q := l.line[host]
@@ -380,7 +387,7 @@ func (l *Limiter) first(host string, w chan struct{}) bool {
 // context ended, it steps aside, Redis failed) wakes the next, which
 // would otherwise wait for a release that is not coming; one that took
 // the turn wakes it at its release.
-func (l *Limiter) leave(host string, w chan struct{}, turn bool) {
+func (l *Limiter) leave(host string, w chan bool, turn bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	q := l.line[host]
@@ -395,14 +402,15 @@ func (l *Limiter) leave(host string, w chan struct{}, turn bool) {
 	}
 	l.line[host] = q
 	if i == 0 && !turn {
-		wake(q[0])
+		wake(q[0], false)
 	}
 }
 
-// wake signals a waiter; a signal it has not taken yet stands.
-func wake(w chan struct{}) {
+// wake signals a waiter, saying whether a release woke it; a signal it
+// has not taken yet stands.
+func wake(w chan bool, released bool) {
 	select {
-	case w <- struct{}{}:
+	case w <- released:
 	default:
 	}
 }
@@ -418,7 +426,7 @@ func (l *Limiter) release(host string, keys []string, delay time.Duration, token
 	_ = releaseScript.Run(ctx, l.rdb, keys, max(delay.Milliseconds(), 1), token).Err()
 	l.mu.Lock()
 	if q := l.line[host]; len(q) > 0 {
-		wake(q[0])
+		wake(q[0], true)
 	}
 	l.mu.Unlock()
 }
