@@ -2,7 +2,13 @@
 // streamkit stage (Postgres ledger, forward to a next stream, ack, metrics)
 // against the raw go-redis ceiling (XREADGROUP COUNT 100 + pipelined XACK,
 // no ledger) measured in the same run, alternating, so the ratio survives a
-// noisy machine; it reports the medians. Its last line is:
+// noisy machine; it reports the medians. Beside them it measures the
+// design's own ceiling: the same work done by hand in as many plain loops
+// as consumers — per batch of 100 one read, one ledger lookup, one
+// multi-row ledger insert, the forwards pipelined, one ack — with none of
+// streamkit's leases, workers, retries or metrics: what a PostgreSQL row
+// per message costs on this machine, and how much of the gap to raw is
+// streamkit's own. Its last line is:
 //
 //	streamkit <S> msg/s, raw <R> msg/s, ratio <S/R>
 //
@@ -16,12 +22,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -91,12 +100,19 @@ func run() error {
 		defer crdb.Close()
 		return comparePartitions(ctx, rdb, crdb, pool, *n, *rounds, *consumers, *batch, *partitions)
 	}
-	var raws, kits []float64
+	var raws, hands, kits []float64
 	for r := range *rounds {
 		prefix := uniqueName("bench")
 		raw, err := measureRaw(ctx, rdb, prefix, *n)
 		if err != nil {
 			return err
+		}
+		hand, err := measureByHand(ctx, rdb, pool, prefix, *n, *consumers, *batch)
+		if err != nil {
+			return err
+		}
+		if _, err := pool.Exec(ctx, "TRUNCATE stage_results"); err != nil {
+			return fmt.Errorf("reset ledger: %w", err)
 		}
 		kit, err := measureStreamkit(ctx, rdb, pool, prefix, nil, *n, *consumers, *batch)
 		if err != nil {
@@ -106,10 +122,13 @@ func run() error {
 		if _, err := pool.Exec(ctx, "TRUNCATE stage_results"); err != nil {
 			return fmt.Errorf("reset ledger: %w", err)
 		}
-		fmt.Printf("round %d: raw %.0f msg/s, streamkit %.0f msg/s, ratio %.3f\n", r+1, raw, kit, kit/raw)
-		raws, kits = append(raws, raw), append(kits, kit)
+		fmt.Printf("round %d: raw %.0f msg/s, ledger by hand %.0f msg/s, streamkit %.0f msg/s, ratio %.3f (by hand %.3f)\n",
+			r+1, raw, hand, kit, kit/raw, hand/raw)
+		raws, hands, kits = append(raws, raw), append(hands, hand), append(kits, kit)
 	}
-	raw, kit := median(raws), median(kits)
+	raw, hand, kit := median(raws), median(hands), median(kits)
+	fmt.Printf("ledger by hand %.0f msg/s, ratio %.3f of raw: the ceiling of a ledger row per message; streamkit reaches %.2f of it\n",
+		hand, hand/raw, kit/hand)
 	fmt.Printf("streamkit %.0f msg/s, raw %.0f msg/s, ratio %.3f\n", kit, raw, kit/raw)
 	return nil
 }
@@ -224,6 +243,82 @@ func measureRaw(ctx context.Context, rdb *redis.Client, prefix string, n int) (f
 		done += len(ids)
 	}
 	return float64(n) / time.Since(start).Seconds(), nil
+}
+
+// measureByHand is streamkit's work without streamkit: loops plain
+// loops, each reading a batch, looking its keys up in the ledger, writing
+// their rows in one insert, forwarding them pipelined and acking them.
+func measureByHand(ctx context.Context, rdb *redis.Client, pool *pgxpool.Pool, prefix string, n, loops, batch int) (float64, error) {
+	in, out := streamkit.KeysFor(prefix, "hand").Stream(), streamkit.KeysFor(prefix, "handnext").Stream()
+	if err := fill(ctx, rdb, prefix, "hand", nil, n); err != nil {
+		return 0, err
+	}
+	if err := streamkit.EnsureGroup(ctx, rdb, in, "g"); err != nil {
+		return 0, err
+	}
+	var done atomic.Int64
+	errs := make(chan error, loops)
+	start := time.Now()
+	for l := range loops {
+		go func() { errs <- handLoop(ctx, rdb, pool, in, out, fmt.Sprintf("c%d", l), batch, n, &done) }()
+	}
+	for range loops {
+		if err := <-errs; err != nil {
+			return 0, err
+		}
+	}
+	elapsed := time.Since(start)
+	var rows int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM stage_results").Scan(&rows); err != nil {
+		return 0, err
+	}
+	if forwarded := rdb.XLen(ctx, out).Val(); rows != n || forwarded != int64(n) {
+		return 0, fmt.Errorf("by-hand run incomplete: %d ledger rows, %d forwarded, want %d", rows, forwarded, n)
+	}
+	return float64(n) / elapsed.Seconds(), nil
+}
+
+func handLoop(ctx context.Context, rdb *redis.Client, pool *pgxpool.Pool, in, out, consumer string, batch, n int, done *atomic.Int64) error {
+	for done.Load() < int64(n) {
+		res, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: consumer, Streams: []string{in, ">"}, Count: int64(batch), Block: 50 * time.Millisecond}).Result()
+		if errors.Is(err, redis.Nil) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("by hand: read: %w", err)
+		}
+		msgs := res[0].Messages
+		ids, keys, docs, stages, emitted := make([]string, len(msgs)), make([]string, len(msgs)), make([]string, len(msgs)), make([]string, len(msgs)), make([]string, len(msgs))
+		for i, m := range msgs {
+			doc, _ := m.Values["doc_id"].(string)
+			hash, _ := m.Values["content_hash"].(string)
+			url, _ := m.Values["url"].(string)
+			ids[i], keys[i], docs[i], stages[i] = m.ID, "hand:"+doc+":"+hash, doc, "hand"
+			js, _ := json.Marshal([]map[string]any{{"stage": "next", "fields": map[string]string{"doc_id": doc, "content_hash": hash, "url": url}}})
+			emitted[i] = string(js)
+		}
+		rows, err := pool.Query(ctx, `SELECT key, emitted FROM stage_results WHERE key = ANY($1)`, pgx.QueryExecModeExec, keys)
+		if err != nil {
+			return fmt.Errorf("by hand: look up: %w", err)
+		}
+		rows.Close()
+		if _, err := pool.Exec(ctx, `INSERT INTO stage_results (key, stage, doc_id, emitted)
+			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::json[]) ON CONFLICT (key) DO NOTHING`, keys, stages, docs, emitted); err != nil {
+			return fmt.Errorf("by hand: insert: %w", err)
+		}
+		pipe := rdb.Pipeline()
+		for _, m := range msgs {
+			pipe.XAdd(ctx, &redis.XAddArgs{Stream: out, Values: m.Values})
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			return fmt.Errorf("by hand: forward: %w", err)
+		}
+		if err := rdb.XAck(ctx, in, "g", ids...).Err(); err != nil {
+			return fmt.Errorf("by hand: ack: %w", err)
+		}
+		done.Add(int64(len(msgs)))
+	}
+	return nil
 }
 
 // measureStreamkit runs consumers with a no-op forwarding handler until
