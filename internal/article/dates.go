@@ -2,9 +2,13 @@ package article
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // dateLayouts are tried in order on a trimmed date string.
@@ -163,4 +167,67 @@ func shownDate(text string) *time.Time {
 		return dateFromParts(m[6], monthNumbers[m[5]], m[4], "", "", "")
 	}
 	return dateFromParts(m[7], m[8], m[9], "", "", "")
+}
+
+// Near the headline, a line that is a date and at most a label is the
+// story's date on many pages whose markup names no date ("<p
+// class="text-muted">December 15, 2025</p>" under the <h1>, "Published
+// on: February 14, 2025"). The window is a few elements before the first
+// headline (a date above it) and more after it (a byline row first).
+const (
+	dateLinesBefore = 8
+	dateLinesAfter  = 30
+)
+
+// reDateLabel is what a date line may hold beside the date: a label of
+// publication and punctuation. "Updated" is not one: an updated stamp is
+// not the publication day.
+var reDateLabel = regexp.MustCompile(`^(?:published|posted|date|on|[\s:|,.•·—–-])*$`)
+
+// dateLinesNearHeadline returns the texts of the elements around the
+// first <h1> whose own short text is a date line, in document order, but
+// none inside a comment, a teaser or other chrome (a reply's date).
+func dateLinesNearHeadline(nodes []*html.Node, hc hintCache) []string {
+	h := slices.IndexFunc(nodes, func(n *html.Node) bool { return n.DataAtom == atom.H1 })
+	if h < 0 {
+		return nil
+	}
+	var lines []string
+	for _, n := range nodes[max(h-dateLinesBefore, 0):min(h+dateLinesAfter, len(nodes))] {
+		if n.DataAtom == atom.H1 || !ownTextHasDigit(n) {
+			continue
+		}
+		t := strings.ToLower(shortText(n, 60))
+		loc := reShownDate.FindStringIndex(t)
+		if loc == nil {
+			continue
+		}
+		if reDateLabel.MatchString(strings.TrimSpace(t[:loc[0]])) && reDateLabel.MatchString(strings.TrimSpace(t[loc[1]:])) &&
+			!inChrome(n, hc) {
+			lines = append(lines, t)
+		}
+	}
+	return lines
+}
+
+// ownTextHasDigit says whether a text child of n (not of its descendants)
+// holds a digit: the element that writes the date, not its wrappers.
+func ownTextHasDigit(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode && strings.ContainsAny(c.Data, "0123456789") {
+			return true
+		}
+	}
+	return false
+}
+
+// inChrome says whether n or one of its nearest ancestors is marked as
+// what is not the story (hHardNeg: comments, related teasers, sidebars).
+func inChrome(n *html.Node, hc hintCache) bool {
+	for depth := 0; n != nil && depth < 12; n, depth = n.Parent, depth+1 {
+		if n.Type == html.ElementNode && hc.node(n)&hHardNeg != 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -30,6 +30,9 @@ type pageMeta struct {
 	// shownDates are the short texts of elements whose class or id names
 	// a date, a byline or an entry's meta line, in document order (dates.go).
 	shownDates []string
+	// titleDates are date lines near the headline (dates.go's
+	// dateLineNear): the last date source.
+	titleDates []string
 	// writtenBy are names that unmarked lines credit ("Written by Jane
 	// Roe", or a "Written by" label and the name after it), in document
 	// order: the last author source.
@@ -75,6 +78,7 @@ func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
 	pm.articles = signals.FilterMatcher(selArticle).Length()
 	signals.FilterMatcher(selTime).Each(pm.addTime)
 	pm.collectShownDates(elems.Nodes, hc)
+	pm.titleDates = dateLinesNearHeadline(elems.Nodes, hc)
 	pm.collectWrittenBy(elems.Nodes)
 	// Bylines come before images: an author's photo is not the top image.
 	avatars := pm.collectBylines(elems, hc).FindMatcher(selImg)
@@ -497,8 +501,10 @@ func resolveURL(base *url.URL, ref string) string {
 
 // publishedAt picks the publication time from the strongest source
 // available: explicit metadata (declared true), then a date in the URL,
-// then any <time>, then the first date a dated element shows (shownDate)
-// unless it is the day the page says it was modified — an "updated"
+// then any <time>, then the first date a dated element shows (shownDate),
+// then a line near the headline that is a date and nothing else
+// (dateLinesNearHeadline) — either unless it is the day the page says it
+// was modified — an "updated"
 // stamp where the page declares one. A URL that names only the month
 // (/2025/12/) gives no day: it only keeps the later sources to that month
 // (its first day was a wrong day on most such pages of WCXB's tune half).
@@ -523,7 +529,7 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared bool) {
 			return t, false
 		}
 	}
-	for _, s := range pm.shownDates {
+	for _, s := range append(pm.shownDates, pm.titleDates...) {
 		if t := shownDate(s); t != nil && inMonth(t) {
 			if mod := pm.modifiedAt(); mod != nil && mod.UTC().Format(time.DateOnly) == t.Format(time.DateOnly) {
 				return nil, false

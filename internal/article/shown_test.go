@@ -42,6 +42,11 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 		{"metadata wins over what is shown", `<meta property="article:published_time" content="2024-01-05T08:00:00Z">`, `<span class="date">March 12, 2025</span>`, "2024-01-05"},
 		{"the modified day is no publication", `<meta property="article:modified_time" content="2025-03-12T10:00:00Z">`, `<p class="updated">Updated March 12, 2025</p>`, ""},
 		{"a comment's date is not the story's", "", `<div class="comment"><span class="comment-date">May 2, 2025</span><p>Nice.</p></div>`, ""},
+		{"a date line under the headline", "", `<p class="text-muted">December 15, 2025</p>`, "2025-12-15"},
+		{"a labelled date line", "", `<p>Published on: February 14, 2025</p>`, "2025-02-14"},
+		{"an updated line is no publication day", "", `<p><span>Updated November 18, 2025</span></p>`, ""},
+		{"a date in a sentence is no date line", "", `<p>On March 3, 2025 the council voted.</p>`, ""},
+		{"a reply's date line is not the story's", "", `<div class="comments"><div>May 2, 2025</div><p>Nice.</p></div>`, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
