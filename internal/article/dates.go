@@ -49,6 +49,8 @@ var dateLayouts = []string{
 	"2 Jan 2006",
 	"02.01.2006 15:04",
 	"02.01.2006",
+	"2006 Jan 2", // citation_publication_date, as scholarly pages write it
+	"2006 Jan",
 }
 
 var (
@@ -145,12 +147,16 @@ func urlHasDate(u string) bool {
 
 // reShownDate finds a day written for people in a dated element's text
 // (lower-cased): "march 12, 2025", "sep 1st, 2023", "12 nov 2025",
-// "2025-12-17", "2025.12.17", "2019/1/22". Numeric day-month orders that
-// only the site knows (03/10/2023) are not read.
+// "2025-12-17", "2025.12.17", "2019/1/22", "23.07.2025" (with dots the
+// day comes first), "2/24/2026" (with slashes, only an order one number
+// settles: above 12 is the day). Other numeric orders that only the site
+// knows (03/10/2023) are not read.
 var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
 	`(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)` +
 	`|(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+((?:19|20)\d\d)` +
-	`|((?:19|20)\d\d)[-/.](\d{1,2})[-/.](\d{1,2})(?:[^0-9]|$))`)
+	`|((?:19|20)\d\d)[-/.](\d{1,2})[-/.](\d{1,2})(?:[^0-9]|$)` +
+	`|(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)(?:[^0-9]|$)` +
+	`|(\d{1,2})/(\d{1,2})/((?:19|20)\d\d)(?:[^0-9]|$))`)
 
 var monthNumbers = map[string]string{"jan": "1", "feb": "2", "mar": "3", "apr": "4", "may": "5", "jun": "6",
 	"jul": "7", "aug": "8", "sep": "9", "oct": "10", "nov": "11", "dec": "12"}
@@ -165,8 +171,20 @@ func shownDate(text string) *time.Time {
 		return dateFromParts(m[3], monthNumbers[m[1]], m[2], "", "", "")
 	case m[5] != "":
 		return dateFromParts(m[6], monthNumbers[m[5]], m[4], "", "", "")
+	case m[7] != "":
+		return dateFromParts(m[7], m[8], m[9], "", "", "")
+	case m[10] != "":
+		return dateFromParts(m[12], m[11], m[10], "", "", "")
 	}
-	return dateFromParts(m[7], m[8], m[9], "", "", "")
+	a, _ := strconv.Atoi(m[13])
+	b, _ := strconv.Atoi(m[14])
+	switch {
+	case a > 12 && b <= 12:
+		return dateFromParts(m[15], m[14], m[13], "", "", "")
+	case b > 12 && a <= 12:
+		return dateFromParts(m[15], m[13], m[14], "", "", "")
+	}
+	return nil
 }
 
 // Near the headline, a line that is a date and at most a label is the
@@ -180,9 +198,9 @@ const (
 )
 
 // reDateLabel is what a date line may hold beside the date: a label of
-// publication and punctuation. "Updated" is not one: an updated stamp is
+// publication, a reading time and punctuation. "Updated" is not one: an updated stamp is
 // not the publication day.
-var reDateLabel = regexp.MustCompile(`^(?:published|posted|date|on|[\s:|,.•·—–-])*$`)
+var reDateLabel = regexp.MustCompile(`^(?:published|posted|date|on|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*$`)
 
 // dateLinesNearHeadline returns the texts of the elements around the
 // first <h1> whose own short text is a date line, in document order, but

@@ -548,7 +548,8 @@ func (pm *pageMeta) declaredPublished() *time.Time {
 		"datepublished", "article:published", "pubdate", "publishdate", "publish-date", "publish_date",
 		"article.published", "parsely-pub-date", "sailthru.date", "dc.date.issued", "dcterms.issued",
 		"dc.date", "dcterms.date", "dcterms.created", "date", "og:published_time", "published_time",
-		"article_date_original", "original-publish-date", "cxenseparse:recs:publishtime", "itemprop:datecreated")...)
+		"article_date_original", "original-publish-date", "cxenseparse:recs:publishtime", "itemprop:datecreated",
+		"published-date", "citation_publication_date", "citation_date", "citation_online_date")...)
 	srcs = append(srcs, pm.pubTimes...)
 	for _, s := range srcs {
 		if t := parseDate(s); t != nil {

@@ -17,7 +17,10 @@ func TestShownDate_Formats(t *testing.T) {
 		{"Dariusz 05 Nov 2025. 8 minutes read", "2025-11-05"},
 		{"Published: 2025.12.17 |", "2025-12-17"},
 		{"2019/1/22", "2019-01-22"},
-		{"03/10/2023 by WSET Global", ""}, // day and month order unknown
+		{"03/10/2023 by WSET Global", ""},    // day and month order unknown
+		{"23.07.2025 · 6 min", "2025-07-23"}, // with dots, the day first
+		{"2/24/2026", "2026-02-24"},          // 24 can only be the day
+		{"24/2/2026", "2026-02-24"},
 		{"© 2025 Example Media", ""},
 		{"February 30, 2024", ""},
 		{"Updated 5 minutes ago", ""},
@@ -43,6 +46,8 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 		{"the modified day is no publication", `<meta property="article:modified_time" content="2025-03-12T10:00:00Z">`, `<p class="updated">Updated March 12, 2025</p>`, ""},
 		{"a comment's date is not the story's", "", `<div class="comment"><span class="comment-date">May 2, 2025</span><p>Nice.</p></div>`, ""},
 		{"a date line under the headline", "", `<p class="text-muted">December 15, 2025</p>`, "2025-12-15"},
+		{"a date line with its reading time", "", `<p>February 4, 2025 - 11 minutes</p>`, "2025-02-04"},
+		{"a scholarly page's citation date", `<meta name="citation_publication_date" content="2023 Jan 7">`, "", "2023-01-07"},
 		{"a labelled date line", "", `<p>Published on: February 14, 2025</p>`, "2025-02-14"},
 		{"an updated line is no publication day", "", `<p><span>Updated November 18, 2025</span></p>`, ""},
 		{"a date in a sentence is no date line", "", `<p>On March 3, 2025 the council voted.</p>`, ""},
