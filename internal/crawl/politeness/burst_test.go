@@ -56,16 +56,23 @@ func TestLimiter_OverdueSlotsDoNotBurst(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if len(sent) != waiters {
-		t.Fatalf("%d sends, want %d", len(sent), waiters)
+	checkSpaced(t, sent, waiters, delay)
+	if took := time.Since(start); took < (waiters-1)*delay {
+		t.Errorf("the overdue waiters were all through in %s; want them spread over >= %s", took, (waiters-1)*delay)
+	}
+}
+
+// checkSpaced fails unless n requests went, each at least delay after the
+// one before, by their send stamps.
+func checkSpaced(t *testing.T, sent []time.Time, n int, delay time.Duration) {
+	t.Helper()
+	if len(sent) != n {
+		t.Fatalf("%d requests went, want %d", len(sent), n)
 	}
 	slices.SortFunc(sent, func(a, b time.Time) int { return a.Compare(b) })
 	for i := 1; i < len(sent); i++ {
 		if gap := sent[i].Sub(sent[i-1]); gap < delay {
-			t.Errorf("sends %d and %d stamped %s apart, want >= %s", i-1, i, gap, delay)
+			t.Errorf("requests %d and %d went %s apart, want >= %s", i-1, i, gap, delay)
 		}
-	}
-	if took := time.Since(start); took < (waiters-1)*delay {
-		t.Errorf("the overdue waiters were all through in %s; want them spread over >= %s", took, (waiters-1)*delay)
 	}
 }

@@ -2,7 +2,6 @@ package politeness_test
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -68,15 +67,7 @@ func TestLimiter_WaitersOfOneProcessTakeTurnsInLine(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if len(sent) != requests {
-		t.Fatalf("%d requests went, want %d", len(sent), requests)
-	}
-	slices.SortFunc(sent, func(a, b time.Time) int { return a.Compare(b) })
-	for i := 1; i < len(sent); i++ {
-		if gap := sent[i].Sub(sent[i-1]); gap < delay {
-			t.Errorf("requests %d and %d went %s apart, want >= %s", i-1, i, gap, delay)
-		}
-	}
+	checkSpaced(t, sent, requests, delay)
 	// Per request: its reservation, the gate (once: woken by a release,
 	// a request waits the delay before it asks), its release; one spare.
 	if n := scripts.n.Load(); n > 4*requests {
