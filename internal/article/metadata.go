@@ -37,6 +37,9 @@ type pageMeta struct {
 	// Roe", or a "Written by" label and the name after it), in document
 	// order: the last author source.
 	writtenBy []string
+	// authorLinks are the person names of links to an author's page
+	// (/author/<name>), outside chrome, in document order.
+	authorLinks []string
 }
 
 // collectMeta reads head, microdata and body metadata from elems, every
@@ -80,6 +83,7 @@ func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
 	pm.collectShownDates(elems.Nodes, hc)
 	pm.titleDates = dateLinesNearHeadline(elems.Nodes, hc)
 	pm.collectWrittenBy(elems.Nodes)
+	pm.collectAuthorLinks(elems.Nodes, hc)
 	// Bylines come before images: an author's photo is not the top image.
 	avatars := pm.collectBylines(elems, hc).FindMatcher(selImg)
 	signals.FilterMatcher(selImg).NotSelection(avatars).EachWithBreak(func(_ int, s *goquery.Selection) bool {
@@ -231,7 +235,7 @@ const maxWrittenBy = 4
 
 var (
 	// reCredit is a line that credits a writer, the name (if any) after it.
-	reCredit = regexp.MustCompile(`^(?i:written by|words by|text by|posted by|authored by|author|by)\s*:?\s*(.*)$`)
+	reCredit = regexp.MustCompile(`^(?i:written by|words by|text by|posted by|authored by|article by|author|by)\s*:?\s*(.*)$`)
 	// rePersonName is a name as a byline writes it: two to four words,
 	// each capitalised ("Jane Roe", "Lisa D. Ellis", "Md Najmul Hossain").
 	rePersonName = regexp.MustCompile(`^\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){1,3}$`)
@@ -268,6 +272,39 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 		}
 		if rePersonName.MatchString(name) {
 			pm.writtenBy = append(pm.writtenBy, name)
+		}
+	}
+}
+
+// maxAuthorLinks bounds the author links read per page.
+const maxAuthorLinks = 2
+
+// reAuthorPage is the path of an author's page: /author/jane-roe,
+// /authors/jane-roe.html.
+var reAuthorPage = regexp.MustCompile(`(?i)/authors?/[\p{L}0-9._-]+/?(?:\.html?)?$`)
+
+// collectAuthorLinks records the text of links to an author's page that
+// reads as a person's name: the byline of many pages that mark it up no
+// other way ("By <a href="/author/jane-roe">Jane Roe</a> · Editor").
+func (pm *pageMeta) collectAuthorLinks(nodes []*html.Node, hc hintCache) {
+	for _, n := range nodes {
+		if len(pm.authorLinks) >= maxAuthorLinks {
+			return
+		}
+		if n.DataAtom != atom.A {
+			continue
+		}
+		href := ""
+		for _, a := range n.Attr {
+			if a.Key == "href" {
+				href = a.Val
+			}
+		}
+		if u, err := url.Parse(href); err != nil || !reAuthorPage.MatchString(u.Path) {
+			continue
+		}
+		if name := cleanInline(shortText(n, 60)); rePersonName.MatchString(name) && !inChrome(n, hc) {
+			pm.authorLinks = append(pm.authorLinks, name)
 		}
 	}
 }
@@ -573,7 +610,8 @@ func (pm *pageMeta) modifiedAt() *time.Time {
 }
 
 // authors takes clean person names from the first source that has any:
-// JSON-LD, meta tags, the page's bylines, then its unmarked credit lines.
+// JSON-LD, meta tags, scholarly citation metas, the page's bylines, its
+// unmarked credit lines, then links to an author's page.
 // A source whose values are no names (article:author is often a profile
 // URL) does not count. (A publisher named as the author stays: WCXB's
 // annotators keep "Everfit Team" and "Podium Staff" too.)
@@ -582,7 +620,7 @@ func (pm *pageMeta) authors() []string {
 		pm.all("dc:creator", "dcterms:creator", "dc.creator", "author", "article:author", "og:article:author",
 			"parsely-author", "sailthru.author", "dcterms.creator", "byl", "twitter:creator:name",
 			"itemprop:author", "itemprop:creator"),
-		pm.bylines, pm.writtenBy}
+		citationNames(pm.all("citation_author")), pm.bylines, pm.writtenBy, pm.authorLinks}
 	for _, raw := range sources {
 		var out []string
 		seen := map[string]bool{}
@@ -599,6 +637,20 @@ func (pm *pageMeta) authors() []string {
 		}
 	}
 	return nil
+}
+
+// citationNames turns scholarly citation_author values, one author each,
+// into names: "Roy, Aniruddha" is Aniruddha Roy (splitAuthors would make
+// two names of it).
+func citationNames(values []string) []string {
+	out := make([]string, 0, len(values))
+	for _, v := range values {
+		if last, first, ok := strings.Cut(v, ","); ok && !strings.Contains(first, ",") {
+			v = strings.TrimSpace(first) + " " + strings.TrimSpace(last)
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 var (

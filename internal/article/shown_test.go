@@ -99,7 +99,7 @@ func TestExtract_TitleIsTheHeadlineThePageShows(t *testing.T) {
 	}
 }
 
-func TestExtract_AuthorsFromUnmarkedCreditLines(t *testing.T) {
+func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 	body := pTags(articleParas(6))
 	cases := []struct {
 		name, credit string
@@ -110,10 +110,19 @@ func TestExtract_AuthorsFromUnmarkedCreditLines(t *testing.T) {
 		{"text by", `<p>Text by Hunter Dukes</p>`, []string{"Hunter Dukes"}},
 		{"a sentence that opens with By", `<p>By 2030 most homes will have one.</p>`, nil},
 		{"by and one word", `<p>By car</p>`, nil},
+		{"article by", `<div>Article by Matias Heikkilä</div>`, []string{"Matias Heikkilä"}},
+		{"a link to the author's page", `<div>By <a href="/author/matthew-richardson">Matthew Richardson</a> · Review Editor</div>`, []string{"Matthew Richardson"}},
+		{"a commenter's author page is not the story's", `<div class="comments"><a href="/author/jane-roe">Jane Roe</a><p>Nice.</p></div>`, nil},
+		{"scholarly citation metas, last name first", `<meta name="citation_author" content="Roy, Aniruddha"><meta name="citation_author" content="Patel, Jyoti">`,
+			[]string{"Aniruddha Roy", "Jyoti Patel"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			page := `<html><head><title>A story</title></head><body><article><h1>A story</h1>` + tc.credit + body + `</article></body></html>`
+			head, credit := "", tc.credit
+			if strings.HasPrefix(credit, "<meta") {
+				head, credit = credit, ""
+			}
+			page := `<html><head><title>A story</title>` + head + `</head><body><article><h1>A story</h1>` + credit + body + `</article></body></html>`
 			got := mustExtract(t, page, "https://example.com/news/a-story").Authors
 			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
 				t.Errorf("Authors = %q, want %q", got, tc.want)
