@@ -30,9 +30,10 @@ type pageMeta struct {
 	// shownDates are the short texts of elements whose class or id names
 	// a date, a byline or an entry's meta line, in document order (dates.go).
 	shownDates []string
-	// titleDates are date lines near the headline (dates.go's
-	// dateLineNear): the last date source.
-	titleDates []string
+	// nodes and hints are the page's elements and their class hints, for
+	// the last date source, read only when no other gave a day.
+	nodes []*html.Node
+	hints hintCache
 	// writtenBy are names that unmarked lines credit ("Written by Jane
 	// Roe", or a "Written by" label and the name after it), in document
 	// order: the last author source.
@@ -81,7 +82,7 @@ func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
 	pm.articles = signals.FilterMatcher(selArticle).Length()
 	signals.FilterMatcher(selTime).Each(pm.addTime)
 	pm.collectShownDates(elems.Nodes, hc)
-	pm.titleDates = dateLinesNearHeadline(elems.Nodes, hc)
+	pm.nodes, pm.hints = elems.Nodes, hc
 	pm.collectWrittenBy(elems.Nodes)
 	pm.collectAuthorLinks(elems.Nodes, hc)
 	// Bylines come before images: an author's photo is not the top image.
@@ -299,6 +300,9 @@ func (pm *pageMeta) collectAuthorLinks(nodes []*html.Node, hc hintCache) {
 			if a.Key == "href" {
 				href = a.Val
 			}
+		}
+		if !strings.Contains(href, "/author") { // most links: no parse
+			continue
 		}
 		if u, err := url.Parse(href); err != nil || !reAuthorPage.MatchString(u.Path) {
 			continue
@@ -566,15 +570,22 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared bool) {
 			return t, false
 		}
 	}
-	for _, s := range append(pm.shownDates, pm.titleDates...) {
-		if t := shownDate(s); t != nil && inMonth(t) {
-			if mod := pm.modifiedAt(); mod != nil && mod.UTC().Format(time.DateOnly) == t.Format(time.DateOnly) {
-				return nil, false
+	shown := func(lines []string) (t *time.Time, found bool) {
+		for _, s := range lines {
+			if t := shownDate(s); t != nil && inMonth(t) {
+				if mod := pm.modifiedAt(); mod != nil && mod.UTC().Format(time.DateOnly) == t.Format(time.DateOnly) {
+					return nil, true
+				}
+				return t, true
 			}
-			return t, false
 		}
+		return nil, false
 	}
-	return nil, false
+	if t, found := shown(pm.shownDates); found {
+		return t, false
+	}
+	t, _ = shown(dateLinesNearHeadline(pm.nodes, pm.hints)) // read only now: most pages never get here
+	return t, false
 }
 
 // declaredPublished is the publication time stated by JSON-LD, meta tags,
