@@ -198,8 +198,8 @@ const (
 )
 
 // reDateLabel is what a date line may hold beside the date: a label of
-// publication, a reading time and punctuation. "Updated" is not one: an updated stamp is
-// not the publication day.
+// publication, a reading time and punctuation. "Updated" is not one: an
+// updated stamp is not the publication day.
 var reDateLabel = regexp.MustCompile(`^(?:published|posted|date|on|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*$`)
 
 // dateLinesNearHeadline returns the texts of the elements around the

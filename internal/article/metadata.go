@@ -544,9 +544,8 @@ func resolveURL(base *url.URL, ref string) string {
 // available: explicit metadata (declared true), then a date in the URL,
 // then any <time>, then the first date a dated element shows (shownDate),
 // then a line near the headline that is a date and nothing else
-// (dateLinesNearHeadline) — either unless it is the day the page says it
-// was modified — an "updated"
-// stamp where the page declares one. A URL that names only the month
+// (dateLinesNearHeadline); a shown date that is the day the page declares
+// as modified is an "updated" stamp, and gives none. A URL that names only the month
 // (/2025/12/) gives no day: it only keeps the later sources to that month
 // (its first day was a wrong day on most such pages of WCXB's tune half).
 func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared bool) {
