@@ -56,12 +56,12 @@ func newWindow(rdb redis.UniversalClient, cfg Config) *streamkit.Window {
 // next feed (perHost). Each is due at its host's turn: the first of a host
 // at once, the next one host delay later for each request of the host
 // already out, a little early (streamkit's deferred set holds it until
-// then), so a request is read when its slot is near instead of being read,
-// refused its slot and stepped aside first (in bench-crawler at 20 ms, a
-// third of a polite page's Redis commands). A host slower than the crawler's delay
-// (robots.txt's Crawl-delay, its own answers) still steps its requests
-// aside when they come early. Several crawler processes may run one each: rows
-// are taken with SKIP LOCKED, and a request published twice (a crash
+// then), so a request is read when its slot is near instead of being
+// read, refused its slot and stepped aside first (in bench-crawler at
+// 20 ms, a third of a polite page's Redis commands). A host slower than
+// the crawler's delay (robots.txt's Crawl-delay, its own answers) still
+// steps its requests aside when they come early. Several crawler
+// processes may run one each: rows are taken with SKIP LOCKED, and a request published twice (a crash
 // between publish and commit) has one idempotency key, which the ledger
 // absorbs.
 type Feeder struct {
