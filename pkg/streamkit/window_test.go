@@ -27,12 +27,8 @@ func windowMsgs(from, n int) []map[string]string {
 // window and the retained entries, never past what the group still needs.
 func TestWindow_OneWindowForEveryProducer(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e, keys := newWindowEnv(t)
 	ctx := context.Background()
-	keys := e.keys("w")
-	if err := streamkit.EnsureGroup(ctx, e.RDB, keys.Stream(), "w-group"); err != nil {
-		t.Fatal(err)
-	}
 	w := streamkit.NewWindow(e.RDB, e.Prefix, "w", "w-group", 100).WithRetain(10)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -90,12 +86,8 @@ func TestWindow_OneWindowForEveryProducer(t *testing.T) {
 // and two equal messages stay two.
 func TestWindow_AddDueWaitsInTheDeferredSet(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e, keys := newWindowEnv(t)
 	ctx := context.Background()
-	keys := e.keys("w")
-	if err := streamkit.EnsureGroup(ctx, e.RDB, keys.Stream(), "w-group"); err != nil {
-		t.Fatal(err)
-	}
 	w := streamkit.NewWindow(e.RDB, e.Prefix, "w", "w-group", 6)
 	same := map[string]string{"doc_id": "twin", "content_hash": "h"}
 	msgs := []streamkit.Due{
@@ -143,12 +135,8 @@ func TestWindow_AddDueWaitsInTheDeferredSet(t *testing.T) {
 // the rest stay dead letters, and the replay says so.
 func TestAdmin_ReplayStopsAtAFullWindow(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e, keys := newWindowEnv(t)
 	ctx := context.Background()
-	keys := e.keys("w")
-	if err := streamkit.EnsureGroup(ctx, e.RDB, keys.Stream(), "w-group"); err != nil {
-		t.Fatal(err)
-	}
 	for i := range 20 {
 		if err := e.RDB.XAdd(ctx, &redis.XAddArgs{Stream: keys.DLQ(), Values: map[string]interface{}{"doc_id": fmt.Sprintf("dead-%d", i),
 			streamkit.DLQFieldOriginal: `["doc_id"]`, streamkit.DLQFieldStage: "w", streamkit.DLQFieldErrorType: "x",
@@ -168,6 +156,16 @@ func TestAdmin_ReplayStopsAtAFullWindow(t *testing.T) {
 	if dl, st := e.xlen(keys.DLQ()), e.xlen(keys.Stream()); dl != 15 || st != 15 {
 		t.Fatalf("%d dead letters and %d entries left; want 15 and 15", dl, st)
 	}
+}
+
+// newWindowEnv is an env with stage "w" read by group "w-group".
+func newWindowEnv(t *testing.T) (*env, streamkit.Keys) {
+	e := newEnv(t)
+	keys := e.keys("w")
+	if err := streamkit.EnsureGroup(context.Background(), e.RDB, keys.Stream(), "w-group"); err != nil {
+		t.Fatal(err)
+	}
+	return e, keys
 }
 
 // consume reads n entries as consumer "c" of group, acking them if ack.
