@@ -75,6 +75,7 @@ func extractWith(raw []byte, pageURL string, opt Options, bud *budget) (*Article
 	// they visit every node several times and keep per-node state.
 	page := goquery.NewDocumentFromNode(doc)
 	elems := page.FindMatcher(pageElements)
+	placeStreamed(doc, elems.Nodes)
 	hc := hintCache{}
 	pm := collectMeta(elems, hc)
 	counts := countPage(elems.Nodes)

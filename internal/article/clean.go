@@ -48,7 +48,7 @@ func (c *cleaner) skip(n *html.Node) bool {
 		return true
 	}
 	w := c.st.hc.classWeight(n)
-	if w < 0 && !c.paid[n] {
+	if w < 0 && !c.paid[n] && !c.misnamedProse(n, s) {
 		return !isQuoteEmbed(n, c.st)
 	}
 	if s.commas >= 10 {
@@ -69,6 +69,13 @@ func (c *cleaner) skip(n *html.Node) bool {
 		return true
 	}
 	return false
+}
+
+// misnamedProse reports a container whose chrome-like name ("widget-wrap"
+// in page builders) hides a run of plain paragraphs: prose, few links.
+// Comment sections keep their hard "never content" name.
+func (c *cleaner) misnamedProse(n *html.Node, s *stat) bool {
+	return s.paras >= 2 && s.linkDensity() < 0.2 && c.st.hc.node(n)&hHardNeg == 0
 }
 
 // isQuoteEmbed reports a wrapper (often named "social-embed") that mostly

@@ -50,6 +50,25 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"Most Popular", "tram line", "market hall", "Traders returned"},
 		},
 		{
+			name: "a page builder's widget-named wrappers around each section of prose stay",
+			body: `<div class="entry-content">` +
+				`<section class="builder-section"><div class="builder-widget-wrap">` + pTags(ps[:3]) + `</div></section>` +
+				`<section class="builder-section"><div class="builder-widget-wrap">` + pTags(ps[3:]) + `</div></section>` +
+				`<div class="newsletter-widget"><p>Sign up for our newsletter, every Friday, free.</p></div></div>` +
+				`<div id="comments"><p>First comment, with a view on the budget, the roads, the parks.</p><p>Second comment, agreeing with it, and then some.</p><p>Third comment, disagreeing with both, at length and more.</p></div>`,
+			want:    ps,
+			notWant: []string{"Sign up", "First comment"},
+		},
+		{
+			name: "a streaming server's late segment is read where its placeholder stands, its fallback not",
+			body: `<main><h1>Council Approves Budget</h1><!--$?--><template id="B:0"></template><p>Loading the story…</p><!--/$-->` +
+				`<aside class="sidebar"><p>More from the Gazette.</p></aside></main>` +
+				`<div hidden id="S:0"><article>` + pTags(ps) + `</article></div>` +
+				`<script>$RC("B:0","S:0")</script>`,
+			want:    ps,
+			notWant: []string{"Loading the story"},
+		},
+		{
 			name: "section ids made from heading text are not chrome",
 			body: `<article><section id="sharing-with-a-single-developer"><h2>Sharing with a single developer</h2>` + pTags(ps[:4]) +
 				`</section><section id="related-work-and-further-notes">` + pTags(ps[4:]) + `</section></article>`,
