@@ -216,6 +216,9 @@ next:
 	if len(alts) < need {
 		return top
 	}
+	// The lowest ancestor holding the most parts: a body told in sections,
+	// each with its own parts, is the sections' parent, not the first one.
+	best, most := top, need-1
 	for p := top.Parent; p != nil && p != s.body && p.Type == html.ElementNode; p = p.Parent {
 		n := 0
 		for _, a := range alts {
@@ -223,11 +226,11 @@ next:
 				n++
 			}
 		}
-		if n >= need {
-			return p
+		if n > most {
+			best, most = p, n
 		}
 	}
-	return top
+	return best
 }
 
 // climb moves to a parent whose score exceeds the candidate's: the parent

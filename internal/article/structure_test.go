@@ -1,6 +1,7 @@
 package article
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -48,6 +49,14 @@ func TestExtractLayouts(t *testing.T) {
 				`</ol></section></main>`,
 			want:    ps,
 			notWant: []string{"Most Popular", "tram line", "market hall", "Traders returned"},
+		},
+		{
+			name: "a body told in sections of one-paragraph wrappers is read whole, not one section",
+			body: `<div id="content">` + sectioned([]string{ps[0] + " " + ps[1] + " " + ps[2], ps[3]}, "Why the plan changed") +
+				sectioned(ps[4:6], "What the council said") + sectioned(ps[6:], "What comes next") +
+				`</div><div id="footer"><p>Last updated 2024-03-01, site by the Gazette.</p></div>`,
+			want:    append([]string{"What the council said"}, ps...),
+			notWant: []string{"site by the Gazette"},
 		},
 		{
 			name: "a page builder's widget-named wrappers around each section of prose stay",
@@ -158,4 +167,16 @@ func TestExtractLayouts(t *testing.T) {
 			checkText(t, a.Text, tc.want, tc.notWant)
 		})
 	}
+}
+
+// sectioned is one section of a generated-docs page (AsciiDoc's layout):
+// a heading, then each paragraph in a wrapper of its own.
+func sectioned(ps []string, heading string) string {
+	var sb strings.Builder
+	sb.WriteString(`<div class="sect1"><h2>` + heading + `</h2><div class="sectionbody">`)
+	for _, p := range ps {
+		sb.WriteString(`<div class="paragraph"><p>` + p + `</p></div>`)
+	}
+	sb.WriteString(`</div></div>`)
+	return sb.String()
 }
