@@ -24,7 +24,9 @@ func (c *cleaner) skip(n *html.Node) bool {
 		return true
 	}
 	switch n.DataAtom {
-	case atom.Figure, atom.Figcaption, atom.Picture:
+	case atom.Figure:
+		return !wrapsTable(n, 3)
+	case atom.Figcaption, atom.Picture:
 		return true
 	}
 	for _, r := range c.roots {
@@ -67,6 +69,17 @@ func (c *cleaner) skip(n *html.Node) bool {
 		return true
 	case s.imgs > 2 && s.paras == 0 && s.text < 200:
 		return true
+	}
+	return false
+}
+
+// wrapsTable reports a <table> within depth levels below n: a figure that
+// is a table (WordPress wraps every table in one), which is content.
+func wrapsTable(n *html.Node, depth int) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.DataAtom == atom.Table || (depth > 1 && c.Type == html.ElementNode && wrapsTable(c, depth-1)) {
+			return true
+		}
 	}
 	return false
 }

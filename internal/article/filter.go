@@ -21,7 +21,7 @@ func filterBlocks(bs []block, titles []string) []block {
 	}
 	lists := listShares(bs)
 	out := bs[:0]
-	seen := 0
+	seen := 0 // runes kept so far: the story told before a heading
 	prose := false
 	for i, b := range bs {
 		if headingLike(b) && (isEndHeading(b.text) || isStrongEnd(b.text)) {
@@ -36,7 +36,6 @@ func filterBlocks(bs []block, titles []string) []block {
 			}
 			continue
 		}
-		seen += b.runes
 		if isBoilerplateText(b.text) || isDateline(b.text) || isPromo(b) || isStampLine(b) {
 			continue
 		}
@@ -51,6 +50,7 @@ func filterBlocks(bs []block, titles []string) []block {
 		if linkBlock(b) && !(isHeading(b.tag) && i+1 < len(bs) && isProse(bs[i+1])) && !proseList(b, lists) {
 			continue
 		}
+		seen += b.runes
 		out = append(out, b)
 	}
 	return out

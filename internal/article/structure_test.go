@@ -59,6 +59,21 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"site by the Gazette"},
 		},
 		{
+			name: "a table wrapped in a figure is content, its caption not",
+			body: `<article>` + pTags(ps[:4]) + `<figure class="wp-block-table"><table><tr><th>Fund</th><th>2024</th><th>2025</th></tr>` +
+				`<tr><td>Schools and libraries</td><td>$41.2m</td><td>$43.9m</td></tr></table><figcaption>Source: city finance office</figcaption></figure>` +
+				pTags(ps[4:]) + `</article>`,
+			want:    append([]string{"Schools and libraries $41.2m $43.9m"}, ps...),
+			notWant: []string{"Source: city finance office"},
+		},
+		{
+			name: "a related box early in the story does not end it because of the link list before it",
+			body: `<article><p>` + strings.Repeat(`<a href="#s">A section of this long guide to the city's budget, in brief</a> `, 12) + `</p>` +
+				pTags(ps[:1]) + `<p><strong>RELATED</strong></p><p><a href="/s/3">Council delays the tram vote again</a></p>` + pTags(ps[1:]) + `</article>`,
+			want:    ps,
+			notWant: []string{"tram vote"},
+		},
+		{
 			name: "a page builder's widget-named wrappers around each section of prose stay",
 			body: `<div class="entry-content">` +
 				`<section class="builder-section"><div class="builder-widget-wrap">` + pTags(ps[:3]) + `</div></section>` +
