@@ -84,11 +84,24 @@ func wrapsTable(n *html.Node, depth int) bool {
 	return false
 }
 
+// Misnamed prose: a chrome-named container inside the content holding this
+// much is kept.
+const (
+	misnamedParas    = 2    // paragraphs, at under 0.2 link density
+	misnamedParaText = 150  // or one paragraph of this many runes,
+	misnamedParaLink = 0.10 // at under this link density
+)
+
 // misnamedProse reports a container whose chrome-like name ("widget-wrap"
-// in page builders) hides a run of plain paragraphs: prose, few links.
-// Comment sections keep their hard "never content" name.
+// in page builders, "block--embed" around each paragraph of a guide) hides
+// plain paragraphs with few links. Comment sections keep their hard "never
+// content" name.
 func (c *cleaner) misnamedProse(n *html.Node, s *stat) bool {
-	return s.paras >= 2 && s.linkDensity() < 0.2 && c.st.hc.node(n)&hHardNeg == 0
+	if c.st.hc.node(n)&hHardNeg != 0 || s.paras == 0 {
+		return false
+	}
+	ld := s.linkDensity()
+	return s.paras >= misnamedParas && ld < 0.2 || s.text >= misnamedParaText && ld < misnamedParaLink
 }
 
 // isQuoteEmbed reports a wrapper (often named "social-embed") that mostly

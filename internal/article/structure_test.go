@@ -84,6 +84,13 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"Sign up", "First comment"},
 		},
 		{
+			name: "one paragraph to an embed-named block, each a place in a guide, stays",
+			body: `<section class="map-body">` + strings.NewReplacer("<p>", `<div class="block block--embed"><p>`, "</p>", "</p></div>").Replace(pTags(ps)) +
+				`</section><div class="newsletter-embed"><p>Get the week's best places by email.</p></div>`,
+			notWant: []string{"best places by email"},
+			want: ps,
+		},
+		{
 			name: "a streaming server's late segment is read where its placeholder stands, its fallback not",
 			body: `<main><h1>Council Approves Budget</h1><!--$?--><template id="B:0"></template><p>Loading the story…</p><!--/$-->` +
 				`<aside class="sidebar"><p>More from the Gazette.</p></aside></main>` +
