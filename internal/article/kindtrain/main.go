@@ -47,7 +47,7 @@ func main() {
 	out := flag.String("out", "internal/article/pagekind_model.json", "where the model is written")
 	l2 := flag.Float64("l2", 0.01, "L2 penalty per weight")
 	steps := flag.Int("steps", 3000, "gradient steps")
-	recall := flag.Float64("recall", 0.98, "article recall the floor keeps on the tune half")
+	recall := flag.Float64("recall", 0.985, "article recall the floor keeps on the tune half")
 	rescue := flag.Float64("rescue", 0, "probability of article over which the rules' listing, gallery or other page is an article (0: the article floor)")
 	flag.Parse()
 	if err := run(*data, *out, *l2, *steps, *recall, *rescue); err != nil {
