@@ -3,6 +3,7 @@ package article
 import (
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -630,7 +631,7 @@ func (pm *pageMeta) authors() []string {
 		pm.all("dc:creator", "dcterms:creator", "dc.creator", "author", "article:author", "og:article:author",
 			"parsely-author", "sailthru.author", "dcterms.creator", "byl", "twitter:creator:name",
 			"itemprop:author", "itemprop:creator"),
-		citationNames(pm.all("citation_author")), pm.bylines, pm.writtenBy, pm.authorLinks}
+		citationNames(pm.all("citation_author")), pm.bylines, pm.writtenBy, pm.labelledAuthors(), pm.authorLinks}
 	for _, raw := range sources {
 		var out []string
 		seen := map[string]bool{}
@@ -649,6 +650,23 @@ func (pm *pageMeta) authors() []string {
 	return nil
 }
 
+// labelledAuthors reads the label/value pairs of a summary card
+// (twitter:label1 "Written by", twitter:data1 "Jane Roe"), which SEO
+// plugins write when the page has no author meta.
+func (pm *pageMeta) labelledAuthors() []string {
+	var out []string
+	for i := 1; i <= 4; i++ {
+		n := strconv.Itoa(i)
+		if reCardAuthor.MatchString(pm.get("twitter:label" + n)) {
+			out = append(out, pm.all("twitter:data"+n)...)
+		}
+	}
+	return out
+}
+
+// reCardAuthor matches a summary-card label that names the author.
+var reCardAuthor = regexp.MustCompile(`(?i)^\s*(?:written by|author|authored by|by)\s*$`)
+
 // citationNames turns scholarly citation_author values, one author each,
 // into names: "Roy, Aniruddha" is Aniruddha Roy (splitAuthors would make
 // two names of it).
@@ -664,21 +682,34 @@ func citationNames(values []string) []string {
 }
 
 var (
-	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:on|updated|published)\s+)?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
-	reAuthorRole = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
-	reByPrefix   = regexp.MustCompile(`(?i)^\s*(?:written\s+|posted\s+|reported\s+|words\s+|text\s+|story\s+)?(?:by|von|par|por|di|door|av|przez|от|автор)\s*[:\s]\s*`)
-	reAuthorSep  = regexp.MustCompile(`\s*(?:[,;&|]|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
-	reAuthorJunk = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|staff|contributor$`)
+	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:on|updated|published)\s+)?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
+	// reLeadDate is a day before the name in a date-and-author line
+	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
+	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4}|\d{4}-\d{2}-\d{2})\s*(?:[|,·•–—-]\s*)?`)
+	// reOnBehalf cuts whom a writer speaks for ("Jane Roe on behalf of the team").
+	reOnBehalf = regexp.MustCompile(`(?i)\s+on behalf of\b.*$`)
+	// reAuthorTitle is a job title after a name ("Jane Roe Founder at Acme").
+	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:founder|co-?founder|ceo|cto|editor|writer|correspondent|reporter|columnist|director|manager|president)\b.*$`)
+	reAuthorRole  = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
+	reByPrefix    = regexp.MustCompile(`(?i)^\s*(?:written\s+|authored\s+|posted\s+|reported\s+|words\s+|text\s+|story\s+)?(?:by|von|par|por|di|door|av|przez|от|автор)\s*[:\s]\s*`)
+	reAuthorSep   = regexp.MustCompile(`\s*(?:[,;&|]|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
+	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|staff|contributor$`)
 )
 
 // splitAuthors turns a byline such as "By Jane Doe and John Roe" into names.
 func splitAuthors(s string) []string {
 	s = cleanInline(s)
 	s = reByPrefix.ReplaceAllString(s, "")
+	s = reLeadDate.ReplaceAllString(s, "")
+	s = reByPrefix.ReplaceAllString(s, "")
+	s = reOnBehalf.ReplaceAllString(s, "")
 	s = reAuthorDate.ReplaceAllString(s, "")
 	var out []string
 	for _, p := range reAuthorSep.Split(s, -1) {
 		p = strings.Trim(p, " .:-–—|")
+		if cut := reAuthorTitle.ReplaceAllString(p, ""); len(strings.Fields(cut)) >= 2 {
+			p = cut
+		}
 		if p == "" || reAuthorJunk.MatchString(p) || reAuthorRole.MatchString(p) {
 			continue
 		}

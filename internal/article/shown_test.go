@@ -115,6 +115,13 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"a commenter's author page is not the story's", `<div class="comments"><a href="/author/jane-roe">Jane Roe</a><p>Nice.</p></div>`, nil},
 		{"scholarly citation metas, last name first", `<meta name="citation_author" content="Roy, Aniruddha"><meta name="citation_author" content="Patel, Jyoti">`,
 			[]string{"Aniruddha Roy", "Jyoti Patel"}},
+		{"a summary card's written-by label", `<meta name="twitter:label1" content="Est. reading time"><meta name="twitter:data1" content="4 minutes">` +
+			`<meta name="twitter:label2" content="Written by"><meta name="twitter:data2" content="Nawaz Dhandala">`, []string{"Nawaz Dhandala"}},
+		{"a day before the name", `<div class="date-and-author"><span>Dec 17, 2025</span> <span>Julian K. Arni</span></div>`, []string{"Julian K. Arni"}},
+		{"a day before the name, and whom the writer speaks for", `<div class="publish-date-author">Dec. 19, 2025 · Niko Matsakis on behalf of <a href="/team">the Rust team</a></div>`,
+			[]string{"Niko Matsakis"}},
+		{"a job title after the name", `<div class="author-name">By Mateusz Haberny Founder at Oakywood</div>`, []string{"Mateusz Haberny"}},
+		{"authored by, and a day with its ordinal", `<div class="byline">Authored by: Ehsan Jazini 18th Dec 2025</div>`, []string{"Ehsan Jazini"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
