@@ -55,7 +55,9 @@ var dateLayouts = []string{
 
 var (
 	// reURLDate finds /2019/11/19/, /2019-11-19/ or /20191119/ style path dates.
-	reURLDate = regexp.MustCompile(`(?:^|[/_-])((?:19|20)\d\d)[/_-]?(0[1-9]|1[0-2])[/_-]?(0[1-9]|[12]\d|3[01])(?:[/_.-]|$)`)
+	reURLDate = regexp.MustCompile(`(?:^|[/_-])((?:19|20)\d\d)[/_-]?(0[1-9]|1[0-2])[/_-]?(0[1-9]|[12]\d|3[01])(?:[/_.+-]|$)`)
+	// reURLNamedDate finds /2023/october/03/.
+	reURLNamedDate = regexp.MustCompile(`(?i)/((?:19|20)\d\d)/(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*/(0?[1-9]|[12]\d|3[01])(?:[/_.+-]|$)`)
 	// reURLMonth finds /2019/11/ when no day is present.
 	reURLMonth = regexp.MustCompile(`/((?:19|20)\d\d)/(0[1-9]|1[0-2])/`)
 	// reISOInText finds an ISO-like date inside free text.
@@ -130,6 +132,10 @@ func urlDate(u string) (t *time.Time, dayKnown bool) {
 	}
 	if m := reURLDate.FindStringSubmatch(u); m != nil {
 		t := dateFromParts(m[1], m[2], m[3], "", "", "")
+		return t, t != nil
+	}
+	if m := reURLNamedDate.FindStringSubmatch(u); m != nil {
+		t := dateFromParts(m[1], monthNumbers[strings.ToLower(m[2])], m[3], "", "", "")
 		return t, t != nil
 	}
 	if m := reURLMonth.FindStringSubmatch(u); m != nil {

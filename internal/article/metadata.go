@@ -542,7 +542,9 @@ func resolveURL(base *url.URL, ref string) string {
 }
 
 // publishedAt picks the publication time from the strongest source
-// available: explicit metadata (declared true), then a date in the URL,
+// available: explicit metadata (declared true) unless the URL names
+// another day — the permalink's day is the local one, and it stays when a
+// republished page's metadata moves — then a date in the URL,
 // then any <time>, then the first date a dated element shows (shownDate),
 // then a line near the headline that is a date and nothing else
 // (dateLinesNearHeadline); a shown date that is the day the page declares
@@ -550,17 +552,23 @@ func resolveURL(base *url.URL, ref string) string {
 // (/2025/12/) gives no day: it only keeps the later sources to that month
 // (its first day was a wrong day on most such pages of WCXB's tune half).
 func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared bool) {
-	if t := pm.declaredPublished(); t != nil {
-		return t, true
-	}
-	var month *time.Time
+	var urlDay, month *time.Time
 	for _, u := range []string{pageURL, pm.canonical} {
 		switch t, day := urlDate(u); {
-		case day:
-			return t, false
+		case day && urlDay == nil:
+			urlDay = t
 		case t != nil && month == nil:
 			month = t
 		}
+	}
+	if t := pm.declaredPublished(); t != nil {
+		if urlDay != nil && urlDay.Format(time.DateOnly) != t.Format(time.DateOnly) {
+			return urlDay, true
+		}
+		return t, true
+	}
+	if urlDay != nil {
+		return urlDay, false
 	}
 	inMonth := func(t *time.Time) bool {
 		return month == nil || t.Year() == month.Year() && t.Month() == month.Month()

@@ -200,6 +200,36 @@ func TestParseDate(t *testing.T) {
 	if d, _ := urlDate("https://x.com/item/123456789"); d != nil {
 		t.Errorf("urlDate on id = %v", d)
 	}
+	for u, want := range map[string]string{
+		"https://x.com/blog/2023/october/03/how-many-wines": "2023-10-03T00:00:00Z",
+		"https://x.com/articles/2025-12-15+Rust+GCC":        "2025-12-15T00:00:00Z",
+	} {
+		d, day := urlDate(u)
+		eqTime(t, u, d, want)
+		if !day {
+			t.Errorf("urlDate(%s): day not known", u)
+		}
+	}
+}
+
+// TestExtract_URLDayOverDeclaredDay: a permalink's day is the local day of
+// publication; metadata in UTC, or moved by a republication, names another.
+func TestExtract_URLDayOverDeclaredDay(t *testing.T) {
+	body := `<body><article><h1>A story</h1>` + pTags(articleParas(5)) + `</article></body></html>`
+	meta := func(v string) string {
+		return `<html><head><title>A story</title><meta property="article:published_time" content="` + v + `"></head>`
+	}
+	cases := []struct{ name, published, url, want string }{
+		{"UTC metadata a day after the local permalink", "2025-12-19T02:41:41+00:00", "https://x.com/2025/12/18/a-story/", "2025-12-18T00:00:00Z"},
+		{"a republished page's metadata", "2026-02-16T09:00:00Z", "https://x.com/blog/2023/october/03/a-story", "2023-10-03T00:00:00Z"},
+		{"the same day keeps the declared time", "2025-12-18T21:15:00-05:00", "https://x.com/2025/12/18/a-story/", "2025-12-18T21:15:00-05:00"},
+		{"no day in the URL", "2025-12-19T02:41:41+00:00", "https://x.com/news/a-story/", "2025-12-19T02:41:41Z"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			eqTime(t, "published", mustExtract(t, meta(tc.published)+body, tc.url).PublishedAt, tc.want)
+		})
+	}
 }
 
 func eq(t *testing.T, what, got, want string) {
