@@ -469,7 +469,7 @@ func (r *Renderer) load(ctx context.Context, dl *deadline, pageURL string, p *Pa
 		// the scroll set off, and counting after it missed that request.
 		before := dl.sess.requests.Load()
 		asked := time.Now()
-		h, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(() => { const h = document.documentElement.scrollHeight; window.scrollTo(0, h); return h; })()`))
+		h, err := chromedp.Run(ctx, chromedp.Evaluate[int](scrollToEnd, chromedp.EvalAwaitPromise))
 		if err != nil {
 			return err
 		}
@@ -516,6 +516,20 @@ func (r *Renderer) load(ctx context.Context, dl *deadline, pageURL string, p *Pa
 	p.HTML = []byte("<!DOCTYPE html>\n" + snap.HTML)
 	return nil
 }
+
+// scrollToEnd scrolls to the bottom and answers the height it scrolled
+// to once the page has had the scroll: a scroll event is dispatched with
+// the next frame, so after two frames and a task its handlers have run
+// (on a busy machine that is late, and timing the grace from the scroll
+// itself lost a second half in CI). A page that draws no frames answers
+// after half a second.
+const scrollToEnd = `new Promise(done => {
+  const h = document.documentElement.scrollHeight;
+  window.scrollTo(0, h);
+  const ran = () => setTimeout(() => done(h), 0);
+  requestAnimationFrame(() => requestAnimationFrame(ran));
+  setTimeout(() => done(h), 500);
+})`
 
 // scrollGrace is how long a scroll is given to start loading more, at
 // least; maxScrollGrace, at most, however slow the page answers.

@@ -132,7 +132,12 @@ func TestRender_ScriptOnlyArticlesMatchTheirTwins(t *testing.T) {
 		}
 		twin := text(t, get(t, fmt.Sprintf("%s/static/article/%d", w.base, n)), u)
 		if got := text(t, p.HTML, u); got != twin {
-			t.Errorf("article %d (build %d): rendered text differs from its twin\nrendered: %.300q\ntwin:     %.300q", n, n%3, got, twin)
+			at := 0
+			for at < min(len(got), len(twin)) && got[at] == twin[at] {
+				at++
+			}
+			t.Errorf("article %d (build %d): rendered text (%d bytes) differs from its twin (%d bytes) at byte %d\nrendered: …%.200q\ntwin:     …%.200q",
+				n, n%3, len(got), len(twin), at, got[max(0, at-40):], twin[max(0, at-40):])
 		}
 		if p.Requests < 2 || p.Bytes == 0 {
 			t.Errorf("article %d: %d requests, %d bytes: the proxy saw no traffic", n, p.Requests, p.Bytes)
