@@ -75,7 +75,9 @@ func extractWith(raw []byte, pageURL string, opt Options, bud *budget) (*Article
 	// they visit every node several times and keep per-node state.
 	page := goquery.NewDocumentFromNode(doc)
 	elems := page.FindMatcher(pageElements)
-	placeStreamed(doc, elems.Nodes)
+	if placeStreamed(doc, elems.Nodes) {
+		elems = page.FindMatcher(pageElements) // in their new order, fallbacks gone
+	}
 	hc := hintCache{}
 	pm := collectMeta(elems, hc)
 	counts := countPage(elems.Nodes)

@@ -2,6 +2,7 @@ package article
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,31 @@ func TestExtract_NestedBylinesStayLinear(t *testing.T) {
 	}
 	if len(a.Authors) != 0 {
 		t.Fatalf("authors = %q; long texts are not bylines", a.Authors)
+	}
+}
+
+// Thousands of streaming placeholders with no end comments, each with its
+// late segment: every segment lands at its placeholder, and finding each
+// fallback stops short instead of scanning to the end of the page.
+func TestExtract_ManyStreamedSegmentsStayLinear(t *testing.T) {
+	const n = 5000
+	var b strings.Builder
+	b.WriteString("<html><body><article><h1>Title</h1>")
+	for i := range n {
+		fmt.Fprintf(&b, `<template id="B:%d"></template><span>loading</span>`, i)
+	}
+	b.WriteString("</article>")
+	for i := range n {
+		fmt.Fprintf(&b, `<div hidden id="S:%d"><p>Segment %d of the story, told with plain sentences, commas, and more words.</p></div>`, i, i)
+	}
+	b.WriteString("</body></html>")
+	a, err := Extract([]byte(b.String()), "https://example.com/a", Options{})
+	if err != nil {
+		t.Fatalf("Extract = %v, want a result within the page budget", err)
+	}
+	for _, i := range []int{0, n / 2, n - 1} {
+		if !strings.Contains(a.Text, fmt.Sprintf("Segment %d of the story", i)) {
+			t.Fatalf("segment %d missing from the text (%d bytes)", i, len(a.Text))
+		}
 	}
 }

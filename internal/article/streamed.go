@@ -13,8 +13,9 @@ import (
 // follows it up to the boundary's closing <!--/$--> comment. A browser does
 // this with the page's inline $RC/$RS scripts; a reader that does not finds
 // the story only in a hidden div, which pruning removes. elems is every
-// element of the page in document order (templates are not among them).
-func placeStreamed(doc *html.Node, elems []*html.Node) {
+// element of the page in document order (templates are not among them);
+// placeStreamed reports whether it moved anything, and so changed them.
+func placeStreamed(doc *html.Node, elems []*html.Node) (moved bool) {
 	var holders map[string]*html.Node
 	for _, seg := range elems {
 		if seg.DataAtom != atom.Div || len(seg.Attr) < 2 {
@@ -40,7 +41,9 @@ func placeStreamed(doc *html.Node, elems []*html.Node) {
 			seg.RemoveChild(c)
 			at.Parent.InsertBefore(c, at)
 		}
+		moved = true
 	}
+	return moved
 }
 
 // streamHolders indexes the page's placeholder templates by id.
@@ -65,15 +68,20 @@ func streamHolders(doc *html.Node) map[string]*html.Node {
 	return out
 }
 
+// maxFallback is the most siblings a boundary's fallback is looked for
+// in: a spinner or a skeleton is a few, and a page of many placeholders
+// without end comments must not cost a scan to the end from each.
+const maxFallback = 64
+
 // dropFallback removes what a boundary shows until its content arrives
 // (a spinner, a skeleton): the siblings after the template up to the
 // boundary's end comment. Without that comment nothing is removed.
 func dropFallback(at *html.Node) {
-	end := at.NextSibling
-	for end != nil && !(end.Type == html.CommentNode && end.Data == "/$") {
-		end = end.NextSibling
+	end, n := at.NextSibling, 0
+	for end != nil && !(end.Type == html.CommentNode && end.Data == "/$") && n < maxFallback {
+		end, n = end.NextSibling, n+1
 	}
-	if end == nil {
+	if end == nil || n == maxFallback {
 		return
 	}
 	for c := at.NextSibling; c != end; c = at.NextSibling {

@@ -88,7 +88,7 @@ func TestExtractLayouts(t *testing.T) {
 			body: `<section class="map-body">` + strings.NewReplacer("<p>", `<div class="block block--embed"><p>`, "</p>", "</p></div>").Replace(pTags(ps)) +
 				`</section><div class="newsletter-embed"><p>Get the week's best places by email.</p></div>`,
 			notWant: []string{"best places by email"},
-			want: ps,
+			want:    ps,
 		},
 		{
 			name: "a streaming server's late segment is read where its placeholder stands, its fallback not",
