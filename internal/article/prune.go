@@ -29,8 +29,11 @@ func pruneJunk(elems *goquery.Selection) {
 	elems.FilterMatcher(junkElements).Remove()
 }
 
-// isHidden reports elements a browser would not display.
+// isHidden reports elements a browser would not display. A collapsed
+// accordion panel (WAI-ARIA's pattern: a region labelled by its header's
+// button) is shown on a click and read as part of the page; it stays.
 func isHidden(n *html.Node) bool {
+	hidden := false
 	for _, a := range n.Attr {
 		switch a.Key {
 		case "hidden":
@@ -42,9 +45,7 @@ func isHidden(n *html.Node) bool {
 		case "style":
 			if strings.Contains(a.Val, "none") || strings.Contains(a.Val, "hidden") {
 				s := strings.ToLower(strings.ReplaceAll(a.Val, " ", ""))
-				if strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
-					return true
-				}
+				hidden = hidden || strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden")
 			}
 		case "type":
 			if n.DataAtom == atom.Input {
@@ -52,5 +53,5 @@ func isHidden(n *html.Node) bool {
 			}
 		}
 	}
-	return false
+	return hidden && !(attr(n, "role") == "region" && attr(n, "aria-labelledby") != "")
 }

@@ -91,6 +91,15 @@ func TestExtractLayouts(t *testing.T) {
 			want:    ps,
 		},
 		{
+			name: "a collapsed accordion panel is part of the story, a hidden dialog not",
+			body: `<article>` + pTags(ps[:3]) +
+				`<div class="accordion"><h3><button id="q1" aria-controls="a1">What changes for schools?</button></h3>` +
+				`<div id="a1" role="region" aria-labelledby="q1" style="display: none">` + pTags(ps[3:6]) + `</div></div>` +
+				pTags(ps[6:]) + `<div class="dialog" role="dialog" style="display:none"><p>Subscribe now and get the first month of the Gazette for free.</p></div></article>`,
+			want:    ps,
+			notWant: []string{"Subscribe now"},
+		},
+		{
 			name: "a streaming server's late segment is read where its placeholder stands, its fallback not",
 			body: `<main><h1>Council Approves Budget</h1><!--$?--><template id="B:0"></template><p>Loading the story…</p><!--/$-->` +
 				`<aside class="sidebar"><p>More from the Gazette.</p></aside></main>` +
