@@ -58,14 +58,21 @@ return {1, slot, now}
 
 // gateScript lets one request to a host go. KEYS[1]: the host's last
 // answer (unix µs); KEYS[2]: the request in flight (its token); KEYS[3]:
-// the host's next free slot (reserveScript's). ARGV: delay µs, token,
-// in-flight TTL ms. It returns {0, -1} while another request is in flight,
-// {0, µs still to wait} while the last answer is less than the delay ago,
-// else marks this request in flight and returns {1, now µs}.
+// the host's next free slot (reserveScript's); KEYS[4]: the host is wanted
+// by a request the one in flight cannot hand over to. ARGV: delay µs,
+// token, in-flight TTL ms, the caller's limiter id (its tokens' prefix).
+// It returns {0, -1} while another request is in flight (marking the host
+// wanted when another limiter's holds it), {0, µs still to wait} while the
+// last answer is less than the delay ago, else marks this request in
+// flight and returns {1, now µs}.
 var gateScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-if redis.call('EXISTS', KEYS[2]) == 1 then
+local busy = redis.call('GET', KEYS[2])
+if busy and busy ~= ARGV[2] then
+  if string.sub(busy, 1, #ARGV[4]) ~= ARGV[4] then
+    redis.call('SET', KEYS[4], '1', 'PX', 50)
+  end
   return {0, -1}
 end
 local delay = tonumber(ARGV[1])
@@ -78,14 +85,22 @@ return {1, now}
 `)
 
 // releaseScript ends a request's turn: the host answered (or the request
-// failed) now. Same KEYS as gateScript; ARGV: delay ms, token. The next
-// free slot moves to at least now + delay, so slots handed out from here
-// on follow the host's real pace (held ones keep their time: the gate
-// still spaces them).
+// failed) now. Same KEYS as gateScript; ARGV: delay ms, token, and
+// optionally the token of the next request of this process in line and
+// how long (ms) it may hold the host. The next free slot moves to at
+// least now + delay, so slots handed out from here on follow the host's
+// real pace (held ones keep their time: the gate still spaces them). The
+// turn is handed straight to the next request when the releasing one
+// still held the host and no other process wants it: that request then
+// goes a delay after the reply without asking (the gate's round trip
+// saved) while other processes' gates see the host busy and mark it
+// wanted, so the next release leaves the turn to them. It returns {handed
+// over (0/1), now µs, wanted by another process (0/1)}.
 var releaseScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-if redis.call('GET', KEYS[2]) == ARGV[2] then
+local held = redis.call('GET', KEYS[2]) == ARGV[2]
+if held then
   redis.call('DEL', KEYS[2])
 end
 local delay = tonumber(ARGV[1])
@@ -94,6 +109,21 @@ local nowms = math.floor(now / 1000)
 local nxt = tonumber(redis.call('GET', KEYS[3]) or '0')
 if nxt < nowms + delay then
   redis.call('SET', KEYS[3], nowms + delay, 'PX', delay + 60000)
+end
+local wanted = redis.call('EXISTS', KEYS[4])
+if held and ARGV[3] and ARGV[3] ~= '' and wanted == 0 then
+  redis.call('SET', KEYS[2], ARGV[3], 'PX', tonumber(ARGV[4]))
+  return {1, now, 0}
+end
+return {0, now, wanted}
+`)
+
+// dropScript gives back a turn handed over to a request that then did not
+// take it (its context ended): KEYS[1] the host's in-flight key, ARGV[1]
+// the request's token.
+var dropScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
 end
 return 1
 `)
@@ -186,9 +216,25 @@ type Limiter struct {
 	rdb     redis.UniversalClient
 	prefix  string
 	maxWait time.Duration
+	id      string // prefixes this limiter's tokens: the gate tells its requests from other processes'
 
 	mu   sync.Mutex
-	line map[string][]chan bool // per host: this process's requests waiting for its turn, in order
+	line map[string][]*waiter // per host: this process's requests waiting for its turn, in order
+}
+
+// A waiter is a request of this process in line for its host's turn.
+type waiter struct {
+	token string
+	wake  chan wakeup // one wake-up at most stands
+}
+
+// A wakeup tells the first in line that the line moved: a release here
+// (the host answered at answered, µs on the server's clock), which may
+// have handed it the turn or found another process waiting for it, or a
+// request ahead that left without it.
+type wakeup struct {
+	released, handed, wanted bool
+	answered                 int64
 }
 
 // inFlightTTL is how long a request holds its host unless it releases it
@@ -208,7 +254,7 @@ func New(rdb redis.UniversalClient, prefix string, maxWait time.Duration) *Limit
 	if maxWait <= 0 {
 		maxWait = DefaultMaxWait
 	}
-	return &Limiter{rdb: rdb, prefix: prefix, maxWait: maxWait, line: map[string][]chan bool{}}
+	return &Limiter{rdb: rdb, prefix: prefix, maxWait: maxWait, id: strconv.FormatInt(rand.Int64(), 36) + ".", line: map[string][]*waiter{}}
 }
 
 // Key is the Redis key holding host's next free time; the host is its hash tag.
@@ -219,6 +265,15 @@ func (l *Limiter) AnsweredKey(host string) string { return l.prefix + ":crawl:an
 
 // BusyKey is the Redis key naming the request in flight to host.
 func (l *Limiter) BusyKey(host string) string { return l.prefix + ":crawl:busy:{" + host + "}" }
+
+// WantedKey is the Redis key saying that a request the host's turn cannot
+// be handed to (another process's) is waiting for it.
+func (l *Limiter) WantedKey(host string) string { return l.prefix + ":crawl:wanted:{" + host + "}" }
+
+// keys are the host's keys the gate and the release share.
+func (l *Limiter) keys(host string) []string {
+	return []string{l.AnsweredKey(host), l.BusyKey(host), l.Key(host), l.WantedKey(host)}
+}
 
 // Reserve asks for the next slot of host, with delay the gap to keep after
 // it. A delay <= 0 disables politeness: the slot is now, nothing is stored.
@@ -301,8 +356,7 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 	if err := sleep.For(ctx, r.Wait); err != nil {
 		return r, fmt.Errorf("wait for a slot on %s: %w", r.Host, err)
 	}
-	keys := []string{l.AnsweredKey(r.Host), l.BusyKey(r.Host), l.Key(r.Host)}
-	token := strconv.FormatInt(rand.Int64(), 36)
+	keys := l.keys(r.Host)
 	w := l.join(r.Host)
 	turn := false
 	defer func() { l.leave(r.Host, w, turn) }()
@@ -313,7 +367,7 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 		var wait time.Duration
 		busy := true
 		if l.first(r.Host, w) {
-			v, err := gateScript.Run(ctx, l.rdb, keys, max(delay.Microseconds(), 1), token, inFlightTTL(delay).Milliseconds()).Int64Slice()
+			v, err := gateScript.Run(ctx, l.rdb, keys, max(delay.Microseconds(), 1), w.token, inFlightTTL(delay).Milliseconds(), l.id).Int64Slice()
 			if err != nil {
 				return r, fmt.Errorf("wait for the turn on %s: %w", r.Host, err)
 			}
@@ -321,10 +375,8 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 				return r, fmt.Errorf("wait for the turn on %s: unexpected reply %v", r.Host, v)
 			}
 			if v[0] == 1 {
-				r.Sent, turn = time.UnixMicro(v[1]), true
-				var once sync.Once
-				r.Release = func() { once.Do(func() { l.release(r.Host, keys, delay, token) }) }
-				return r, nil
+				turn = true
+				return l.went(r, time.UnixMicro(v[1]), keys, delay, w.token), nil
 			}
 			// A request in flight: ask again shortly (another process's
 			// release wakes nobody here). Else the delay since its answer.
@@ -348,18 +400,41 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 		case <-ctx.Done():
 			t.Stop()
 			return r, fmt.Errorf("wait for the turn on %s: %w", r.Host, ctx.Err())
-		case released := <-w:
+		case u := <-w.wake:
 			t.Stop()
+			if !u.released {
+				continue
+			}
 			// Woken by a release here: the host answered just now, so
 			// its turn is a delay away (asking now would only be told so).
-			if released {
-				if err := sleep.For(ctx, delay); err != nil {
-					return r, fmt.Errorf("wait for the turn on %s: %w", r.Host, err)
+			// A turn handed over is ours then, without asking. One another
+			// process wants goes to it: that process asks at the delay's
+			// end, and we a poll later.
+			pause := delay
+			if u.wanted {
+				pause += pollBusy
+			}
+			if err := sleep.For(ctx, pause); err != nil {
+				if u.handed {
+					l.drop(r.Host, w.token)
 				}
+				return r, fmt.Errorf("wait for the turn on %s: %w", r.Host, err)
+			}
+			if u.handed {
+				turn = true
+				return l.went(r, time.UnixMicro(u.answered).Add(delay), keys, delay, w.token), nil
 			}
 		case <-t.C:
 		}
 	}
+}
+
+// went returns r let go at sent (server clock), with its Release.
+func (l *Limiter) went(r Reservation, sent time.Time, keys []string, delay time.Duration, token string) Reservation {
+	r.Sent = sent
+	var once sync.Once
+	r.Release = func() { once.Do(func() { l.release(r.Host, keys, delay, token) }) }
+	return r
 }
 
 // join puts a request of this process in line for host's turn. Only the
@@ -367,8 +442,8 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 // in flight), and a release here wakes the first alone: when a release
 // woke every waiter, each asked Redis at every turn (one host × 1 ms, 16
 // workers: 100 Redis commands a page; in line, 24).
-func (l *Limiter) join(host string) chan bool {
-	w := make(chan bool, 1)
+func (l *Limiter) join(host string) *waiter {
+	w := &waiter{token: l.id + strconv.FormatInt(rand.Int64(), 36), wake: make(chan wakeup, 1)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.line[host] = append(l.line[host], w)
@@ -376,7 +451,7 @@ func (l *Limiter) join(host string) chan bool {
 }
 
 // first says whether w is first in host's line.
-func (l *Limiter) first(host string, w chan bool) bool {
+func (l *Limiter) first(host string, w *waiter) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	q := l.line[host]
@@ -385,48 +460,98 @@ func (l *Limiter) first(host string, w chan bool) bool {
 
 // leave takes w out of host's line. One that leaves without the turn (its
 // context ended, it steps aside, Redis failed) wakes the next, which
-// would otherwise wait for a release that is not coming; one that took
-// the turn wakes it at its release.
-func (l *Limiter) leave(host string, w chan bool, turn bool) {
+// would otherwise wait for a release that is not coming, and gives back a
+// turn handed to it that it did not take; one that took the turn wakes
+// the next at its release.
+func (l *Limiter) leave(host string, w *waiter, turn bool) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	q := l.line[host]
 	i := slices.Index(q, w)
 	if i < 0 {
+		l.mu.Unlock()
 		return
 	}
 	q = slices.Delete(q, i, i+1)
 	if len(q) == 0 {
 		delete(l.line, host)
-		return
+	} else {
+		l.line[host] = q
+		if i == 0 && !turn {
+			wake(q[0], wakeup{})
+		}
 	}
-	l.line[host] = q
-	if i == 0 && !turn {
-		wake(q[0], false)
-	}
-}
-
-// wake signals a waiter, saying whether a release woke it; a signal it
-// has not taken yet stands.
-func wake(w chan bool, released bool) {
+	var handed bool
 	select {
-	case w <- released:
+	case u := <-w.wake:
+		handed = u.handed
 	default:
 	}
+	l.mu.Unlock()
+	if handed && !turn {
+		l.drop(host, w.token)
+	}
 }
 
-// release ends a request's turn on host and wakes the first of this
-// process's requests in line for it.
-// It runs on a context of its own: the request's may be over already.
+// drop gives back the turn on host handed to token, if it still holds it.
+func (l *Limiter) drop(host, token string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// A failed drop leaves the host busy until the in-flight TTL: slower,
+	// never closer than the delay.
+	_ = dropScript.Run(ctx, l.rdb, []string{l.BusyKey(host)}, token).Err()
+}
+
+// wake signals a waiter (under l.mu, so no other signal races it); a
+// release replaces a signal not taken yet, since it says more.
+func wake(w *waiter, u wakeup) {
+	select {
+	case old := <-w.wake:
+		if !u.released {
+			u = old
+		}
+	default:
+	}
+	w.wake <- u
+}
+
+// release ends a request's turn on host, handing it to the first of this
+// process's requests in line for it when Redis allows (see releaseScript),
+// and wakes that request. It runs on a context of its own: the request's
+// may be over already.
 func (l *Limiter) release(host string, keys []string, delay time.Duration, token string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	// A failed release leaves the host busy until the in-flight TTL: slower,
-	// never closer than the delay.
-	_ = releaseScript.Run(ctx, l.rdb, keys, max(delay.Milliseconds(), 1), token).Err()
+	next := ""
 	l.mu.Lock()
 	if q := l.line[host]; len(q) > 0 {
-		wake(q[0], true)
+		next = q[0].token
 	}
 	l.mu.Unlock()
+	// A failed release leaves the host busy until the in-flight TTL: slower,
+	// never closer than the delay.
+	v, err := releaseScript.Run(ctx, l.rdb, keys, max(delay.Milliseconds(), 1), token, next,
+		(delay + inFlightTTL(delay)).Milliseconds()).Int64Slice()
+	u := wakeup{released: true}
+	if err == nil && len(v) == 3 {
+		u.handed, u.answered, u.wanted = v[0] == 1 && next != "", v[1], v[2] == 1
+	}
+	l.mu.Lock()
+	q := l.line[host]
+	switch {
+	case len(q) > 0 && (!u.handed || q[0].token == next):
+		wake(q[0], u)
+		l.mu.Unlock()
+	default:
+		// The request handed the turn left the line meanwhile: give the
+		// turn back, and wake whoever is first now to ask for it.
+		l.mu.Unlock()
+		if u.handed {
+			l.drop(host, next)
+		}
+		l.mu.Lock()
+		if q := l.line[host]; len(q) > 0 {
+			wake(q[0], wakeup{})
+		}
+		l.mu.Unlock()
+	}
 }
