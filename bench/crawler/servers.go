@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -94,12 +95,26 @@ func (s *servers) calls(ctx context.Context) (calls, error) {
 		}
 	}
 	c.redis -= s.benchCmds.n.Load()
+	if os.Getenv("BENCH_DEBUG") != "" {
+		cs, _ := rdb.Info(ctx, "commandstats").Result()
+		fmt.Fprintln(os.Stderr, "redis commandstats:\n"+cs)
+	}
 	conn, err := pgx.Connect(ctx, s.pg.URL("postgres"))
 	if err != nil {
 		return c, err
 	}
 	defer conn.Close(ctx)
 	err = conn.QueryRow(ctx, "SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements").Scan(&c.pg)
+	if err == nil && os.Getenv("BENCH_DEBUG") != "" {
+		rows, _ := conn.Query(ctx, "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements ORDER BY calls DESC LIMIT 25")
+		for rows.Next() {
+			var n int64
+			var q string
+			rows.Scan(&n, &q)
+			fmt.Fprintf(os.Stderr, "pg %8d  %s\n", n, q)
+		}
+		rows.Close()
+	}
 	return c, err
 }
 

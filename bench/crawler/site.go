@@ -60,6 +60,7 @@ type site struct {
 	mu         sync.Mutex
 	counts     map[string]int         // host + path + non-tracking query → requests
 	times      map[string][]time.Time // host → request arrival times
+	answers    []time.Duration        // each answer's time from arrival to body written
 	requests   int
 	disallowed int // requests under /private/ (robots.txt Disallow)
 	articles   map[string]bool
@@ -122,6 +123,7 @@ func (s *site) reset() {
 	defer s.mu.Unlock()
 	s.counts = map[string]int{}
 	s.times = map[string][]time.Time{}
+	s.answers = nil
 	s.articles = map[string]bool{}
 	s.requests, s.disallowed = 0, 0
 }
@@ -151,6 +153,10 @@ func (s *site) handler(h *host) http.Handler {
 			w.Header().Set("Content-Encoding", p.encoding)
 		}
 		w.Write(p.body)
+		took := time.Since(now)
+		s.mu.Lock()
+		s.answers = append(s.answers, took)
+		s.mu.Unlock()
 	})
 }
 
@@ -182,8 +188,9 @@ func keptQuery(q url.Values) string {
 // counters is a snapshot of what the site saw.
 type counters struct {
 	requests, pages, duplicates, disallowed, articles int
-	minGap, p1Gap                                     time.Duration // smallest and 1st-percentile gap between two requests to one host
+	minGap, p1Gap, medianGap                          time.Duration // smallest, 1st-percentile and median gap between two requests to one host
 	gaps                                              []time.Duration
+	medianAnswer                                      time.Duration // the site's median time from a request's arrival to its answer written
 }
 
 // belowFrac is the fraction of gaps shorter than d.
@@ -208,16 +215,32 @@ func (s *site) snapshot() counters {
 		}
 	}
 	var gaps []time.Duration
-	for _, ts := range s.times {
+	for h, ts := range s.times {
 		ts = slices.Clone(ts)
 		slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
+		if os.Getenv("BENCH_DEBUG") != "" && len(ts) > 1 {
+			var big, bigSum time.Duration
+			for i := 1; i < len(ts); i++ {
+				if g := ts[i].Sub(ts[i-1]); g > 30*time.Millisecond {
+					big++
+					bigSum += g
+					fmt.Fprintf(os.Stderr, "  gap %d at %s: %s\n", i, ts[i-1].Sub(ts[0]).Round(time.Millisecond), g.Round(time.Millisecond))
+				}
+			}
+			fmt.Fprintf(os.Stderr, "host %s: %d requests over %s, %d gaps over 30ms totalling %s\n", h, len(ts), ts[len(ts)-1].Sub(ts[0]), big, bigSum)
+		}
 		for i := 1; i < len(ts); i++ {
 			gaps = append(gaps, ts[i].Sub(ts[i-1]))
 		}
 	}
 	if len(gaps) > 0 {
 		slices.Sort(gaps)
-		c.minGap, c.p1Gap, c.gaps = gaps[0], gaps[len(gaps)/100], gaps
+		c.minGap, c.p1Gap, c.medianGap, c.gaps = gaps[0], gaps[len(gaps)/100], gaps[len(gaps)/2], gaps
+	}
+	if len(s.answers) > 0 {
+		answers := slices.Clone(s.answers)
+		slices.Sort(answers)
+		c.medianAnswer = answers[len(answers)/2]
 	}
 	return c
 }
