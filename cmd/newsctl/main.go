@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/newscrawl/newscrawl/internal/app"
+	"github.com/newscrawl/newscrawl/internal/config"
 	"github.com/newscrawl/newscrawl/internal/version"
 )
 
@@ -85,7 +86,7 @@ func main() {
 	// go-redis would print its own pool errors before our one-line message.
 	app.RouteRedisLogs(slog.New(slog.DiscardHandler))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	err := cmd.run(ctx, os.Args[2:])
+	err := app.Profiled(config.CPUProfile(), func() error { return cmd.run(ctx, os.Args[2:]) })
 	stop()
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {

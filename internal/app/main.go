@@ -21,7 +21,7 @@ func Main(name string, run func(args []string) error) {
 		fmt.Println(name + " " + version.String())
 		os.Exit(0)
 	}
-	err := profiled(config.CPUProfile(), func() error { return run(os.Args[1:]) })
+	err := Profiled(config.CPUProfile(), func() error { return run(os.Args[1:]) })
 	switch {
 	case err == nil:
 		os.Exit(0)
@@ -33,7 +33,8 @@ func Main(name string, run func(args []string) error) {
 	}
 }
 
-func profiled(file string, run func() error) error {
+// Profiled runs run, CPU-profiled into file unless file is "".
+func Profiled(file string, run func() error) error {
 	if file == "" {
 		return run()
 	}
