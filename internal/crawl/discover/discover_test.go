@@ -141,3 +141,24 @@ func FuzzParseSitemap(f *testing.F) {
 		_, _ = discover.ParseSitemap(mustURL("https://example.com/s.xml"), body)
 	})
 }
+
+// The page's own metadata is read from its head: a canonical link or a
+// robots meta in the body (a comment, an embed) neither re-keys the page
+// nor unlists it, for the crawler (HTML) and for an archive's pages
+// (Meta, which stops at <body>) alike.
+func TestHTML_MetadataInTheBodyIsNotThePages(t *testing.T) {
+	body := `<html><head><title>t</title><link rel="canonical" href="/story"></head>
+<body><div class="comment"><link rel="canonical" href="https://spam.example/x">
+<meta name="robots" content="noindex, nofollow"><base href="https://spam.example/"></div>
+<a href="/next">next</a><link rel="alternate" type="application/rss+xml" href="/feed.xml"></body></html>`
+	u := mustURL("https://example.com/a/story?x=1")
+	for name, p := range map[string]discover.Page{"HTML": discover.HTML(u, []byte(body)), "Meta": discover.Meta(u, []byte(body))} {
+		if p.Canonical != "https://example.com/story" || p.NoIndex || p.NoFollow {
+			t.Errorf("%s: canonical %q, noindex %v, nofollow %v; want the head's canonical and no robots meta", name, p.Canonical, p.NoIndex, p.NoFollow)
+		}
+	}
+	p := discover.HTML(u, []byte(body))
+	if !reflect.DeepEqual(p.Links, []string{"https://example.com/next"}) || !reflect.DeepEqual(p.Feeds, []string{"https://example.com/feed.xml"}) {
+		t.Fatalf("HTML: links %v, feeds %v; want the body's link and feed resolved against the page", p.Links, p.Feeds)
+	}
+}
