@@ -20,11 +20,12 @@ type contentResult struct {
 // the class/id based stripping (which sometimes hits a page wrapper).
 func extractContent(body *html.Node, pm *pageMeta, hc hintCache, bud *budget) contentResult {
 	titles := []string{pm.htmlTitle, pm.get("og:title"), pm.get("twitter:title"), pm.ldTitle()}
-	best := attempt(body, true, titles, pm.paid, hc, bud)
+	size := len(pm.nodes) // every element of the page: the most the stat table holds
+	best := attempt(body, true, titles, pm.paid, hc, bud, size)
 	if best.runes >= 500 || bud.over() {
 		return best
 	}
-	alt := attempt(body, false, titles, pm.paid, hc, bud)
+	alt := attempt(body, false, titles, pm.paid, hc, bud, size)
 	if alt.runes > best.runes*2 {
 		return alt
 	}
@@ -32,8 +33,8 @@ func extractContent(body *html.Node, pm *pageMeta, hc hintCache, bud *budget) co
 }
 
 // attempt runs measuring, scoring, selection and rendering once.
-func attempt(body *html.Node, strip bool, titles []string, paid map[*html.Node]bool, hc hintCache, bud *budget) contentResult {
-	st := newStatTable(4096, hc)
+func attempt(body *html.Node, strip bool, titles []string, paid map[*html.Node]bool, hc hintCache, bud *budget, size int) contentResult {
+	st := newStatTable(size, hc)
 	root := *st.measure(body, false, bud) // copy: later passes reset the entry
 	if strip {
 		markUnlikely(body, st, root.text, paid, bud)

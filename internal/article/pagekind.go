@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -188,6 +187,17 @@ var (
 	reTextDated = regexp.MustCompile(`\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2},? (?:19|20)\d\d|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* (?:19|20)\d\d|(?:19|20)\d\d-\d\d-\d\d)\b`)
 )
 
+// hasYear says whether s holds 19dd or 20dd, which every reTextDated
+// match does: most openings have none, and the regexp is slow to say so.
+func hasYear(s string) bool {
+	for i := 0; i+3 < len(s); i++ {
+		if (s[i] == '1' && s[i+1] == '9' || s[i] == '2' && s[i+1] == '0') && '0' <= s[i+2] && s[i+2] <= '9' && '0' <= s[i+3] && s[i+3] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
 // share is a/b, at most 1 (0 when b is 0).
 func share(a, b int) float64 {
 	if b <= 0 {
@@ -264,17 +274,17 @@ func wordRates(text string) (we, you, cta float64) {
 }
 
 // countPrices counts currency amounts in text ("$12", "€ 9", "15 €"), at
-// most limit.
+// most limit. The signs are found by their UTF-8 bytes: strings.IndexAny
+// with multi-byte signs decodes every rune, and made this a quarter of
+// the page-kind features' time.
 func countPrices(text string, limit int) int {
 	n := 0
 	digit := func(i int) bool { return i >= 0 && i < len(text) && text[i] >= '0' && text[i] <= '9' }
-	for i := 0; i < len(text) && n < limit; {
-		k := strings.IndexAny(text[i:], "$€£¥")
-		if k < 0 {
-			break
+	for at := 0; at < len(text) && n < limit; at++ {
+		size := currencySign(text[at:])
+		if size == 0 {
+			continue
 		}
-		at := i + k
-		_, size := utf8.DecodeRuneInString(text[at:])
 		after := at + size
 		if after < len(text) && text[after] == ' ' {
 			after++
@@ -286,9 +296,23 @@ func countPrices(text string, limit int) int {
 		if digit(after) || digit(before) {
 			n++
 		}
-		i = at + size
+		at += size - 1
 	}
 	return n
+}
+
+// currencySign is the byte length of the $, €, £ or ¥ that s opens with,
+// or 0.
+func currencySign(s string) int {
+	switch {
+	case s[0] == '$':
+		return 1
+	case s[0] == 0xC2 && len(s) > 1 && (s[1] == 0xA3 || s[1] == 0xA5): // £ ¥
+		return 2
+	case s[0] == 0xE2 && len(s) > 2 && s[1] == 0x82 && s[2] == 0xAC: // €
+		return 3
+	}
+	return 0
 }
 
 // features computes the model's input vector (kindFeatureNames order).
@@ -383,7 +407,7 @@ func (in kindInputs) features() []float64 {
 		b(root), math.Min(float64(depth), 6), b(reURLNumericID.MatchString(s.pageURL)), b(htmlExt),
 		lg(prices), b(strings.Contains(in.title, "?")), lg(countWords(in.title)),
 		lg(in.timeTags), we, you, cta, lg(qHeads),
-		float64(heads) / float64(s.paras+1), b(reTextDated.MatchString(head)),
+		float64(heads) / float64(s.paras+1), b(hasYear(head) && reTextDated.MatchString(head)),
 		b(in.ruleKind == KindArticle), b(in.ruleKind == KindListing), b(in.ruleKind == KindGallery), b(in.ruleKind == KindOther),
 		share(mainRunes, in.bodyText), share(items, len(in.blocks)), share(short, len(in.blocks)),
 	}

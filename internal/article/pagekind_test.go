@@ -75,3 +75,24 @@ port = 8080</code></pre>` + prose + `<aside><h4>On this page</h4><a href="#a">Op
 		})
 	}
 }
+
+// Prices are a currency sign beside a digit, whichever side, with at most
+// one space between; a sign alone, or cut off at the text's end, is none.
+func TestCountPrices(t *testing.T) {
+	for text, want := range map[string]int{
+		"$12 and €9.99, 15 € or £ 5 and ¥100": 5,
+		"costs US$40":              1,
+		"$ alone, € and £, then ¥": 0,
+		"ends with a sign $":       0,
+		"truncated \xe2\x82":       0,
+		"no prices here at all":    0,
+		"€€€1":                     1,
+	} {
+		if got := countPrices(text, 50); got != want {
+			t.Errorf("countPrices(%q) = %d, want %d", text, got, want)
+		}
+	}
+	if got := countPrices("$1 $2 $3 $4", 3); got != 3 {
+		t.Errorf("countPrices with limit 3 = %d", got)
+	}
+}
