@@ -32,9 +32,10 @@ type statTable struct {
 
 // newStatTable sizes the table for about size elements (a fixed 4096,
 // allocated and cleared for every page whatever its size, was 5% of the
-// cleaner stage's CPU).
+// cleaner stage's CPU), up to 32,768: a huge page's table grows as it is
+// read, which its budget may end early.
 func newStatTable(size int, hc hintCache) *statTable {
-	size = max(size, 64)
+	size = min(max(size, 64), 1<<15)
 	return &statTable{m: make(map[*html.Node]*stat, size), slab: make([]stat, 0, size), hc: hc}
 }
 
