@@ -61,18 +61,19 @@ return {1, slot, now}
 // the host's next free slot (reserveScript's); KEYS[4]: the host is wanted
 // by a request the one in flight cannot hand over to. ARGV: delay µs,
 // token, in-flight TTL ms, the caller's limiter id (its tokens' prefix).
-// It returns {0, -1} while another request is in flight (marking the host
-// wanted when another limiter's holds it), {0, µs still to wait} while the
-// last answer is less than the delay ago, else marks this request in
-// flight and returns {1, now µs}.
+// It returns {0, -1} while another limiter's request is in flight (and
+// marks the host wanted), {0, -2} while one of the caller's limiter is,
+// {0, µs still to wait} while the last answer is less than the delay ago,
+// else marks this request in flight and returns {1, now µs}.
 var gateScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local busy = redis.call('GET', KEYS[2])
 if busy and busy ~= ARGV[2] then
-  if string.sub(busy, 1, #ARGV[4]) ~= ARGV[4] then
-    redis.call('SET', KEYS[4], '1', 'PX', 50)
+  if string.sub(busy, 1, #ARGV[4]) == ARGV[4] then
+    return {0, -2}
   end
+  redis.call('SET', KEYS[4], '1', 'PX', 50)
   return {0, -1}
 end
 local delay = tonumber(ARGV[1])
@@ -378,10 +379,15 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 				turn = true
 				return l.went(r, time.UnixMicro(v[1]), keys, delay, w.token), nil
 			}
-			// A request in flight: ask again shortly (another process's
-			// release wakes nobody here). Else the delay since its answer.
-			wait, busy = pollBusy, v[1] < 0
-			if !busy {
+			// Another process's request in flight: ask again shortly (its
+			// release wakes nobody here). One of ours: its release will
+			// wake us, however long the host takes to answer (polling made
+			// a gate script every 5 ms of a slow answer). Else the delay
+			// since the answer.
+			switch busy = v[1] < 0; {
+			case v[1] == -1:
+				wait = pollBusy
+			case !busy:
 				wait = time.Duration(v[1]) * time.Microsecond
 			}
 		}
