@@ -62,6 +62,9 @@ cleanup() {
 }
 COMPOSE=()
 trap cleanup EXIT
+# A command that fails outside die() names itself at the end of the log too.
+set -E
+trap 'ERR_RC=$?; [[ -n $FAILED ]] || FAILED="line $LINENO exited $ERR_RC: $BASH_COMMAND"' ERR
 
 # recipe_hash FILE...: a short hash of a stand-in's recipe (its files and any extra inputs).
 recipe_hash() { cat "$@" | sha256sum | cut -c1-16; }
