@@ -157,7 +157,9 @@ step "build the image from the Dockerfile (${COMPOSE[0]})"
 REVISION=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 timeout 900 "${COMPOSE[@]}" build --build-arg "REVISION=$REVISION" migrate
 
-image=$("${COMPOSE[@]}" config | awk '$1 == "image:" && $2 ~ /newscrawl/ { print $2; exit }')
+# awk reads all of config's output: leaving early could kill the writer with
+# SIGPIPE, which pipefail turns into this script's failure.
+image=$("${COMPOSE[@]}" config | awk '$1 == "image:" && $2 ~ /newscrawl/ && !image { image = $2 } END { print image }')
 out=$(${ENGINE} run --rm "$image" 2>&1) || die "the image's default command failed: $out"
 [[ $out == *"usage: newsctl"* ]] || die "the image's default command did not print newsctl's help: $out"
 echo "the image's default command prints help and exits 0"
