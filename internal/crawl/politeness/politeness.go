@@ -381,13 +381,15 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 			}
 			// Another process's request in flight: ask again shortly (its
 			// release wakes nobody here). One of ours: its release will
-			// wake us, however long the host takes to answer (polling made
-			// a gate script every 5 ms of a slow answer). Else the delay
-			// since the answer.
+			// wake us (polling made a gate script every 5 ms of a slow
+			// answer), else its hold ends with the in-flight TTL. Else the
+			// delay since the answer.
 			switch busy = v[1] < 0; {
 			case v[1] == -1:
 				wait = pollBusy
-			case !busy:
+			case busy:
+				wait = inFlightTTL(delay)
+			default:
 				wait = time.Duration(v[1]) * time.Microsecond
 			}
 		}
@@ -397,8 +399,8 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 			} else if time.Since(busySince) >= maxBusy {
 				return r, &TooLongError{Wait: maxBusy, Busy: true}
 			}
-			if wait == 0 {
-				wait = maxBusy - time.Since(busySince)
+			if left := maxBusy - time.Since(busySince); wait == 0 || wait > left {
+				wait = left
 			}
 		}
 		t := time.NewTimer(wait)

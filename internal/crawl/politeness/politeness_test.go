@@ -3,6 +3,7 @@ package politeness_test
 import (
 	"context"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -108,25 +109,33 @@ func TestLimiter_GapCountsFromTheAnswer(t *testing.T) {
 }
 
 // A request that never releases its host (a crawler stopped or killed
-// mid-request) holds it for a bounded time only: the next request still
-// goes, and not closer than the delay.
+// mid-request, or an answer that hangs) holds it for a bounded time only:
+// the next request still goes, and not closer than the delay — also one
+// of the same process, which waits for a release instead of polling.
 func TestLimiter_AnUnreleasedTurnExpires(t *testing.T) {
 	rdb, prefix := streamkittest.Redis(t)
-	a, b := politeness.New(rdb, prefix, 5*time.Second), politeness.New(rdb, prefix, 5*time.Second)
+	// A max wait past the test's deadline: only the hold's expiry lets
+	// the next go in time.
+	a, b := politeness.New(rdb, prefix, time.Minute), politeness.New(rdb, prefix, time.Minute)
 	const delay = 20 * time.Millisecond
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	first, err := a.Wait(ctx, "stuck.example", delay)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// first is never released
-	second, err := b.Wait(ctx, "stuck.example", delay)
-	if err != nil {
-		t.Fatalf("the host stayed held: %v", err)
-	}
-	second.Release()
-	if gap := second.Sent.Sub(first.Sent); gap < delay {
-		t.Errorf("second request let go %s after the unreleased first, want >= %s", gap, delay)
+	for name, next := range map[string]*politeness.Limiter{"another process": b, "the same process": a} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			host := strings.ReplaceAll(name, " ", "-") + ".example"
+			first, err := a.Wait(ctx, host, delay)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// first is never released
+			second, err := next.Wait(ctx, host, delay)
+			if err != nil {
+				t.Fatalf("the host stayed held: %v", err)
+			}
+			second.Release()
+			if gap := second.Sent.Sub(first.Sent); gap < delay {
+				t.Errorf("second request let go %s after the unreleased first, want >= %s", gap, delay)
+			}
+		})
 	}
 }
