@@ -129,7 +129,7 @@ func assemble(pm *pageMeta, res contentResult, counts pageCounts, pageURL string
 	}
 	a.Section = firstNonEmpty(pm.get("article:section", "parsely-section", "section", "itemprop:articlesection"), cleanInline(pm.ld.section))
 	a.Tags = dedupe(append(pm.all("article:tag", "news_keywords", "keywords", "parsely-tags"), pm.ld.keywords...))
-	a.Authors = pm.authors()
+	a.Authors = pm.authors(firstNonEmpty(pageURL, a.CanonicalURL))
 	a.Paywalled = pm.paywalled()
 	var dated bool
 	a.PublishedAt, dated = pm.publishedAt(firstNonEmpty(pageURL, a.CanonicalURL))

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -84,7 +85,7 @@ func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
 	signals.FilterMatcher(selTime).Each(pm.addTime)
 	pm.collectShownDates(elems.Nodes, hc)
 	pm.nodes, pm.hints = elems.Nodes, hc
-	pm.collectWrittenBy(elems.Nodes)
+	pm.collectWrittenBy(elems.Nodes, hc)
 	pm.collectAuthorLinks(elems.Nodes, hc)
 	// Bylines come before images: an author's photo is not the top image.
 	avatars := pm.collectBylines(elems, hc).FindMatcher(selImg)
@@ -245,8 +246,9 @@ var (
 
 // collectWrittenBy records the names unmarked credit lines give: an
 // element whose own text opens with "Written by", "By" or "Author" and a
-// name, or holds only such a label with the name in the next element.
-func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
+// name, or holds only such a label with the name in the next element,
+// outside chrome (a menu's "By Event Type" heading is no credit).
+func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 	for _, n := range nodes {
 		if len(pm.writtenBy) >= maxWrittenBy {
 			return
@@ -272,10 +274,25 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 				}
 			}
 		}
-		if rePersonName.MatchString(name) {
+		if rePersonName.MatchString(name) && !inChrome(n, hc) && !inMenu(n) {
 			pm.writtenBy = append(pm.writtenBy, name)
 		}
 	}
+}
+
+// inMenu reports whether n is inside a navigation or menu (its tag or
+// ARIA role), a dozen levels up at most.
+func inMenu(n *html.Node) bool {
+	for depth := 0; n != nil && depth < 12; n, depth = n.Parent, depth+1 {
+		if n.DataAtom == atom.Nav || n.DataAtom == atom.Menu {
+			return true
+		}
+		switch strings.ToLower(attr(n, "role")) {
+		case "navigation", "menu", "menubar":
+			return true
+		}
+	}
+	return false
 }
 
 // maxAuthorLinks bounds the author links read per page.
@@ -632,15 +649,21 @@ func (pm *pageMeta) modifiedAt() *time.Time {
 // JSON-LD, meta tags, scholarly citation metas, the page's bylines, its
 // unmarked credit lines, then links to an author's page.
 // A source whose values are no names (article:author is often a profile
-// URL) does not count. (A publisher named as the author stays: WCXB's
-// annotators keep "Everfit Team" and "Podium Staff" too.)
-func (pm *pageMeta) authors() []string {
+// URL) does not count. Declared authors that only name the site
+// ("GlossGenius" on glossgenius.com, an Organization) give way to a
+// person the page itself credits; with none, they stay (WCXB's
+// annotators keep "Everfit Team" and "Podium Staff" too). pageURL may be
+// empty.
+func (pm *pageMeta) authors(pageURL string) []string {
 	sources := [][]string{pm.ld.authors,
 		pm.all("dc:creator", "dcterms:creator", "dc.creator", "author", "article:author", "og:article:author",
 			"parsely-author", "sailthru.author", "dcterms.creator", "byl", "twitter:creator:name",
 			"itemprop:author", "itemprop:creator"),
 		citationNames(pm.all("citation_author")), pm.bylines, pm.writtenBy, pm.labelledAuthors(), pm.authorLinks}
-	for _, raw := range sources {
+	const declared = 3 // the sources before the page's own credits
+	var site siteNames
+	var fallback []string
+	for i, raw := range sources {
 		var out []string
 		seen := map[string]bool{}
 		for _, r := range raw {
@@ -651,11 +674,88 @@ func (pm *pageMeta) authors() []string {
 				}
 			}
 		}
-		if len(out) > 0 {
-			return out
+		if len(out) == 0 {
+			continue
+		}
+		if site == nil {
+			site = pm.siteNames(pageURL)
+		}
+		if fallback == nil && i < declared && site.namesAll(out) {
+			fallback = out // look on in the page's own credits
+			continue
+		}
+		if fallback != nil && (i < declared || !site.credits(out)) {
+			continue
+		}
+		return out
+	}
+	return fallback
+}
+
+// siteNames are the names a site goes by, in letters and digits alone:
+// its host's labels (but the TLD and www) and its declared site and
+// publisher names.
+type siteNames map[string]bool
+
+func (pm *pageMeta) siteNames(pageURL string) siteNames {
+	names := siteNames{}
+	if u, err := url.Parse(pageURL); err == nil {
+		labels := strings.Split(strings.ToLower(u.Hostname()), ".")
+		for _, l := range labels[:max(len(labels)-1, 0)] {
+			if l != "www" {
+				names[alnum(l)] = true
+			}
 		}
 	}
-	return nil
+	for _, n := range []string{pm.get("og:site_name", "application-name"), pm.ld.publisher} {
+		if k := alnum(n); k != "" {
+			names[k] = true
+		}
+	}
+	return names
+}
+
+// namesAll tells whether every name is one the site goes by.
+func (s siteNames) namesAll(names []string) bool {
+	for _, n := range names {
+		if k := alnum(n); k == "" || !s[k] {
+			return false
+		}
+	}
+	return len(names) > 0
+}
+
+// credits tells whether names read as the one or two people a page
+// credits, none of them holding a site's name ("Author Venteur" on
+// venteur.com is the site again, "Brian Truitt USA TODAY" a byline with
+// the paper's name run in).
+func (s siteNames) credits(names []string) bool {
+	if len(names) > 2 {
+		return false
+	}
+	for _, n := range names {
+		if !rePersonName.MatchString(n) {
+			return false
+		}
+		k := alnum(n)
+		for site := range s {
+			if len(site) >= 3 && strings.Contains(k, site) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// alnum lower-cases s and keeps its letters and digits alone.
+func alnum(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // labelledAuthors reads the label/value pairs of a summary card

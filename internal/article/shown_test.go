@@ -122,6 +122,7 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 			[]string{"Niko Matsakis"}},
 		{"a job title after the name", `<div class="author-name">By Mateusz Haberny Founder at Oakywood</div>`, []string{"Mateusz Haberny"}},
 		{"authored by, and a day with its ordinal", `<div class="byline">Authored by: Ehsan Jazini 18th Dec 2025</div>`, []string{"Ehsan Jazini"}},
+		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,6 +132,34 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 			}
 			page := `<html><head><title>A story</title>` + head + `</head><body><article><h1>A story</h1>` + credit + body + `</article></body></html>`
 			got := mustExtract(t, page, "https://example.com/news/a-story").Authors
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("Authors = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// Declared authors that only name the site (an Organization in JSON-LD, the
+// brand in the author meta) give way to the person the page credits; with
+// no such person, or a credit that is the site again, they stay.
+func TestExtract_DeclaredAuthorsNamingTheSiteGiveWay(t *testing.T) {
+	body := pTags(articleParas(6))
+	ldOrg := `<script type="application/ld+json">{"@type":"BlogPosting","headline":"A story","author":{"@type":"Organization","name":"GlossGenius"}}</script>`
+	cases := []struct {
+		name, head, credit string
+		want               []string
+	}{
+		{"an organization and a shown byline", ldOrg, `<div class="text__author">Shauna Mitchell</div>`, []string{"Shauna Mitchell"}},
+		{"the brand as author meta and a credit line", `<meta name="author" content="Gloss Genius">`, `<p>by Meaghan Weeden</p>`, []string{"Meaghan Weeden"}},
+		{"the site name and no person", `<meta property="og:site_name" content="Podium"><meta name="author" content="Podium">`, ``, []string{"Podium"}},
+		{"a byline with the site's name run in", ldOrg, `<div class="byline">Shauna Mitchell GlossGenius</div>`, []string{"GlossGenius"}},
+		{"a byline that is the site again", ldOrg, `<div class="author">Author GlossGenius</div>`, []string{"GlossGenius"}},
+		{"a person declared stays before any byline", `<meta name="author" content="Jane Roe">`, `<div class="byline">John Doe</div>`, []string{"Jane Roe"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html><head><title>A story</title>` + tc.head + `</head><body><article><h1>A story</h1>` + tc.credit + body + `</article></body></html>`
+			got := mustExtract(t, page, "https://www.glossgenius.example/blog/a-story").Authors
 			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
 				t.Errorf("Authors = %q, want %q", got, tc.want)
 			}
