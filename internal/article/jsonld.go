@@ -37,6 +37,11 @@ type ldData struct {
 	articleCounts int             // number of article-typed objects
 	notFree       bool            // the article or its page says isAccessibleForFree: false
 	paidParts     []string        // cssSelector of hasPart elements not free to read
+	// authorRefs are the @ids an article names its authors by when it
+	// gives no name (Yoast's graph: "author": {"@id": ".../#/schema/person/…"});
+	// named maps the @id of every named object to its name, to read them.
+	authorRefs []string
+	named      map[string]string
 }
 
 // collectJSONLD reads every ld+json script among elems.
@@ -65,6 +70,13 @@ func parseJSONLD(scripts []string) *ldData {
 			}
 		}
 		ld.walk(v, 0)
+	}
+	if len(ld.authors) == 0 {
+		for _, id := range ld.authorRefs {
+			if n := ld.named[id]; n != "" {
+				ld.authors = append(ld.authors, n)
+			}
+		}
 	}
 	return ld
 }
@@ -107,6 +119,14 @@ func (ld *ldData) walk(v any, depth int) {
 		if isArticle || isPage {
 			ld.takeAccess(t)
 		}
+		if id, name := str(t["@id"]), str(t["name"]); id != "" && name != "" {
+			if ld.named == nil {
+				ld.named = map[string]string{}
+			}
+			if _, ok := ld.named[id]; !ok {
+				ld.named[id] = name
+			}
+		}
 		if g, ok := t["@graph"]; ok {
 			ld.walk(g, depth+1)
 		}
@@ -140,6 +160,9 @@ func (ld *ldData) takeArticle(m map[string]any) {
 		ld.authors = names(m["author"])
 		if len(ld.authors) == 0 {
 			ld.authors = names(m["creator"])
+		}
+		if len(ld.authors) == 0 && len(ld.authorRefs) == 0 {
+			ld.authorRefs = refs(m["author"])
 		}
 	}
 	setIf(&ld.published, str(m["datePublished"]))
@@ -234,6 +257,22 @@ func names(v any) []string {
 	case []any:
 		for _, e := range t {
 			out = append(out, names(e)...)
+		}
+	}
+	return out
+}
+
+// refs returns the @ids of the unnamed objects in v, an object or an array.
+func refs(v any) []string {
+	var out []string
+	switch t := v.(type) {
+	case map[string]any:
+		if id := str(t["@id"]); id != "" && len(names(t)) == 0 {
+			out = append(out, id)
+		}
+	case []any:
+		for _, e := range t {
+			out = append(out, refs(e)...)
 		}
 	}
 	return out

@@ -56,6 +56,14 @@ func TestExtractMetadataSources(t *testing.T) {
 				eq(t, "authors", strings.Join(a.Authors, "|"), "Ann Lee")
 				eqTime(t, "published", a.PublishedAt, "2020-01-02T00:00:00Z")
 			}},
+		{"json-ld graph, authors by reference", `<meta name="author" content="kffnirmitap"><script type="application/ld+json">{"@context":"https://schema.org","@graph":[
+			{"@type":"Article","headline":"Graph Headline","author":[{"@id":"https://x.example/#/schema/person/1"},{"@id":"https://x.example/#/schema/person/2"}]},
+			{"@type":"WebPage","@id":"https://x.example/story","name":"Graph Headline – X"},
+			{"@type":"Person","@id":"https://x.example/#/schema/person/1","name":"Nirmita Panchal"}]}</script>
+			<script type="application/ld+json">{"@type":"Person","@id":"https://x.example/#/schema/person/2","name":"Ann Lee"}</script>`,
+			"", func(t *testing.T, a *Article) {
+				eq(t, "authors", strings.Join(a.Authors, "|"), "Nirmita Panchal|Ann Lee")
+			}},
 		{"json-ld array", `<script type="application/ld+json">[{"@type":"BreadcrumbList"},{"@type":"NewsArticle","headline":"Array Headline","author":"By Sam Poe"}]</script>`,
 			"", func(t *testing.T, a *Article) {
 				eq(t, "title", a.Title, "Array Headline")
