@@ -827,5 +827,10 @@ func splitAuthors(s string) []string {
 		}
 		out = append(out, p)
 	}
+	// First names alone joined by "&" or "and" are one credit ("Maria &
+	// Katerina", a couple's blog): each alone names nobody.
+	if len(out) == 2 && len(strings.Fields(out[0])) == 1 && len(strings.Fields(out[1])) == 1 && !strings.ContainsAny(s, ",;|") {
+		return []string{out[0] + " & " + out[1]}
+	}
 	return out
 }

@@ -122,6 +122,8 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 			[]string{"Niko Matsakis"}},
 		{"a job title after the name", `<div class="author-name">By Mateusz Haberny Founder at Oakywood</div>`, []string{"Mateusz Haberny"}},
 		{"authored by, and a day with its ordinal", `<div class="byline">Authored by: Ehsan Jazini 18th Dec 2025</div>`, []string{"Ehsan Jazini"}},
+		{"a couple credited by first names is one credit", `<div class="byline">By Linny and Peter</div>`, []string{"Linny & Peter"}},
+		{"two people with full names are two", `<div class="byline">By Jane Roe and John Doe</div>`, []string{"Jane Roe", "John Doe"}},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
