@@ -30,15 +30,20 @@ func (c *scriptCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redi
 	return next
 }
 
+// countedLimiter is a limiter on the test's Redis whose scripts are counted.
+func countedLimiter(t *testing.T) (*politeness.Limiter, *scriptCounter) {
+	rdb, prefix := streamkittest.Redis(t)
+	scripts := &scriptCounter{}
+	rdb.AddHook(scripts)
+	return politeness.New(rdb, prefix, 5*time.Second), scripts
+}
+
 // Requests of one process waiting for one host take their turns in line:
 // the first asks Redis, and a release wakes the next alone. (When every
 // release woke every waiter, each of them asked Redis at each turn: here
 // about a hundred scripts for eight requests, against four a request.)
 func TestLimiter_WaitersOfOneProcessTakeTurnsInLine(t *testing.T) {
-	rdb, prefix := streamkittest.Redis(t)
-	var scripts scriptCounter
-	rdb.AddHook(&scripts)
-	l := politeness.New(rdb, prefix, 5*time.Second)
+	l, scripts := countedLimiter(t)
 	const (
 		delay    = 20 * time.Millisecond
 		requests = 8
@@ -201,10 +206,7 @@ func TestLimiter_HandedTurnNotTakenIsGivenBack(t *testing.T) {
 // for its release instead of asking every 5 ms: a host that takes 300 ms
 // to answer cost some 60 gate scripts a request that way.
 func TestLimiter_ASlowAnswerOfOursIsNotPolled(t *testing.T) {
-	rdb, prefix := streamkittest.Redis(t)
-	var scripts scriptCounter
-	rdb.AddHook(&scripts)
-	l := politeness.New(rdb, prefix, 5*time.Second)
+	l, scripts := countedLimiter(t)
 	const (
 		delay  = 20 * time.Millisecond
 		answer = 300 * time.Millisecond
