@@ -219,7 +219,7 @@ func (s *site) snapshot() counters {
 		ts = slices.Clone(ts)
 		slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
 		if os.Getenv("BENCH_DEBUG") != "" && len(ts) > 1 {
-			var big, bigSum time.Duration
+			big, bigSum := 0, time.Duration(0)
 			for i := 1; i < len(ts); i++ {
 				if g := ts[i].Sub(ts[i-1]); g > 30*time.Millisecond {
 					big++

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -703,12 +702,12 @@ func (pm *pageMeta) siteNames(pageURL string) siteNames {
 		labels := strings.Split(strings.ToLower(u.Hostname()), ".")
 		for _, l := range labels[:max(len(labels)-1, 0)] {
 			if l != "www" {
-				names[alnum(l)] = true
+				names[letters(l)] = true
 			}
 		}
 	}
 	for _, n := range []string{pm.get("og:site_name", "application-name"), pm.ld.publisher} {
-		if k := alnum(n); k != "" {
+		if k := letters(n); k != "" {
 			names[k] = true
 		}
 	}
@@ -718,7 +717,7 @@ func (pm *pageMeta) siteNames(pageURL string) siteNames {
 // namesAll tells whether every name is one the site goes by.
 func (s siteNames) namesAll(names []string) bool {
 	for _, n := range names {
-		if k := alnum(n); k == "" || !s[k] {
+		if k := letters(n); k == "" || !s[k] {
 			return false
 		}
 	}
@@ -737,7 +736,7 @@ func (s siteNames) credits(names []string) bool {
 		if !rePersonName.MatchString(n) {
 			return false
 		}
-		k := alnum(n)
+		k := letters(n)
 		for site := range s {
 			if len(site) >= 3 && strings.Contains(k, site) {
 				return false
@@ -745,17 +744,6 @@ func (s siteNames) credits(names []string) bool {
 		}
 	}
 	return true
-}
-
-// alnum lower-cases s and keeps its letters and digits alone.
-func alnum(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // labelledAuthors reads the label/value pairs of a summary card

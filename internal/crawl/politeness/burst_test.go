@@ -23,15 +23,7 @@ func TestLimiter_OverdueSlotsDoNotBurst(t *testing.T) {
 		host    = "news.example:8080"
 	)
 	ctx := context.Background()
-	var reserved []politeness.Reservation
-	for i := range waiters {
-		r, err := limiters[i%2].Reserve(ctx, host, delay)
-		if err != nil || !r.Reserved {
-			t.Fatalf("reserve %d: %+v, %v", i, r, err)
-		}
-		reserved = append(reserved, r)
-	}
-	time.Sleep(waiters * delay) // the stall: every slot is now in the past
+	reserved := overdue(t, limiters, host, delay, waiters) // the stall
 
 	start := time.Now()
 	var mu sync.Mutex

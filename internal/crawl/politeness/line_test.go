@@ -38,6 +38,22 @@ func countedLimiter(t *testing.T) (*politeness.Limiter, *scriptCounter) {
 	return politeness.New(rdb, prefix, 5*time.Second), scripts
 }
 
+// overdue reserves n slots of host, taking turns over the limiters, and
+// sleeps until every slot is past, as after a stall.
+func overdue(t *testing.T, limiters []*politeness.Limiter, host string, delay time.Duration, n int) []politeness.Reservation {
+	t.Helper()
+	var reserved []politeness.Reservation
+	for i := range n {
+		r, err := limiters[i%len(limiters)].Reserve(context.Background(), host, delay)
+		if err != nil || !r.Reserved {
+			t.Fatalf("reserve %d: %+v, %v", i, r, err)
+		}
+		reserved = append(reserved, r)
+	}
+	time.Sleep(time.Duration(n) * delay)
+	return reserved
+}
+
 // Requests of one process waiting for one host take their turns in line:
 // the first asks Redis, and a release wakes the next alone. (When every
 // release woke every waiter, each of them asked Redis at each turn: here
@@ -52,15 +68,7 @@ func TestLimiter_WaitersOfOneProcessTakeTurnsInLine(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	var sent []time.Time
-	var reserved []politeness.Reservation
-	for range requests {
-		r, err := l.Reserve(ctx, host, delay)
-		if err != nil || !r.Reserved {
-			t.Fatalf("reserve: %+v, %v", r, err)
-		}
-		reserved = append(reserved, r)
-	}
-	time.Sleep(requests * delay) // every slot is past: all stand in line at once
+	reserved := overdue(t, []*politeness.Limiter{l}, host, delay, requests) // all stand in line at once
 	var wg sync.WaitGroup
 	for _, r := range reserved {
 		wg.Go(func() {
@@ -105,15 +113,7 @@ func TestLimiter_HandedTurnsAreSharedWithOtherProcesses(t *testing.T) {
 		at  time.Time
 		who int
 	}
-	var reserved []politeness.Reservation
-	for i := range 2 * each {
-		r, err := limiters[i%2].Reserve(ctx, host, delay)
-		if err != nil || !r.Reserved {
-			t.Fatalf("reserve %d: %+v, %v", i, r, err)
-		}
-		reserved = append(reserved, r)
-	}
-	time.Sleep(2 * each * delay) // every slot is past: both lines fill at once
+	reserved := overdue(t, limiters, host, delay, 2*each) // both lines fill at once
 	var mu sync.Mutex
 	var sends []send
 	var wg sync.WaitGroup
