@@ -204,7 +204,7 @@ func TestLimiter_HandedTurnNotTakenIsGivenBack(t *testing.T) {
 
 // While a request of this process holds the host, the next in line waits
 // for its release instead of asking every 5 ms: a host that takes 300 ms
-// to answer cost some 60 gate scripts a request that way.
+// to answer cost some 56 scripts for the two requests that way.
 func TestLimiter_ASlowAnswerOfOursIsNotPolled(t *testing.T) {
 	l, scripts := countedLimiter(t)
 	const (
