@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -17,26 +18,29 @@ var tsConfigs = []string{"simple", "english", "german", "french", "spanish", "it
 
 const maxQueryTerms = 32
 
+// maxCombinations bounds the tsquery of a widened match: the query words
+// taken m at a time are OR-ed, and C(n, m) grows fast.
+const maxCombinations = 20
+
 // lexical returns up to limit chunks for the query's words, ranked by
 // ts_rank (length-normalised; title matches weigh more). Chunks holding
-// every word come first; only when they cover fewer than q.K documents are
-// chunks holding any word added, and that wider match ranks at most
-// cfg.MaxLexicalMatches chunks (ranking is not index-assisted, and a
-// frequent word matches much of the corpus).
+// every word come first; only when they cover fewer than q.K documents is
+// the match widened, a word at a time — chunks holding all words but one,
+// then all but two (while the combinations stay few), then any word —
+// as a search engine's "minimum should match" does, so a chunk holding
+// three of four words ranks before one that repeats a single word. A
+// widened match ranks at most cfg.MaxLexicalMatches chunks (ranking is not
+// index-assisted, and a frequent word matches much of the corpus).
 func (s *Searcher) lexical(ctx context.Context, q Query, limit int) ([]cand, error) {
 	terms := queryTerms(q.Text)
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	allQ, anyQ, err := s.tsQueries(ctx, q, terms)
-	if err != nil || allQ == "" {
+	levels, err := s.tsQueries(ctx, q, matchLevels(terms))
+	if err != nil || levels[0] == "" {
 		return nil, err
 	}
-	all, err := s.lexicalQuery(ctx, q, allQ, limit, 0)
-	if err != nil || allQ == anyQ || distinctDocs(all) >= q.K {
-		return all, err
-	}
-	anyTerm, err := s.lexicalQuery(ctx, q, anyQ, limit, s.cfg.MaxLexicalMatches)
+	all, err := s.lexicalQuery(ctx, q, levels[0], limit, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -51,35 +55,110 @@ func (s *Searcher) lexical(ctx context.Context, q Query, limit int) ([]cand, err
 	for _, c := range all {
 		seen[key{c.docID, c.chunk}] = true
 	}
-	for _, c := range anyTerm {
-		if len(all) >= limit {
+	prev := levels[0]
+	for _, tsq := range levels[1:] {
+		if distinctDocs(all) >= q.K || len(all) >= limit {
 			break
 		}
-		if !seen[key{c.docID, c.chunk}] {
-			all = append(all, c)
+		if tsq == prev || tsq == "" {
+			continue // the configurations' stop words made it the same match
+		}
+		prev = tsq
+		wider, err := s.lexicalQuery(ctx, q, tsq, limit, s.cfg.MaxLexicalMatches)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range wider {
+			if len(all) >= limit {
+				break
+			}
+			if k := (key{c.docID, c.chunk}); !seen[k] {
+				seen[k] = true
+				all = append(all, c)
+			}
 		}
 	}
 	return all, nil
 }
 
-// tsQueries parses the words with every text-search configuration chunks
-// may be indexed with (or, with a language filter, that language's and
-// 'simple') and returns two tsqueries as text: every word (&) and any word
-// (|), each the OR of the distinct per-configuration parses. Deduplicating
-// keeps the index scan and ts_rank from evaluating the same branch 16 times.
-// Words are letters, marks and digits only, so the input holds no
-// operators but ours.
-func (s *Searcher) tsQueries(ctx context.Context, q Query, terms []string) (all, anyTerm string, err error) {
-	err = s.pool.QueryRow(ctx, `
-		SELECT coalesce(string_agg(DISTINCT '(' || a::text || ')', ' | ') FILTER (WHERE a::text <> ''), ''),
-		       coalesce(string_agg(DISTINCT '(' || o::text || ')', ' | ') FILTER (WHERE o::text <> ''), '')
-		FROM unnest(CASE WHEN $4 = '' THEN $1::text[] ELSE ARRAY['simple', chunk_tsconfig($4)::text] END) AS c(cfg),
-		     LATERAL (SELECT to_tsquery(c.cfg::regconfig, $2) AS a, to_tsquery(c.cfg::regconfig, $3) AS o) t`,
-		tsConfigs, strings.Join(terms, " & "), strings.Join(terms, " | "), q.Lang).Scan(&all, &anyTerm)
-	if err != nil {
-		return "", "", fmt.Errorf("parse the full-text query: %w", err)
+// matchLevels are the tsquery expressions of the match and its widenings:
+// every word, then all but one, all but two, … while C(n, m) stays within
+// maxCombinations, then any word.
+func matchLevels(terms []string) []string {
+	levels := []string{strings.Join(terms, " & ")}
+	for m := len(terms) - 1; m >= 2; m-- {
+		if binomial(len(terms), m) > maxCombinations {
+			break
+		}
+		var ors []string
+		for _, c := range combinations(len(terms), m) {
+			ws := make([]string, len(c))
+			for i, j := range c {
+				ws[i] = terms[j]
+			}
+			ors = append(ors, "("+strings.Join(ws, " & ")+")")
+		}
+		levels = append(levels, strings.Join(ors, " | "))
 	}
-	return all, anyTerm, nil
+	if len(terms) > 1 {
+		levels = append(levels, strings.Join(terms, " | "))
+	}
+	return levels
+}
+
+func binomial(n, k int) int {
+	r := 1
+	for i := 1; i <= k; i++ {
+		r = r * (n - k + i) / i
+	}
+	return r
+}
+
+// combinations lists the k-element subsets of 0..n-1 in lexicographic order.
+func combinations(n, k int) [][]int {
+	var out [][]int
+	c := make([]int, k)
+	var rec func(start, depth int)
+	rec = func(start, depth int) {
+		if depth == k {
+			out = append(out, slices.Clone(c))
+			return
+		}
+		for i := start; i <= n-(k-depth); i++ {
+			c[depth] = i
+			rec(i+1, depth+1)
+		}
+	}
+	rec(0, 0)
+	return out
+}
+
+// tsQueries parses each expression (words joined by & and |) with every
+// text-search configuration chunks may be indexed with (or, with a language
+// filter, that language's and 'simple') and returns each as tsquery text:
+// the OR of its distinct per-configuration parses, "" when no configuration
+// keeps a word. Deduplicating keeps the index scan and ts_rank from
+// evaluating the same branch 16 times. Words are letters, marks and digits
+// only, so the input holds no operators but ours. One round trip for all.
+func (s *Searcher) tsQueries(ctx context.Context, q Query, exprs []string) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT coalesce(string_agg(DISTINCT '(' || t.p::text || ')', ' | ') FILTER (WHERE t.p::text <> ''), '')
+		FROM unnest($2::text[]) WITH ORDINALITY AS e(x, i)
+		CROSS JOIN unnest(CASE WHEN $3 = '' THEN $1::text[] ELSE ARRAY['simple', chunk_tsconfig($3)::text] END) AS c(cfg),
+		     LATERAL (SELECT to_tsquery(c.cfg::regconfig, e.x) AS p) t
+		GROUP BY e.i ORDER BY e.i`,
+		tsConfigs, exprs, q.Lang)
+	if err != nil {
+		return nil, fmt.Errorf("parse the full-text query: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("parse the full-text query: %w", err)
+	}
+	if len(out) != len(exprs) {
+		return nil, fmt.Errorf("parse the full-text query: %d of %d expressions came back", len(out), len(exprs))
+	}
+	return out, nil
 }
 
 // lexicalQuery runs one full-text query for tsq (tsquery text). cap > 0

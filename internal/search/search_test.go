@@ -327,3 +327,35 @@ func TestSearcher_EveryWordBeatsNearbyPartialMatches(t *testing.T) {
 		}
 	}
 }
+
+// A query no document answers whole ("harbour crane strike Rotterdam")
+// finds the document holding three of its words even when the words one by
+// one match more chunks than are ranked (MaxLexicalMatches, 5 here as 5,000
+// is among a million chunks): the match widens a word at a time, not
+// straight to any word.
+func TestSearcher_MostWordsBeatOneWordRepeated(t *testing.T) {
+	t.Parallel()
+	articles := filterCorpus()
+	for i := range articles {
+		articles[i].Title = fmt.Sprintf("Notice %d", i)
+		switch {
+		case i == 23:
+			articles[i].Text = "Dock workers walked out on Monday. The harbour was quiet and the strike closed every crane berth on the quay."
+		case i%2 == 0:
+			articles[i].Text = strings.Repeat("The harbour master opened the harbour to traffic; harbour fees rose. ", 3)
+		default:
+			articles[i].Text = strings.Repeat("A strike of rail staff, the third strike this year, ended the strike talks. ", 3)
+		}
+	}
+	pool, e := setup(t, articles...)
+	s := search.New(pool, e, search.Config{MaxLexicalMatches: 5}, nil)
+	for _, mode := range []search.Mode{search.Hybrid, search.Lexical} {
+		rs, err := s.Search(context.Background(), search.Query{Text: "harbour crane strike Rotterdam", K: 3, Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs) == 0 || rs[0].DocID != "d23" {
+			t.Errorf("%s: got %v, want d23 first", mode, docIDs(rs))
+		}
+	}
+}
