@@ -31,7 +31,6 @@ import (
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/newscrawl/newscrawl/internal/embed"
-	"github.com/newscrawl/newscrawl/internal/embed/chunk"
 	"github.com/newscrawl/newscrawl/internal/localpg"
 	"github.com/newscrawl/newscrawl/internal/pipeline"
 	"github.com/newscrawl/newscrawl/internal/search"
@@ -40,10 +39,9 @@ import (
 
 // Defaults of the benchmark.
 const (
-	schema       = "benchsearch"
-	benchModel   = "bench-clustered-v1"
-	clusterWords = 40
-	commonWords  = 5000
+	schema        = "benchsearch"
+	benchModel    = "bench-topics-v2"
+	lidNeighbours = 100 // k of the intrinsic-dimensionality estimate, as ANN benchmarks use
 )
 
 type options struct {
@@ -52,7 +50,7 @@ type options struct {
 	seed                                                                                    uint64
 	keep, reuse                                                                             bool
 	ef                                                                                      int
-	databaseURL, maintenanceMem, sharedBuffers, precision                                   string
+	databaseURL, maintenanceMem, sharedBuffers, precision, spectrum                         string
 }
 
 func main() {
@@ -68,6 +66,7 @@ func main() {
 	flag.IntVar(&o.liveDocs, "live-docs", 1250, "documents (of the N chunks) written after the HNSW build, to time writes with the index live")
 	flag.IntVar(&o.words, "words", 250, "words per chunk (250 ≈ 350 estimated tokens, the default chunk size)")
 	flag.Float64Var(&o.noise, "noise", 1.0, "noise norm relative to the cluster centre")
+	flag.StringVar(&o.spectrum, "spectrum", "decaying", "noise within a cluster: decaying (along a few directions, as a text encoder's) or flat (the same in every dimension)")
 	flag.Uint64Var(&o.seed, "seed", 1, "random seed")
 	flag.BoolVar(&o.keep, "keep", false, "keep the benchsearch schema afterwards")
 	flag.BoolVar(&o.reuse, "reuse", false, "query the schema a -keep run left (same -n, -seed and shape flags): skip loading and the index build")
@@ -104,6 +103,9 @@ func run(ctx context.Context, o options) error {
 	default:
 		return fmt.Errorf("-precision %q: full, half or both", o.precision)
 	}
+	if o.spectrum != "decaying" && o.spectrum != "flat" {
+		return fmt.Errorf("-spectrum %q: decaying or flat", o.spectrum)
+	}
 	if o.maintenanceMem == "auto" {
 		o.maintenanceMem = autoBytes(o, 2, 1024)
 	}
@@ -138,8 +140,11 @@ func run(ctx context.Context, o options) error {
 	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
 	d := generate(rng, o)
 	id := embed.Identity{Provider: "bench", Model: benchModel, Dims: o.dims}
-	fmt.Printf("benchsearch: N=%d chunks (%d docs × %d) of %d words, %d-d clustered vectors (%d clusters, noise %.2f), %d hosts; pgvector %s, PostgreSQL %s\n",
-		len(d.docs)*o.perDoc, len(d.docs), o.perDoc, o.words, o.dims, o.clusters, o.noise, o.hosts, pgv, pgVersion)
+	fmt.Printf("benchsearch: N=%d chunks (%d docs × %d) of %d words, %d-d clustered vectors (%d clusters, noise %.2f, %s spectrum), %d hosts; pgvector %s, PostgreSQL %s\n",
+		len(d.docs)*o.perDoc, len(d.docs), o.perDoc, o.words, o.dims, o.clusters, o.noise, o.spectrum, o.hosts, pgv, pgVersion)
+	lid, contrast := d.difficulty(rand.New(rand.NewPCG(o.seed+2, 11)), o, 100, lidNeighbours)
+	fmt.Printf("data   medians of 100 queries: local intrinsic dimensionality %.1f (maximum likelihood, k=%d), relative contrast %.2f (higher dimensionality, lower contrast: harder)\n",
+		lid, lidNeighbours, contrast)
 
 	if !o.reuse {
 		load := d.docs[:len(d.docs)-live(o, d)]
@@ -243,108 +248,6 @@ func openScratch(ctx context.Context, databaseURL string, reuse bool) (*pgxpool.
 		return nil, err
 	}
 	return pool, nil
-}
-
-// data is the generated corpus.
-type data struct {
-	centres [][]float32
-	docs    []embed.DocChunks
-	cluster []int // per doc
-	words   [][]string
-	common  []string
-	days    int
-}
-
-func generate(rng *rand.Rand, o options) *data {
-	d := &data{days: 365}
-	for range o.clusters {
-		d.centres = append(d.centres, normalize(gaussian(rng, o.dims)))
-	}
-	for i := range commonWords {
-		d.common = append(d.common, pseudoWord(i, "a"))
-	}
-	for c := range o.clusters {
-		var ws []string
-		for j := range clusterWords {
-			ws = append(ws, pseudoWord(c*clusterWords+j, "o"))
-		}
-		d.words = append(d.words, ws)
-	}
-	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	ndocs := o.n / o.perDoc
-	for i := range ndocs {
-		c := rng.IntN(o.clusters)
-		pub := start.AddDate(0, 0, rng.IntN(d.days))
-		doc := embed.DocChunks{DocID: fmt.Sprintf("doc%07d", i), BodyHash: "h", Host: fmt.Sprintf("host%03d.example", rng.IntN(o.hosts)),
-			Language: "en", PublishedAt: &pub, Title: d.text(rng, c, 6), New: true}
-		for j := range o.perDoc {
-			body := d.text(rng, c, o.words)
-			doc.Chunks = append(doc.Chunks, chunk.Chunk{Index: j, Start: j * 600, End: j*600 + len(body), Text: body})
-			doc.Vectors = append(doc.Vectors, d.near(rng, c, o.noise))
-		}
-		d.docs = append(d.docs, doc)
-		d.cluster = append(d.cluster, c)
-	}
-	return d
-}
-
-// text draws n words: a quarter from the cluster's vocabulary, the rest
-// from a Zipf-like common vocabulary.
-func (d *data) text(rng *rand.Rand, c, n int) string {
-	ws := make([]string, n)
-	for i := range ws {
-		if rng.IntN(4) == 0 {
-			ws[i] = d.words[c][rng.IntN(clusterWords)]
-		} else {
-			ws[i] = d.common[int(math.Pow(float64(commonWords), rng.Float64()))-1]
-		}
-	}
-	return strings.Join(ws, " ")
-}
-
-func (d *data) near(rng *rand.Rand, c int, noise float64) []float32 {
-	g := normalize(gaussian(rng, len(d.centres[c])))
-	v := make([]float32, len(g))
-	for i := range v {
-		v[i] = d.centres[c][i] + float32(noise)*g[i]
-	}
-	return normalize(v)
-}
-
-func gaussian(rng *rand.Rand, n int) []float32 {
-	v := make([]float32, n)
-	for i := range v {
-		v[i] = float32(rng.NormFloat64())
-	}
-	return v
-}
-
-func normalize(v []float32) []float32 {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	n := float32(math.Sqrt(s))
-	for i := range v {
-		v[i] /= n
-	}
-	return v
-}
-
-// pseudoWord spells i in consonant-vowel syllables (letters only, so the
-// text-search parser keeps it whole).
-func pseudoWord(i int, vowel string) string {
-	const cons = "bdfgklmnprstvz"
-	var b strings.Builder
-	for {
-		b.WriteByte(cons[i%len(cons)])
-		b.WriteString(vowel)
-		i /= len(cons)
-		if i == 0 {
-			break
-		}
-	}
-	return b.String() + "x"
 }
 
 // A writer writes one batch of documents in one transaction.
@@ -601,8 +504,7 @@ func measureQueries(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, 
 		warm := min(20, o.queries)
 		for i := range o.queries + warm {
 			c := rng.IntN(o.clusters)
-			text := fmt.Sprintf("%s %s %s %s", d.words[c][rng.IntN(clusterWords)], d.words[c][rng.IntN(clusterWords)],
-				d.words[c][rng.IntN(clusterWords)], d.common[rng.IntN(200)])
+			text := d.query(rng, c)
 			vec := d.near(rng, c, o.noise)
 			qe.vecs[text] = vec // a repeated text gets a fresh vector: both searches below use it
 			q := search.Query{Text: text, K: 10, Mode: sc.mode}
