@@ -12,6 +12,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -70,7 +71,7 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", 1, "random seed")
 	flag.BoolVar(&o.keep, "keep", false, "keep the benchsearch schema afterwards")
 	flag.BoolVar(&o.reuse, "reuse", false, "query the schema a -keep run left (same -n, -seed and shape flags): skip loading and the index build")
-	flag.IntVar(&o.ef, "ef", search.DefaultEfSearch, "hnsw.ef_search floor of the searcher")
+	flag.IntVar(&o.ef, "ef", 0, "hnsw.ef_search floor of the searcher (0: the searcher's own, sized to the table)")
 	flag.IntVar(&o.clients, "clients", 8, "concurrent clients of the throughput run (vector queries)")
 	flag.StringVar(&o.maintenanceMem, "maintenance-work-mem", "auto", "maintenance_work_mem for the HNSW build (auto: room for the whole graph)")
 	flag.StringVar(&o.sharedBuffers, "shared-buffers", "auto", "shared_buffers of the bench's own PostgreSQL (auto: the vectors four times over, which holds the index)")
@@ -493,7 +494,7 @@ func measureQueries(ctx context.Context, pool *pgxpool.Pool, id embed.Identity, 
 		}},
 	}
 	fmt.Printf("query  %s precision, k=10, ef_search=%d, candidates=%d, exact below %d filtered chunks or 2%% of the table; p50/p99 are the whole Search call (embedding lookup, SQL, grouping, hydration); SQL p50 is the database part alone (the plan choice and the first nearest-chunk query), the ceiling\n",
-		p, o.ef, search.DefaultCandidates, search.DefaultExactThreshold)
+		p, cmp.Or(o.ef, search.EfSearchFor(int64(len(d.docs)*o.perDoc))), search.DefaultCandidates, search.DefaultExactThreshold)
 	fmt.Printf("       %-30s %5s %9s %9s %9s %10s %12s %11s\n", "mode", "n", "p50", "p99", "SQL p50", "recall@10", "min results", "exact p50")
 	sum := summary{filteredMin: math.MaxInt, filteredRecall: 1}
 	var probes []probe

@@ -82,6 +82,7 @@ func runAsk(ctx context.Context, args []string) error {
 	server := config.BindOpenAI(s)
 	newEmbedder := provider.Bind(s, server)
 	binding := bindAsk(s, server)
+	searchConfig := bindSearch(s)
 	fs := s.FlagSet()
 	since := fs.String("since", "", "only articles published at or after DATE (YYYY-MM-DD or RFC 3339); overrides the question's own time phrase")
 	until := fs.String("until", "", "only articles published before DATE; a bare date includes that day")
@@ -117,7 +118,7 @@ func runAsk(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	asker, err := binding.asker(search.New(pool, emb, search.Config{}, nil), nil, nil)
+	asker, err := binding.asker(search.New(pool, emb, searchConfig(), nil), nil, nil)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/newscrawl/newscrawl/internal/app"
 	"github.com/newscrawl/newscrawl/internal/config"
+	"github.com/newscrawl/newscrawl/internal/search"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -64,4 +65,11 @@ func positional(fs *flag.FlagSet) ([]string, error) {
 		}
 	}
 	return args, nil
+}
+
+// bindSearch binds the searcher's settings; call the result after Parse.
+func bindSearch(s *config.Set) func() search.Config {
+	ef := s.IntRange("SEARCH_EF_SEARCH", 0, 0, 1000,
+		"hnsw.ef_search floor of vector queries (higher: better recall, slower); 0 sizes it to the table: 100 up to 100,000 chunks, 316 at a million")
+	return func() search.Config { return search.Config{EfSearch: *ef} }
 }

@@ -23,6 +23,7 @@ const defaultSearchTimeout = 30 * time.Second
 func runSearch(ctx context.Context, args []string) error {
 	s, c := settings("search")
 	newEmbedder := provider.Bind(s, config.BindOpenAI(s))
+	searchConfig := bindSearch(s)
 	fs := s.FlagSet()
 	k := fs.Int("k", search.DefaultK, fmt.Sprintf("documents to return (1-%d)", search.MaxK))
 	mode := fs.String("mode", string(search.Hybrid), "hybrid, vector or lexical")
@@ -64,7 +65,7 @@ func runSearch(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	ans, err := search.New(pool, emb, search.Config{}, nil).Answer(ctx, q)
+	ans, err := search.New(pool, emb, searchConfig(), nil).Answer(ctx, q)
 	res := ans.Results
 	if err != nil {
 		if strings.Contains(err.Error(), `relation "chunks" does not exist`) {

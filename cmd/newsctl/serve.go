@@ -35,6 +35,7 @@ func runServe(ctx context.Context, args []string) error {
 	server := config.BindOpenAI(s)
 	newEmbedder := provider.Bind(s, server)
 	asking := bindAsk(s, server)
+	searchConfig := bindSearch(s)
 	fs := s.FlagSet()
 	addr := fs.String("addr", defaultServeAddr, "listen address; other than loopback needs SERVE_TOKEN or SERVE_PUBLIC_READONLY")
 	timeout := fs.Duration("timeout", search.DefaultRequestTimeout, "per-request timeout")
@@ -66,7 +67,7 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeAll()
-	searcher := search.New(pool, emb, search.Config{}, log)
+	searcher := search.New(pool, emb, searchConfig(), log)
 	reg := prometheus.NewRegistry()
 	asker, err := asking.asker(searcher, ask.NewMetrics(reg), log)
 	if err != nil {

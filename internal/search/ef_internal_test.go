@@ -21,8 +21,8 @@ func TestSearcher_EfSearchFollowsTheIndex(t *testing.T) {
 		VALUES ('d', 'local-hash-v1', 384, 0, 'h', 0, 1, 'x', array_fill(0.05, ARRAY[384])::vector)`); err != nil {
 		t.Fatal(err)
 	}
-	floor := func() int {
-		s := New(pool, e, Config{}, nil)
+	floor := func(cfg ...Config) int {
+		s := New(pool, e, append(cfg, Config{})[0], nil)
 		if err := s.checkModel(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -31,6 +31,9 @@ func TestSearcher_EfSearchFollowsTheIndex(t *testing.T) {
 	}
 	if got := floor(); got != DefaultEfSearch {
 		t.Fatalf("current index: ef_search floor %d, want %d", got, DefaultEfSearch)
+	}
+	if got := floor(Config{EfSearch: 250}); got != 250 {
+		t.Fatalf("configured: ef_search floor %d, want 250", got)
 	}
 	name := embed.IndexName(e.Identity())
 	if _, err := pool.Exec(ctx, `DROP INDEX `+name+`; CREATE INDEX `+name+` ON chunks
@@ -85,6 +88,16 @@ func TestSearcher_ExactThresholdGrowsWithTheTable(t *testing.T) {
 		s.rows = tc.rows
 		if got := s.exactThreshold(); int64(got) != tc.want {
 			t.Errorf("%d rows: exact below %d filtered chunks, want %d", tc.rows, got, tc.want)
+		}
+	}
+}
+
+// The default floor grows with the table past 100,000 chunks, up to
+// pgvector's limit.
+func TestEfSearchFor_GrowsWithTheTable(t *testing.T) {
+	for rows, want := range map[int64]int{0: 100, 50_000: 100, 100_000: 100, 400_000: 200, 1_000_000: 316, 10_000_000: 1000, 1e9: 1000} {
+		if got := EfSearchFor(rows); got != want {
+			t.Errorf("EfSearchFor(%d) = %d, want %d", rows, got, want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -17,7 +18,7 @@ import (
 // Defaults for Config fields left zero.
 const (
 	DefaultCandidates     = 100    // chunks taken from each list before grouping and fusion
-	DefaultEfSearch       = 100    // hnsw.ef_search floor: doc recall@10 ≈ 0.99 on the benchmark's 100k clustered vectors
+	DefaultEfSearch       = 100    // hnsw.ef_search floor up to efGrowsFrom chunks: doc recall@10 ≈ 0.99 on the benchmark's 100k clustered vectors
 	LegacyEfSearch        = 200    // the floor for an index built with ef_construction below embed.HNSWEfConstruction
 	DefaultExactThreshold = 10000  // filtered chunks at or below which an exact scan is used (or 1/exactShare of the table, if more)
 	DefaultMaxScanTuples  = 100000 // hnsw.max_scan_tuples for filtered index scans
@@ -25,6 +26,7 @@ const (
 	DefaultMaxLexical     = 5000   // chunks ranked at most by the any-word full-text match
 	maxCandidates         = 4000   // candidate growth stops here, then exact scan
 	maxEfSearch           = 1000   // pgvector's limit for hnsw.ef_search
+	efGrowsFrom           = 100000 // chunks past which the default ef_search floor grows
 	// exactShare: a filter keeping at most 1/exactShare of the chunks is
 	// answered exactly however many that is. At a million chunks the SQL
 	// of a 1% host filter took 93 ms p50 as a filtered index scan and 13 ms
@@ -36,7 +38,9 @@ const (
 
 // Config tunes the Searcher.
 type Config struct {
-	Candidates     int
+	Candidates int
+	// EfSearch is the hnsw.ef_search floor; 0 sizes it to the table
+	// (EfSearchFor).
 	EfSearch       int
 	ExactThreshold int
 	MaxScanTuples  int
@@ -62,7 +66,6 @@ func (c *Config) setDefaults() {
 		}
 	}
 	def(&c.Candidates, DefaultCandidates)
-	def(&c.EfSearch, DefaultEfSearch)
 	def(&c.ExactThreshold, DefaultExactThreshold)
 	def(&c.MaxScanTuples, DefaultMaxScanTuples)
 	def(&c.RRFK, DefaultRRFK)
@@ -81,7 +84,7 @@ type Searcher struct {
 	mu        sync.Mutex
 	modelSeen time.Time // chunks of the model were seen to exist then
 	extSeen   time.Time // the extractions table was seen to exist then
-	efSearch  int       // hnsw.ef_search floor for the model's index: cfg.EfSearch, raised by checkModel for an old index
+	efSearch  int       // hnsw.ef_search floor for the model's index: cfg.EfSearch or sized to the table, raised by checkModel for an old index
 	halfIndex bool      // the model's index keeps halfvecs: ANN queries cast to halfvec to use it
 	rows      int64     // the chunks table's estimated rows (pg_class.reltuples), for the exact plan's threshold
 }
@@ -108,7 +111,28 @@ func New(pool *pgxpool.Pool, emb embed.Embedder, cfg Config, log *slog.Logger) *
 		log = slog.New(slog.DiscardHandler)
 	}
 	id := emb.Identity()
-	return &Searcher{pool: pool, emb: emb, id: id, cfg: cfg, log: log, efSearch: cfg.EfSearch, halfIndex: embed.PrecisionAuto.Half(id.Dims)}
+	return &Searcher{pool: pool, emb: emb, id: id, cfg: cfg, log: log, efSearch: cfg.efSearch(0), halfIndex: embed.PrecisionAuto.Half(id.Dims)}
+}
+
+// efSearch is the configured floor, or the one for a table of rows chunks.
+func (c Config) efSearch(rows int64) int {
+	if c.EfSearch > 0 {
+		return c.EfSearch
+	}
+	return EfSearchFor(rows)
+}
+
+// EfSearchFor is the default ef_search floor for a table of rows chunks.
+// HNSW finds fewer of the true nearest at the same ef_search as its graph
+// grows — on the benchmark's corpus (bench-search), recall@10 at ef_search
+// 100 was 0.99 or more at 100,000 chunks and 0.966 at a million — so past
+// efGrowsFrom the floor grows with the square root of the table: 100 up to
+// 100,000 chunks, 316 at a million, pgvector's 1,000 from ten million.
+func EfSearchFor(rows int64) int {
+	if rows <= efGrowsFrom {
+		return DefaultEfSearch
+	}
+	return min(maxEfSearch, int(float64(DefaultEfSearch)*math.Sqrt(float64(rows)/efGrowsFrom)))
 }
 
 // Identity is the model whose chunks are searched.
@@ -331,7 +355,9 @@ func (s *Searcher) readIndex(ctx context.Context) {
 	if err != nil || !st.Exists {
 		return
 	}
-	ef := s.cfg.EfSearch
+	s.mu.Lock()
+	ef := s.cfg.efSearch(s.rows)
+	s.mu.Unlock()
 	if st.EfConstruction() < embed.HNSWEfConstruction {
 		ef = max(ef, LegacyEfSearch)
 	}
