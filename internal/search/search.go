@@ -23,7 +23,7 @@ const (
 	DefaultExactThreshold = 10000  // filtered chunks at or below which an exact scan is used (or 1/exactShare of the table, if more)
 	DefaultMaxScanTuples  = 100000 // hnsw.max_scan_tuples for filtered index scans
 	DefaultRRFK           = 60     // reciprocal rank fusion constant
-	DefaultMaxLexical     = 5000   // chunks ranked at most by the any-word full-text match
+	DefaultMaxLexical     = 5000   // chunks ranked at most by each widening of the full-text match
 	maxCandidates         = 4000   // candidate growth stops here, then exact scan
 	maxEfSearch           = 1000   // pgvector's limit for hnsw.ef_search
 	efGrowsFrom           = 100000 // chunks past which the default ef_search floor grows
@@ -45,8 +45,8 @@ type Config struct {
 	ExactThreshold int
 	MaxScanTuples  int
 	RRFK           int
-	// MaxLexicalMatches bounds the chunks ranked when the all-words match
-	// is too small and any word may match.
+	// MaxLexicalMatches bounds the chunks ranked by each widening of the
+	// full-text match, when the all-words match is too small.
 	MaxLexicalMatches int
 	// QueryEmbedTimeout bounds the query's embedding (DefaultQueryEmbedTimeout).
 	QueryEmbedTimeout time.Duration
