@@ -43,6 +43,7 @@ const (
 	schema        = "benchsearch"
 	benchModel    = "bench-topics-v2"
 	lidNeighbours = 100 // k of the intrinsic-dimensionality estimate, as ANN benchmarks use
+	lidQueries    = 100 // queries the corpus's difficulty is the median of
 )
 
 type options struct {
@@ -143,9 +144,9 @@ func run(ctx context.Context, o options) error {
 	id := embed.Identity{Provider: "bench", Model: benchModel, Dims: o.dims}
 	fmt.Printf("benchsearch: N=%d chunks (%d docs × %d) of %d words, %d-d clustered vectors (%d clusters, noise %.2f, %s spectrum), %d hosts; pgvector %s, PostgreSQL %s\n",
 		len(d.docs)*o.perDoc, len(d.docs), o.perDoc, o.words, o.dims, o.clusters, o.noise, o.spectrum, o.hosts, pgv, pgVersion)
-	lid, contrast := d.difficulty(rand.New(rand.NewPCG(o.seed+2, 11)), o, 100, lidNeighbours)
-	fmt.Printf("data   medians of 100 queries: local intrinsic dimensionality %.1f (maximum likelihood, k=%d), relative contrast %.2f (higher dimensionality, lower contrast: harder)\n",
-		lid, lidNeighbours, contrast)
+	lid, contrast := d.difficulty(rand.New(rand.NewPCG(o.seed+2, 11)), o, lidQueries, lidNeighbours)
+	fmt.Printf("data   medians of %d queries: local intrinsic dimensionality %.1f (maximum likelihood, k=%d), relative contrast %.2f (higher dimensionality, lower contrast: harder)\n",
+		lidQueries, lid, lidNeighbours, contrast)
 
 	if !o.reuse {
 		load := d.docs[:len(d.docs)-live(o, d)]
