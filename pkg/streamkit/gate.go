@@ -17,8 +17,9 @@ type gate struct {
 	log       logger
 	deps      *Dependencies
 
-	mu     sync.Mutex
-	budget int64 // entries that may still be read before the next pressure check
+	mu      sync.Mutex
+	budget  int64 // entries that may still be read before the next pressure check
+	granted int64 // room handed to readers that do not hold its slots yet
 }
 
 // room is how many entries (at most want) a reader may read now: the
@@ -34,23 +35,31 @@ func (g *gate) room(ctx context.Context, want int) int {
 		g.mu.Lock()
 		if g.budget >= int64(want) {
 			g.budget -= int64(want)
+			g.granted += int64(want)
 			g.mu.Unlock()
 			return want
 		}
 		waiting, err := g.pressure(ctx)
 		if err != nil {
+			// Read on rather than stall the stage on a failed check.
+			readOn := ctx.Err() == nil && !g.deps.Down(err)
+			if readOn {
+				g.granted += int64(want)
+			}
 			g.mu.Unlock()
-			if ctx.Err() != nil || g.deps.Down(err) {
+			if !readOn {
 				return 0
 			}
-			// Read on rather than stall the stage on a failed check.
 			g.log.Warn("read downstream pressure", "err", err)
 			return want
 		}
-		g.budget = g.highWater - waiting - int64(g.held())
+		// Room granted but not yet held is in neither held nor waiting:
+		// without it two readers could be given the same room.
+		g.budget = g.highWater - waiting - int64(g.held()) - g.granted
 		if g.budget > 0 {
 			n := min(int64(want), g.budget)
 			g.budget -= n
+			g.granted += n
 			g.mu.Unlock()
 			return int(n)
 		}
@@ -60,7 +69,20 @@ func (g *gate) room(ctx context.Context, want int) int {
 	return 0
 }
 
-// unused gives back room a reader took but did not fill.
+// holding says a reader now holds n slots for a grant of want entries of
+// room (n ≤ want; 0 when it could take none): from here held() counts
+// them, and the rest of the grant goes back.
+func (g *gate) holding(want, n int) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	g.granted -= int64(want)
+	g.budget += int64(want - n)
+	g.mu.Unlock()
+}
+
+// unused gives back room a reader held but did not fill.
 func (g *gate) unused(n int) {
 	if g == nil || n <= 0 {
 		return

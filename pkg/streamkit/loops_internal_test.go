@@ -162,7 +162,7 @@ func TestGate_ReadersShareTheRoom(t *testing.T) {
 			defer cancel()
 			for rctx.Err() == nil {
 				n := g.room(rctx, 50)
-				slots.tryAcquire(n) // read and held, as a reader would
+				g.holding(n, slots.tryAcquire(n)) // read and held, as a reader would
 				mu.Lock()
 				granted += n
 				mu.Unlock()

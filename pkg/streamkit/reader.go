@@ -69,12 +69,12 @@ func (r *reader) exec(ctx context.Context) bool {
 		return true
 	}
 	n := r.p.inflight.acquire(ctx, want)
+	r.p.gate.holding(want, n)
 	if n == 0 {
-		r.p.gate.unused(want)
 		return true
 	}
 	msgs, err := r.p.ops.readNew(ctx, n)
-	r.p.gate.unused(want - len(msgs))
+	r.p.gate.unused(n - len(msgs))
 	r.p.inflight.release(n - len(msgs))
 	if err != nil {
 		switch {
