@@ -279,23 +279,27 @@ func (s *Searcher) Answer(ctx context.Context, q Query) (Answer, error) {
 	return a, err
 }
 
-// vectorWithin is vectorList with the query embedder's time bound: an
-// embedding that fails or outlasts it is an *EmbedError.
+// vectorWithin embeds the query within the embedder's time bound (an
+// embedding that fails or outlasts it is an *EmbedError) and fetches its
+// vector candidates. Only the embedding is bounded: a slow vector query is
+// the database's, not a missing model, and answering it from full text
+// would hide it — it gets the caller's ctx, as the full-text query does.
 func (s *Searcher) vectorWithin(ctx context.Context, q Query, limit int) ([]cand, error) {
 	budget := s.cfg.QueryEmbedTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		budget = min(budget, time.Until(dl)/2)
 	}
 	ectx, cancel := context.WithTimeout(ctx, budget)
-	defer cancel()
-	vc, err := s.vectorList(ectx, q, limit)
-	if err != nil && ctx.Err() == nil && ectx.Err() != nil {
+	vec, err := s.embedQuery(ectx, q.Text)
+	cancel()
+	if err != nil {
 		var ee *EmbedError
-		if !errors.As(err, &ee) {
+		if ctx.Err() == nil && ectx.Err() != nil && !errors.As(err, &ee) {
 			err = &EmbedError{Model: s.id, Err: fmt.Errorf("no query vector within %s: %w", budget, err)}
 		}
+		return nil, err
 	}
-	return vc, err
+	return s.vectorList(ctx, q, vec, limit)
 }
 
 // checkModel returns a *ModelError unless the model has chunks.

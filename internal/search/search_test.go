@@ -261,6 +261,45 @@ func TestSearcher_QueryEmbedderDownAnswersFromFullText(t *testing.T) {
 	}
 }
 
+// Only the embedding is bounded by QueryEmbedTimeout: a vector query the
+// database is slow to answer (here, waiting on a lock held past the bound)
+// is waited for, not taken for a missing model and answered from full text.
+func TestSearcher_SlowDatabaseIsNotAMissingModel(t *testing.T) {
+	t.Parallel()
+	pool, e := setup(t, corpus...)
+	s := search.New(pool, e, search.Config{QueryEmbedTimeout: 200 * time.Millisecond}, nil)
+	ctx := context.Background()
+	for _, mode := range []search.Mode{search.Hybrid, search.Vector} {
+		if _, err := s.Search(ctx, search.Query{Text: "Taiwan earthquake", K: 3, Mode: mode}); err != nil {
+			t.Fatal(err) // the model check is remembered from here on
+		}
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, `LOCK TABLE chunks IN ACCESS EXCLUSIVE MODE`); err != nil {
+			t.Fatal(err)
+		}
+		released := make(chan error, 1)
+		go func() {
+			time.Sleep(time.Second)
+			released <- tx.Commit(ctx)
+		}()
+		qctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		a, err := s.Answer(qctx, search.Query{Text: "Taiwan earthquake", K: 3, Mode: mode})
+		cancel()
+		if rerr := <-released; rerr != nil {
+			t.Fatal(rerr)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		if a.Mode != mode || a.Note != "" || len(a.Results) == 0 || a.Results[0].DocID != "earthquake" {
+			t.Fatalf("%s behind a lock: mode %s, note %q, %d results; want %s answered in full", mode, a.Mode, a.Note, len(a.Results), mode)
+		}
+	}
+}
+
 // With nothing embedded at all, the error says so and where to look,
 // instead of advising a re-embed.
 func TestSearcher_NothingEmbeddedSaysWhereToLook(t *testing.T) {

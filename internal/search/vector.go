@@ -31,16 +31,13 @@ const (
 
 func (p plan) String() string { return [...]string{"ann", "exact"}[p] }
 
-// vectorList returns at least enough chunk candidates to cover q.K
+// vectorList returns, for the query vector vec, at least enough chunk
+// candidates to cover q.K
 // documents when that many match: it chooses the plan by the filters'
 // selectivity, grows the candidate count when chunks of the same documents
 // crowd the list, and falls back to an exact scan if an index scan still
 // comes back short, so filters never starve the results.
-func (s *Searcher) vectorList(ctx context.Context, q Query, limit int) ([]cand, error) {
-	vec, err := s.embedQuery(ctx, q.Text)
-	if err != nil {
-		return nil, err
-	}
+func (s *Searcher) vectorList(ctx context.Context, q Query, vec []float32, limit int) ([]cand, error) {
 	p, err := s.planOf(ctx, q)
 	if err != nil {
 		return nil, err
