@@ -32,11 +32,11 @@ const (
 func (p plan) String() string { return [...]string{"ann", "exact"}[p] }
 
 // vectorList returns, for the query vector vec, at least enough chunk
-// candidates to cover q.K
-// documents when that many match: it chooses the plan by the filters'
-// selectivity, grows the candidate count when chunks of the same documents
-// crowd the list, and falls back to an exact scan if an index scan still
-// comes back short, so filters never starve the results.
+// candidates to cover q.K documents when that many match: it chooses the
+// plan by the filters' selectivity, grows the candidate count when chunks
+// of the same documents crowd the list, and falls back to an exact scan if
+// an index scan still comes back short, so filters never starve the
+// results.
 func (s *Searcher) vectorList(ctx context.Context, q Query, vec []float32, limit int) ([]cand, error) {
 	p, err := s.planOf(ctx, q)
 	if err != nil {
