@@ -51,3 +51,32 @@ func TestMigrations_EveryStepGoesDownAndUpAgain(t *testing.T) {
 		}
 	}
 }
+
+// The big columns are compressed with lz4 where the server has it (the
+// machine's and compose's PostgreSQL do), and the way back restores pglz.
+func TestMigrations_BigColumnsUseLz4(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := streamkittest.PostgresOn(t, streamkittest.DatabaseURL(), func(context.Context, *pgxpool.Pool) error { return nil })
+	if _, err := store.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	methods := func() string {
+		var got string
+		err := pool.QueryRow(ctx, `SELECT string_agg(attrelid::regclass || '.' || attname || '=' || coalesce(nullif(attcompression::text, ''), '-'), ' ' ORDER BY attrelid::regclass::text, attname)
+			FROM pg_attribute WHERE (attrelid, attname) IN (('documents'::regclass, 'body'), ('cleaned'::regclass, 'text'), ('chunks'::regclass, 'tsv'))`).Scan(&got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got, want := methods(), "chunks.tsv=l cleaned.text=l documents.body=l"; got != want {
+		t.Fatalf("compression %q, want %q", got, want)
+	}
+	if _, err := store.MigrateTo(ctx, pool, 21); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := methods(), "chunks.tsv=- cleaned.text=l documents.body=l"; got != want {
+		t.Fatalf("after going down to 21: compression %q, want %q", got, want)
+	}
+}
