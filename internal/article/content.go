@@ -40,7 +40,7 @@ func attempt(body *html.Node, strip bool, titles []string, paid map[*html.Node]b
 		markUnlikely(body, st, root.text, paid, bud)
 		st.measure(body, false, bud)
 	}
-	sc := &scorer{st: st, body: body, bud: bud}
+	sc := &scorer{st: st, body: body, bud: bud, titles: titles}
 	sc.scoreParagraphs()
 	roots := sc.pick()
 	if len(roots) == 0 {

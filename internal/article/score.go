@@ -57,12 +57,13 @@ func isHeading(a atom.Atom) bool {
 // scorer distributes paragraph scores to ancestor containers (the
 // readability idea) and picks the best container plus related siblings.
 type scorer struct {
-	st    *statTable
-	body  *html.Node
-	cands []*html.Node
-	bud   *budget
-	paras []*html.Node // every scored paragraph, document order
-	prose int          // their unlinked runes
+	st     *statTable
+	body   *html.Node
+	cands  []*html.Node
+	bud    *budget
+	paras  []*html.Node // every scored paragraph, document order
+	titles []string     // the page's titles, which a section heading is not
+	prose  int          // their unlinked runes
 }
 
 // scoreParagraphs walks the tree below body and credits each paragraph's
@@ -129,7 +130,7 @@ func (s *scorer) pick() []*html.Node {
 	top = s.commonAncestor(top, topScore)
 	top = s.climb(top)
 	// A lone child carries nothing its parent would not.
-	for top.Parent != nil && top.Parent != s.body && top.Parent.Type == html.ElementNode && onlyElementChild(top.Parent) == top {
+	for top.Parent != nil && top.Parent != s.body && top.Parent.Type == html.ElementNode && (onlyElementChild(top.Parent) == top || headingAndBody(top.Parent, top)) {
 		top = top.Parent
 	}
 	return s.siblings(top)
@@ -280,6 +281,10 @@ func (s *scorer) siblings(top *html.Node) []*html.Node {
 		bonus := 0.0
 		if topClass != "" && attr(c, "class") == topClass {
 			bonus = topScore * 0.2
+			if s.sectionLike(c) {
+				out = append(out, c)
+				continue
+			}
 		}
 		if cs.cand && s.final(c)+bonus >= threshold {
 			if !pitchBox(c, s.st) {
@@ -367,6 +372,52 @@ func (s *scorer) sameKind(a, b *html.Node) bool {
 			if t == u {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// sectionLike reports a sibling styled exactly like the chosen part that
+// opens with a heading of its own, not the page's title: the next section
+// of a body told in sections (AsciiDoc's div.sect1), however many links
+// its lists hold.
+func (s *scorer) sectionLike(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return isHeading(c.DataAtom) && !isTitle(rawText(c), s.titles)
+		}
+	}
+	return false
+}
+
+// headingAndBody reports a parent holding only a section heading and then
+// n, with a sibling styled like it: one section of a body told in
+// sections, each with its heading and its body (AsciiDoc's div.sect1 > h2
+// + div.sectionbody). The sections then join as siblings of the top.
+func headingAndBody(parent, n *html.Node) bool {
+	var kids []*html.Node
+	for c := parent.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			kids = append(kids, c)
+		}
+	}
+	if len(kids) != 2 || !isHeading(kids[0].DataAtom) || kids[1] != n {
+		return false
+	}
+	class := attr(parent, "class")
+	if class == "" {
+		return false
+	}
+	for _, step := range []func(*html.Node) *html.Node{
+		func(c *html.Node) *html.Node { return c.PrevSibling },
+		func(c *html.Node) *html.Node { return c.NextSibling },
+	} {
+		c := step(parent)
+		for c != nil && c.Type != html.ElementNode {
+			c = step(c)
+		}
+		if c != nil && attr(c, "class") == class {
+			return true
 		}
 	}
 	return false

@@ -190,6 +190,18 @@ func TestExtractLayouts(t *testing.T) {
 			want:    append([]string{"Here is our look back at the whole year", "Night buses return in March"}, ps...),
 			notWant: []string{"Storms close schools", "flood defences"},
 		},
+		{
+			name: "a section of links beside sections of prose is still a section of the body",
+			body: `<div id="content">` + sectioned(ps[:1], "Where the plan came from") +
+				strings.Replace(sectioned([]string{"The council's papers on it, in the order they were filed:"}, "The papers"), `</div></div>`,
+					`<div class="ulist"><ul><li><p><a href="/d/1">Draft budget for the transport department, first reading</a></p></li>`+
+						`<li><p><a href="/d/2">Amendment on the depot and the night buses, second reading</a></p></li>`+
+						`<li><p><a href="/d/3">Report of the finance committee on the reserves and the schools</a></p></li>`+
+						`<li><p><a href="/d/4">Final budget as adopted, with the votes of every member</a></p></li></ul></div></div></div>`, 1) +
+				sectioned(ps[1:], "What the council decided") + `</div><div id="footer"><p>Site by the Gazette.</p></div>`,
+			want:    append([]string{"Where the plan came from", "The papers", "What the council decided"}, ps...),
+			notWant: []string{"Site by the Gazette"},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
