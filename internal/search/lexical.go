@@ -26,9 +26,11 @@ const maxCombinations = 20
 // ts_rank (length-normalised; title matches weigh more). Chunks holding
 // every word come first; only when they cover fewer than q.K documents is
 // the match widened, a word at a time — chunks holding all words but one,
-// then all but two (while the combinations stay few), then any word —
-// as a search engine's "minimum should match" does, so a chunk holding
-// three of four words ranks before one that repeats a single word. A
+// then all but two (while the combinations stay few), then any word but
+// the common ones, then any word — as a search engine's "minimum should
+// match" does, so a chunk holding three of four words ranks before one
+// that repeats a single word, and one holding a rare word before one
+// holding only a word that a twentieth of the corpus holds. A
 // widened match ranks at most cfg.MaxLexicalMatches chunks (ranking is not
 // index-assisted, and a frequent word matches much of the corpus).
 func (s *Searcher) lexical(ctx context.Context, q Query, limit int) ([]cand, error) {
@@ -57,8 +59,14 @@ func (s *Searcher) lexical(ctx context.Context, q Query, limit int) ([]cand, err
 	// The widenings between every word and any word are parsed only now:
 	// most queries stop at every word, and a six-word query's widenings
 	// take ten times as long to parse as its two ends (6.4 against 0.7 ms).
+	mid := widenings(terms)
+	if rare, err := s.rareTerms(ctx, q, terms); err != nil {
+		return nil, err
+	} else if len(rare) > 0 && len(rare) < len(terms) {
+		mid = append(mid, strings.Join(rare, " | "))
+	}
 	levels := ends[1:]
-	if mid := widenings(terms); len(mid) > 0 {
+	if len(mid) > 0 {
 		parsed, err := s.tsQueries(ctx, q, mid)
 		if err != nil {
 			return nil, err
@@ -146,6 +154,40 @@ func combinations(n, k int) [][]int {
 	}
 	rec(0, 0)
 	return out
+}
+
+// commonShare is the share of the chunks holding a word past which the
+// widest match leaves it out while rarer words fill it: such a word says
+// little of a chunk, and matching it alone meant reading and ranking a
+// large part of the table (at 1M chunks, 330,608 rows for one word).
+const commonShare = 0.05
+
+// rareTerms returns the query's words that fewer than commonShare of the
+// chunks hold, by the table's own statistics (ANALYZE keeps the commonest
+// lexemes of tsv and their shares; no statistics yet, no common words).
+// A word is common when any configuration's lexeme of it is.
+func (s *Searcher) rareTerms(ctx context.Context, q Query, terms []string) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `
+		WITH st AS (
+			SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
+			FROM pg_stats s JOIN pg_class c ON c.oid = 'chunks'::regclass JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE s.schemaname = n.nspname AND s.tablename = 'chunks' AND s.attname = 'tsv')
+		SELECT t.w FROM unnest($2::text[]) WITH ORDINALITY AS t(w, i)
+		WHERE NOT EXISTS (
+			SELECT 1 FROM st,
+				unnest(CASE WHEN $3 = '' THEN $1::text[] ELSE ARRAY['simple', chunk_tsconfig($3)::text] END) AS c(cfg),
+				unnest(tsvector_to_array(to_tsvector(c.cfg::regconfig, t.w))) AS l(lexeme)
+			WHERE st.freqs[array_position(st.elems, l.lexeme)] >= $4)
+		ORDER BY t.i`,
+		tsConfigs, terms, q.Lang, commonShare)
+	if err != nil {
+		return nil, fmt.Errorf("find the query's common words: %w", err)
+	}
+	rare, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("find the query's common words: %w", err)
+	}
+	return rare, nil
 }
 
 // tsQueries parses each expression (words joined by & and |) with every

@@ -398,3 +398,35 @@ func TestSearcher_MostWordsBeatOneWordRepeated(t *testing.T) {
 		}
 	}
 }
+
+// At the widest match a word most chunks hold gives way to the rarer ones:
+// "harbour crane Rotterdam" among thirty harbour notices, none holding two
+// of the words, finds the one chunk with "crane" first, though ranking the
+// notices by "harbour" alone would put any of them above it and the
+// ranking cap (5 here) need not even reach it. The table's statistics say
+// which words are common, so the test runs ANALYZE as autovacuum would.
+func TestSearcher_ACommonWordGivesWayToRareOnes(t *testing.T) {
+	t.Parallel()
+	articles := filterCorpus()
+	for i := range articles {
+		articles[i].Title = fmt.Sprintf("Notice %d", i)
+		articles[i].Language = "en"
+		if i == 23 {
+			articles[i].Text = "A crane fell on the quay at night. Nobody was hurt, and the berth reopened in the morning."
+		} else {
+			articles[i].Text = strings.Repeat("The harbour master opened the harbour to traffic; harbour fees rose. ", 3)
+		}
+	}
+	pool, e := setup(t, articles...)
+	if _, err := pool.Exec(context.Background(), "ANALYZE chunks"); err != nil {
+		t.Fatal(err)
+	}
+	s := search.New(pool, e, search.Config{MaxLexicalMatches: 5}, nil)
+	rs, err := s.Search(context.Background(), search.Query{Text: "harbour crane Rotterdam", K: 3, Mode: search.Lexical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 3 || rs[0].DocID != "d23" {
+		t.Errorf("got %v, want d23 first, then two harbour notices", docIDs(rs))
+	}
+}
