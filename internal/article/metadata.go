@@ -439,6 +439,9 @@ func (pm *pageMeta) headline(site string) string {
 	if long == 0 || found*2 <= long {
 		return ""
 	}
+	if strings.EqualFold(h, pm.htmlTitle) {
+		return stripSiteName(h, site, nil) // the document title shown as it is, site name and all
+	}
 	return h
 }
 
@@ -528,6 +531,10 @@ func stripSiteName(t, site string, h1s []string) string {
 	switch sep {
 	case "|", "·", "»", "•", "::":
 		if tailWords <= 5 && headWords >= 2 {
+			// "Headline | Section | Site": the section goes as well.
+			if i := strings.LastIndex(headPart, " "+sep+" "); i > 0 && len(strings.Fields(headPart[i+len(sep)+2:])) <= 3 && len(strings.Fields(headPart[:i])) >= 2 {
+				return strings.TrimSpace(headPart[:i])
+			}
 			return headPart
 		}
 	case "-", "–", "—":

@@ -89,6 +89,12 @@ func TestExtract_TitleIsTheHeadlineThePageShows(t *testing.T) {
 		{"two h1s: the metadata decides",
 			`<html><head>` + head + `</head><body><h1>The Best Trail Backpacks</h1><h1>Backpacks we tested</h1><article>` + body + `</article></body></html>`,
 			"Best Trail Backpacks 2025: Our Picks"},
+		{"an h1 that repeats the document title, section and site name included, loses them as the title would",
+			`<html><head><title>How to Pack a Trail Backpack | Guides | Example Outdoors</title></head><body><article><h1>How to Pack a Trail Backpack | Guides | Example Outdoors</h1>` + body + `</article></body></html>`,
+			"How to Pack a Trail Backpack"},
+		{"a title's section and site name go after bars",
+			`<html><head><title>How to Pack a Trail Backpack | Guides | Example Outdoors</title></head><body><article>` + body + `</article></body></html>`,
+			"How to Pack a Trail Backpack"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
