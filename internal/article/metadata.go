@@ -3,6 +3,7 @@ package article
 import (
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -693,9 +694,32 @@ func (pm *pageMeta) authors(pageURL string) []string {
 		if fallback != nil && (i < declared || !site.credits(out)) {
 			continue
 		}
+		if i >= declared {
+			out = pm.linkedNames(out)
+		}
 		return out
 	}
 	return fallback
+}
+
+// linkedNames trims a credit read from the page's text to the name its
+// author link gives, where the text runs on past it ("Sofia Kondrat
+// EdTech Content writer" beside a link to /authors/sofia-kondrat reading
+// "Sofia Kondrat").
+func (pm *pageMeta) linkedNames(names []string) []string {
+	out := names[:0]
+	for _, n := range names {
+		for _, l := range pm.authorLinks {
+			if len(l) < len(n) && strings.HasPrefix(n, l+" ") && strings.Contains(l, " ") {
+				n = l
+				break
+			}
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // siteNames are the names a site goes by, in letters and digits alone:

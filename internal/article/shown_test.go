@@ -130,6 +130,9 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"authored by, and a day with its ordinal", `<div class="byline">Authored by: Ehsan Jazini 18th Dec 2025</div>`, []string{"Ehsan Jazini"}},
 		{"a couple credited by first names is one credit", `<div class="byline">By Linny and Peter</div>`, []string{"Linny & Peter"}},
 		{"two people with full names are two", `<div class="byline">By Jane Roe and John Doe</div>`, []string{"Jane Roe", "John Doe"}},
+		{"a byline running on past its author link is cut to the link's name",
+			`<div class="writer-block"><div class="author-name">By <a href="/authors/sofia-kondrat">Sofia Kondrat</a></div><div class="author-title">EdTech Content writer</div></div>`,
+			[]string{"Sofia Kondrat"}},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
