@@ -103,6 +103,7 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 			}
 		}
 	}
+	c.metrics.discovered.Add(float64(len(links)))
 	if !rules.Allowed(pathQuery(r.u)) {
 		c.metrics.outcome(StateDisallowed)
 		return c.result(ctx, r, &outcome{State: StateDisallowed, Links: uniqueLinks(links)})
@@ -165,7 +166,8 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	} else {
 		o.release = resp.Release // once the body is stored
 	}
-	if o.Links, err = c.capLinks(ctx, o.Links); err != nil {
+	c.metrics.discovered.Add(float64(len(o.Links)))
+	if o.Links, err = c.capLinks(ctx, o.Links); err != nil { // the new links alone from here
 		resp.Release()
 		return streamkit.Result{}, streamkit.Retryable(ErrTypeStore, err)
 	}
@@ -435,7 +437,6 @@ func (c *Crawler) result(ctx context.Context, r *request, o *outcome) (streamkit
 	if r.Recrawl != c.cfg.RecrawlInterval {
 		recrawl = &r.Recrawl
 	}
-	c.metrics.discovered.Add(float64(len(o.Links)))
 	fresh := 0 // discovered URLs the frontier lacked: owed now, for the feeder
 	if links := discovered(r, o); len(links) > 0 {
 		var err error

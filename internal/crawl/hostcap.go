@@ -3,14 +3,15 @@ package crawl
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// capLinks drops the new links of hosts whose frontier is full
-// (Config.MaxURLsPerHost), and the new hub links (feeds, sitemaps, indexes)
+// capLinks returns the discovered links the frontier lacks and the caps
+// let in, in their order: known links are left out (the frontier has
+// them), and so are the new links of hosts whose frontier is full
+// (Config.MaxURLsPerHost) and the new hub links (feeds, sitemaps, indexes)
 // of hosts that have their share of hubs (Config.MaxHubsPerHost), so that a
 // site generating URLs or endless nested indexes cannot grow the frontier
 // without end. It counts what it keeps and what the caps dropped per host.
@@ -19,126 +20,114 @@ import (
 // count row of a busy host is never held across a batch. The count is an
 // upper bound (a commit that fails, or two requests finding the same URL,
 // count it again), so a cap only ever comes early.
+//
+// One statement does it all (capLinksSQL), in one round trip with an
+// asynchronous commit, as addLinks does: it was five round trips and a
+// synchronous commit per page with links (a probe, then BEGIN, the hosts'
+// rows FOR UPDATE, their counts, COMMIT).
 func (c *Crawler) capLinks(ctx context.Context, links []link) ([]link, error) {
 	if len(links) == 0 {
-		return links, nil
+		return nil, nil
 	}
-	urls := make([]string, len(links))
+	urls, hosts, hubs := make([]string, len(links)), make([]string, len(links)), make([]bool, len(links))
 	for i, l := range links {
-		urls[i] = l.URL
+		urls[i], hosts[i], hubs[i] = l.URL, l.Host, l.Hub
 	}
-	rows, err := c.pool.Query(ctx, `SELECT u FROM unnest($1::text[]) AS t(u) WHERE NOT EXISTS (SELECT 1 FROM urls WHERE url = t.u)`, urls)
-	if err != nil {
-		return nil, fmt.Errorf("look up discovered urls: %w", err)
-	}
-	unknown, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("look up discovered urls: %w", err)
-	}
-	if len(unknown) == 0 {
-		return links, nil
-	}
-	isNew := make(map[string]bool, len(unknown))
-	for _, u := range unknown {
-		isNew[u] = true
-	}
-	var hosts []string
-	counts := map[string]*hostCount{}
-	for _, l := range links {
-		if isNew[l.URL] && counts[l.Host] == nil {
-			counts[l.Host] = &hostCount{room: c.cfg.MaxURLsPerHost, hubRoom: c.cfg.MaxHubsPerHost}
-			hosts = append(hosts, l.Host)
-		}
-	}
-	sort.Strings(hosts) // one lock order for every writer
-	// The hosts' rows are locked for this short transaction only, so that
-	// handlers taking links of one host at once never pass its caps together.
-	tx, err := c.pool.Begin(ctx)
-	if err != nil {
+	var verdicts []capVerdict
+	var b pgx.Batch // one round trip, one implicit transaction
+	b.Queue(`SELECT set_config('synchronous_commit', 'off', true)`)
+	b.Queue(capLinksSQL, urls, hosts, hubs, c.cfg.MaxURLsPerHost, c.cfg.MaxHubsPerHost).Query(func(rows pgx.Rows) error {
+		var err error
+		verdicts, err = pgx.CollectRows(rows, pgx.RowToStructByPos[capVerdict])
+		return err
+	})
+	if err := c.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return nil, fmt.Errorf("count the frontier per host: %w", err)
 	}
-	defer tx.Rollback(ctx)
-	rows, err = tx.Query(ctx, `SELECT host, urls, hubs FROM crawl_hosts WHERE host = ANY($1) ORDER BY host FOR UPDATE`, hosts)
-	if err != nil {
-		return nil, fmt.Errorf("read the frontier's size per host: %w", err)
-	}
-	for rows.Next() {
-		var h string
-		var n, hubs int64
-		if err := rows.Scan(&h, &n, &hubs); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		counts[h].room, counts[h].hubRoom = c.cfg.MaxURLsPerHost-n, c.cfg.MaxHubsPerHost-hubs
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the frontier's size per host: %w", err)
-	}
-	out := links[:0]
-	for _, l := range links {
-		if isNew[l.URL] && !counts[l.Host].take(l.Hub) {
+	var out []link
+	dropped := map[string]*[2]int{} // per host: new links, new hubs
+	var order []string
+	for _, v := range verdicts {
+		if v.Verdict == verdictKept {
+			out = append(out, links[v.Index-1])
 			continue
 		}
-		out = append(out, l)
-	}
-	var names []string
-	var kept, hubs, dropped, hubsDropped []int64
-	for _, h := range hosts {
-		n := counts[h]
-		if n.kept+n.dropped+n.hubsDropped == 0 {
-			continue
+		d := dropped[v.Host]
+		if d == nil {
+			d = new([2]int)
+			dropped[v.Host] = d
+			order = append(order, v.Host)
 		}
-		if n.dropped > 0 {
-			c.log.Warn("the host's frontier is full: new links dropped", "host", h, "dropped", n.dropped, "limit", c.cfg.MaxURLsPerHost)
+		switch v.Verdict {
+		case verdictFull:
+			d[0]++
+		case verdictHubs:
+			d[1]++
 		}
-		if n.hubsDropped > 0 {
-			c.log.Warn("the host has its share of hubs: new feed and sitemap links dropped", "host", h, "dropped", n.hubsDropped, "limit", c.cfg.MaxHubsPerHost)
+	}
+	for _, h := range order {
+		if n := dropped[h][0]; n > 0 {
+			c.log.Warn("the host's frontier is full: new links dropped", "host", h, "dropped", n, "limit", c.cfg.MaxURLsPerHost)
 		}
-		names = append(names, h)
-		kept, hubs, dropped, hubsDropped = append(kept, n.kept), append(hubs, n.hubs), append(dropped, n.dropped), append(hubsDropped, n.hubsDropped)
-	}
-	if len(names) == 0 {
-		return out, nil
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO crawl_hosts (host, urls, hubs, urls_dropped, hubs_dropped)
-		SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS t(h, n, hb, d, hd) ORDER BY h
-		ON CONFLICT (host) DO UPDATE SET urls = crawl_hosts.urls + EXCLUDED.urls, hubs = crawl_hosts.hubs + EXCLUDED.hubs,
-			urls_dropped = crawl_hosts.urls_dropped + EXCLUDED.urls_dropped, hubs_dropped = crawl_hosts.hubs_dropped + EXCLUDED.hubs_dropped`,
-		names, kept, hubs, dropped, hubsDropped); err != nil {
-		return nil, fmt.Errorf("count the frontier per host: %w", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("count the frontier per host: %w", err)
+		if n := dropped[h][1]; n > 0 {
+			c.log.Warn("the host has its share of hubs: new feed and sitemap links dropped", "host", h, "dropped", n, "limit", c.cfg.MaxHubsPerHost)
+		}
 	}
 	return out, nil
 }
 
-// hostCount is one host's room under the caps and what one page's links
-// took of it.
-type hostCount struct {
-	room, hubRoom                    int64
-	kept, hubs, dropped, hubsDropped int64
+// capVerdict is capLinksSQL's answer for one new link.
+type capVerdict struct {
+	Index   int64 // 1-based, in the links given
+	Host    string
+	Verdict string
 }
 
-// take counts one new link, reporting whether the caps let it in.
-func (n *hostCount) take(hub bool) bool {
-	switch {
-	case n.room <= 0:
-		n.dropped++
-		return false
-	case hub && n.hubRoom <= 0:
-		n.hubsDropped++
-		return false
-	}
-	n.room--
-	n.kept++
-	if hub {
-		n.hubRoom--
-		n.hubs++
-	}
-	return true
-}
+const (
+	verdictKept = "kept"
+	verdictFull = "full" // the host's frontier is full
+	verdictHubs = "hubs" // the host has its share of hubs
+)
+
+// capLinksSQL judges the new links ($1 URLs, $2 hosts, $3 whether each is a
+// hub; $4 and $5 the caps) and counts them per host. The hosts' count rows
+// are locked in host order (one lock order for every writer), so handlers
+// taking links of one host at once never pass its caps together: the
+// second reads the first's counts once it commits. The judgement is
+// that of a walk through them: links are taken in order while the host
+// has room, and hubs only while it has hub room; a hub dropped for want of
+// hub room takes no room, so before link i the host has taken the other
+// links before it and min(hub room, the hubs before it) — the walk a link
+// at a time, in closed form.
+const capLinksSQL = `
+	WITH l AS (
+		SELECT t.url, t.host, t.hub, t.i
+		FROM unnest($1::text[], $2::text[], $3::bool[]) WITH ORDINALITY AS t(url, host, hub, i)
+		WHERE NOT EXISTS (SELECT 1 FROM urls WHERE urls.url = t.url)),
+	held AS (
+		SELECT host, urls, hubs FROM crawl_hosts WHERE host IN (SELECT host FROM l) ORDER BY host FOR UPDATE),
+	ranked AS (
+		SELECT l.host, l.hub, l.i,
+		       $4::bigint - coalesce(held.urls, 0) AS room,
+		       $5::bigint - coalesce(held.hubs, 0) AS hub_room,
+		       count(*) FILTER (WHERE l.hub) OVER before AS hubs_before,
+		       count(*) FILTER (WHERE NOT l.hub) OVER before AS others_before
+		FROM l LEFT JOIN held USING (host)
+		WINDOW before AS (PARTITION BY l.host ORDER BY l.i ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
+	judged AS (
+		SELECT host, hub, i,
+		       CASE WHEN others_before + least(greatest(hub_room, 0), hubs_before) >= room THEN 'full'
+		            WHEN hub AND hubs_before >= hub_room THEN 'hubs'
+		            ELSE 'kept' END AS verdict
+		FROM ranked),
+	counted AS (
+		INSERT INTO crawl_hosts (host, urls, hubs, urls_dropped, hubs_dropped)
+		SELECT host, count(*) FILTER (WHERE verdict = 'kept'), count(*) FILTER (WHERE verdict = 'kept' AND hub),
+		       count(*) FILTER (WHERE verdict = 'full'), count(*) FILTER (WHERE verdict = 'hubs')
+		FROM judged GROUP BY host ORDER BY host
+		ON CONFLICT (host) DO UPDATE SET urls = crawl_hosts.urls + EXCLUDED.urls, hubs = crawl_hosts.hubs + EXCLUDED.hubs,
+			urls_dropped = crawl_hosts.urls_dropped + EXCLUDED.urls_dropped, hubs_dropped = crawl_hosts.hubs_dropped + EXCLUDED.hubs_dropped)
+	SELECT i, host, verdict FROM judged ORDER BY i`
 
 // HostCaps is a host that reached a frontier cap: what it holds and what
 // the caps dropped.
