@@ -80,26 +80,26 @@ func scan(pageURL *url.URL, body []byte, links bool) Page {
 		attrs := readAttrs(z)
 		switch a {
 		case atom.Base:
-			if b, err := base.Parse(strings.TrimSpace(attrs["href"])); err == nil && attrs["href"] != "" {
+			if b, err := base.Parse(strings.TrimSpace(attrs.href)); err == nil && attrs.href != "" {
 				base = b
 			}
 		case atom.A, atom.Area:
-			if !hasToken(attrs["rel"], "nofollow") {
-				add(&p.Links, attrs["href"])
+			if !hasToken(attrs.rel, "nofollow") {
+				add(&p.Links, attrs.href)
 			}
 		case atom.Link:
-			rel := attrs["rel"]
+			rel := attrs.rel
 			switch {
 			case hasToken(rel, "canonical"):
-				if u, ok := urlnorm.Resolve(base, attrs["href"]); ok && p.Canonical == "" && !inBody {
+				if u, ok := urlnorm.Resolve(base, attrs.href); ok && p.Canonical == "" && !inBody {
 					p.Canonical = u
 				}
-			case hasToken(rel, "alternate") && isFeedType(attrs["type"]):
-				add(&p.Feeds, attrs["href"])
+			case hasToken(rel, "alternate") && isFeedType(attrs.typ):
+				add(&p.Feeds, attrs.href)
 			}
 		case atom.Meta:
-			if strings.EqualFold(attrs["name"], "robots") {
-				c := strings.ToLower(attrs["content"])
+			if strings.EqualFold(attrs.name, "robots") {
+				c := strings.ToLower(attrs.content)
 				p.NoIndex = p.NoIndex || strings.Contains(c, "noindex") || strings.Contains(c, "none")
 				p.NoFollow = p.NoFollow || strings.Contains(c, "nofollow") || strings.Contains(c, "none")
 			}
@@ -111,16 +111,37 @@ func scan(pageURL *url.URL, body []byte, links bool) Page {
 	return p
 }
 
-func readAttrs(z *html.Tokenizer) map[string]string {
-	m := map[string]string{}
+// tagAttrs are the attributes scan reads; the first of each name counts.
+type tagAttrs struct{ href, rel, typ, name, content string }
+
+// readAttrs reads the tag's attributes, keeping the five scan uses: a
+// news page's links carry classes, styles and data attributes that a map
+// of them all would copy for nothing (the tokenizer lower-cases keys).
+func readAttrs(z *html.Tokenizer) tagAttrs {
+	var t tagAttrs
+	var seen uint8
 	for {
 		k, v, more := z.TagAttr()
-		key := strings.ToLower(string(k))
-		if _, dup := m[key]; !dup {
-			m[key] = string(v)
+		var dst *string
+		var bit uint8
+		switch string(k) {
+		case "href":
+			dst, bit = &t.href, 1
+		case "rel":
+			dst, bit = &t.rel, 2
+		case "type":
+			dst, bit = &t.typ, 4
+		case "name":
+			dst, bit = &t.name, 8
+		case "content":
+			dst, bit = &t.content, 16
+		}
+		if dst != nil && seen&bit == 0 {
+			seen |= bit
+			*dst = string(v)
 		}
 		if !more {
-			return m
+			return t
 		}
 	}
 }

@@ -22,3 +22,20 @@ func FuzzPlainLDH(f *testing.F) {
 		}
 	})
 }
+
+// The fast paths of the escapes and the dot segments must give what the
+// byte-by-byte copy and the walk through the segments give.
+func FuzzFastPaths(f *testing.F) {
+	for _, s := range []string{"/a/b", "/a/./b", "/a/../b/..", "/%2f%2F%41", "/a b?c#d", "/%zz/%4", "a/b", "/.hidden/x", "/x/..", "/%7E/%25"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, query bool) {
+		if got, want := normalizeEscapes(s, query), rewriteEscapes(s, query); got != want {
+			t.Errorf("normalizeEscapes(%q, %v) = %q, the copy gives %q", s, query, got, want)
+		}
+		if got, want := removeDotSegments(s), resolveDots(s); s != "" && got != want {
+			t.Errorf("removeDotSegments(%q) = %q, the walk gives %q", s, got, want)
+		}
+	})
+}

@@ -207,6 +207,14 @@ func setPath(u *url.URL, escaped string) error {
 // normalizeEscapes upper-cases percent-escapes, decodes escaped unreserved
 // characters and escapes bytes that must not appear raw.
 func normalizeEscapes(s string, query bool) string {
+	if escapesNormal(s, query) {
+		return s // most paths and queries: nothing to copy
+	}
+	return rewriteEscapes(s, query)
+}
+
+// rewriteEscapes is normalizeEscapes's copy, byte by byte.
+func rewriteEscapes(s string, query bool) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -231,11 +239,39 @@ func normalizeEscapes(s string, query bool) string {
 	return b.String()
 }
 
+// escapesNormal reports s holding nothing normalizeEscapes would change:
+// no byte to escape and no escape but an upper-case one of a reserved byte.
+func escapesNormal(s string, query bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) || isUnreserved(unhex(s[i+1])<<4|unhex(s[i+2])) ||
+				s[i+1] != upper(s[i+1]) || s[i+2] != upper(s[i+2]) {
+				return false
+			}
+			i += 2
+		case c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' ||
+			c == '^' || c == '`' || c == '{' || c == '|' || c == '}' || (!query && (c == '?' || c == '#')):
+			return false
+		}
+	}
+	return true
+}
+
 // removeDotSegments resolves "." and ".." segments (RFC 3986 5.2.4).
 func removeDotSegments(p string) string {
 	if p == "" {
 		return ""
 	}
+	if strings.HasPrefix(p, "/") && !strings.Contains(p, "/.") {
+		return p // no dot segment: most paths
+	}
+	return resolveDots(p)
+}
+
+// resolveDots is removeDotSegments's walk through the segments.
+func resolveDots(p string) string {
 	segs := strings.Split(p, "/")
 	out := make([]string, 0, len(segs))
 	for i, s := range segs {
