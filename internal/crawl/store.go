@@ -3,8 +3,9 @@ package crawl
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -100,16 +101,9 @@ type outcome struct {
 // (TestCrawler_ConcurrentCommitsDoNotRefetch). Aliases (rare) are still
 // written here, in URL order.
 func commit(ctx context.Context, tx pgx.Tx, r *request, o *outcome) (changed bool, err error) {
-	state := o.State // decided here, not written back: streamkit may run a Commit twice
-	if o.Doc != nil {
-		if changed, err = upsertDocument(ctx, tx, o.Doc); err != nil {
-			return false, err
-		}
-		if !changed && state == StateFetched {
-			state = StateUnchanged
-		}
-	}
-	if err := upsertURL(ctx, tx, r, o, state); err != nil {
+	// The state is decided in the statement, not written back: streamkit
+	// may run a Commit twice.
+	if changed, err = upsertPage(ctx, tx, r, o); err != nil {
 		return false, err
 	}
 	if len(o.Aliases) > 0 {
@@ -147,11 +141,31 @@ func addLinks(ctx context.Context, pool *pgxpool.Pool, r *request, links []link,
 	return len(fresh), nil
 }
 
-// upsertDocument stores a fetched page. Its first_seen_at is when its URL
-// was discovered, not fetched: which of two copies is the original then
-// follows the order the crawler learnt of them, not the order the hosts'
-// politeness queues happened to release them in.
-func upsertDocument(ctx context.Context, tx pgx.Tx, d *document) (changed bool, err error) {
+// upsertPage records a request's outcome in urls and, for a fetched page,
+// the page in documents — one statement, so one round trip of the group
+// commit (which holds the crawler's lock) where it was two. A document
+// whose body is unchanged is not rewritten, and its URL's state says so:
+// "fetched" becomes "unchanged". It reports whether the document was
+// stored new or changed.
+func upsertPage(ctx context.Context, tx pgx.Tx, r *request, o *outcome) (changed bool, err error) {
+	var recrawlMS *int64
+	if o.Hub && r.Recrawl > 0 {
+		ms := r.Recrawl.Milliseconds()
+		recrawlMS = &ms
+	}
+	fetched := 0
+	if o.Fetched {
+		fetched = 1
+	}
+	args := []any{r.URL, r.DocID, r.Host, o.State, r.Depth, r.MaxDepth, r.Hosts, r.Seed, o.Hub, o.Kind, o.Status,
+		o.FinalURL, o.ContentType, o.BodyHash, o.ETag, o.LastModified, o.Err, r.From, recrawlMS, fetched, r.Nonce}
+	if o.Doc == nil {
+		if _, err := tx.Exec(ctx, upsertURLSQL, args...); err != nil {
+			return false, fmt.Errorf("record %s in urls: %w", r.URL, err)
+		}
+		return false, nil
+	}
+	d := o.Doc
 	headers, _ := json.Marshal(d.Headers)
 	var wfile, wrecord string
 	var woffset, wlength *int64
@@ -162,75 +176,81 @@ func upsertDocument(ctx context.Context, tx pgx.Tx, d *document) (changed bool, 
 			wlength = &d.WARC.Length
 		}
 	}
-	var id string
-	err = tx.QueryRow(ctx, `
-		INSERT INTO documents (doc_id, url, final_url, host, status, content_type, kind, charset, body,
-		                       body_hash, etag, last_modified, headers, fetched_at, first_seen_at,
-		                       origin, warc_file, warc_offset, warc_length, warc_record_id, warc_date, warc_truncated)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now(),
-		        coalesce((SELECT min(first_seen_at) FROM urls WHERE doc_id IN ($1, $14)), now()),
-		        'crawl', $15, $16, $17, $18, $19, '')
-		ON CONFLICT (doc_id) DO UPDATE SET
-			url = EXCLUDED.url, final_url = EXCLUDED.final_url, host = EXCLUDED.host, status = EXCLUDED.status,
-			content_type = EXCLUDED.content_type, kind = EXCLUDED.kind, charset = EXCLUDED.charset,
-			body = EXCLUDED.body, body_hash = EXCLUDED.body_hash, etag = EXCLUDED.etag,
-			last_modified = EXCLUDED.last_modified, headers = EXCLUDED.headers, fetched_at = now(),
-			origin = 'crawl', warc_file = EXCLUDED.warc_file, warc_offset = EXCLUDED.warc_offset,
-			warc_length = EXCLUDED.warc_length, warc_record_id = EXCLUDED.warc_record_id,
-			warc_date = EXCLUDED.warc_date, warc_truncated = ''
-		WHERE documents.body_hash IS DISTINCT FROM EXCLUDED.body_hash
-		RETURNING doc_id`,
-		d.DocID, d.URL, d.FinalURL, d.Host, d.Status, d.ContentType, d.Kind, d.Charset, d.Body,
-		d.BodyHash, d.ETag, d.LastModified, headers, d.RequestedAs, wfile, woffset, wlength, wrecord, wdate).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
+	args = append(args, d.DocID, d.URL, d.FinalURL, d.Host, d.Status, d.ContentType, d.Kind, d.Charset, d.Body,
+		d.BodyHash, d.ETag, d.LastModified, headers, d.RequestedAs, wfile, woffset, wlength, wrecord, wdate)
+	if err := tx.QueryRow(ctx, upsertDocumentAndURLSQL, args...).Scan(&changed); err != nil {
 		return false, fmt.Errorf("store document %s: %w", d.URL, err)
 	}
-	return true, nil
+	return changed, nil
 }
 
-func upsertURL(ctx context.Context, tx pgx.Tx, r *request, o *outcome, state string) error {
-	var recrawlMS *int64
-	if o.Hub && r.Recrawl > 0 {
-		ms := r.Recrawl.Milliseconds()
-		recrawlMS = &ms
-	}
-	fetched := 0
-	if o.Fetched {
-		fetched = 1
-	}
-	_, err := tx.Exec(ctx, `
-		INSERT INTO urls (url, doc_id, host, state, depth, max_depth, hosts, is_seed, is_hub, kind, status,
-		                  final_url, content_type, body_hash, etag, last_modified, error, discovered_from,
-		                  recrawl_interval, next_crawl_at, fetch_count, fetched_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-		        $19::bigint * interval '1 millisecond', now() + $19::bigint * interval '1 millisecond',
-		        $20, CASE WHEN $20 > 0 THEN now() END, now())
-		ON CONFLICT (url) DO UPDATE SET
-			state = EXCLUDED.state, depth = LEAST(urls.depth, EXCLUDED.depth),
-			max_depth = GREATEST(urls.max_depth, EXCLUDED.max_depth), hosts = EXCLUDED.hosts,
-			is_seed = urls.is_seed OR EXCLUDED.is_seed, is_hub = urls.is_hub OR EXCLUDED.is_hub,
-			kind = CASE WHEN EXCLUDED.kind <> '' THEN EXCLUDED.kind ELSE urls.kind END,
-			status = EXCLUDED.status, final_url = EXCLUDED.final_url,
-			content_type = EXCLUDED.content_type,
-			body_hash = CASE WHEN EXCLUDED.body_hash <> '' THEN EXCLUDED.body_hash ELSE urls.body_hash END,
-			etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified, error = EXCLUDED.error,
-			recrawl_interval = COALESCE(EXCLUDED.recrawl_interval, urls.recrawl_interval),
-			next_crawl_at = COALESCE(EXCLUDED.next_crawl_at, urls.next_crawl_at),
-			fetch_count = urls.fetch_count + EXCLUDED.fetch_count,
-			fetched_at = COALESCE(EXCLUDED.fetched_at, urls.fetched_at), updated_at = now(),
-			-- the request owed is handled; one owed with another nonce (a new seeding) stays
-			pending_nonce = CASE WHEN urls.pending_nonce = $21 THEN NULL ELSE urls.pending_nonce END,
-			published_at = CASE WHEN urls.pending_nonce = $21 THEN NULL ELSE urls.published_at END`,
-		r.URL, r.DocID, r.Host, state, r.Depth, r.MaxDepth, r.Hosts, r.Seed, o.Hub, o.Kind, o.Status,
-		o.FinalURL, o.ContentType, o.BodyHash, o.ETag, o.LastModified, o.Err, r.From, recrawlMS, fetched, r.Nonce)
-	if err != nil {
-		return fmt.Errorf("record %s in urls: %w", r.URL, err)
-	}
-	return nil
+// upsertDocumentSQL stores a fetched page, and returns a row when it was
+// new or its body changed. Its first_seen_at is when its URL was
+// discovered, not fetched: which of two copies is the original then
+// follows the order the crawler learnt of them, not the order the hosts'
+// politeness queues happened to release them in.
+const upsertDocumentSQL = `
+	INSERT INTO documents (doc_id, url, final_url, host, status, content_type, kind, charset, body,
+	                       body_hash, etag, last_modified, headers, fetched_at, first_seen_at,
+	                       origin, warc_file, warc_offset, warc_length, warc_record_id, warc_date, warc_truncated)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now(),
+	        coalesce((SELECT min(first_seen_at) FROM urls WHERE doc_id IN ($1, $14)), now()),
+	        'crawl', $15, $16, $17, $18, $19, '')
+	ON CONFLICT (doc_id) DO UPDATE SET
+		url = EXCLUDED.url, final_url = EXCLUDED.final_url, host = EXCLUDED.host, status = EXCLUDED.status,
+		content_type = EXCLUDED.content_type, kind = EXCLUDED.kind, charset = EXCLUDED.charset,
+		body = EXCLUDED.body, body_hash = EXCLUDED.body_hash, etag = EXCLUDED.etag,
+		last_modified = EXCLUDED.last_modified, headers = EXCLUDED.headers, fetched_at = now(),
+		origin = 'crawl', warc_file = EXCLUDED.warc_file, warc_offset = EXCLUDED.warc_offset,
+		warc_length = EXCLUDED.warc_length, warc_record_id = EXCLUDED.warc_record_id,
+		warc_date = EXCLUDED.warc_date, warc_truncated = ''
+	WHERE documents.body_hash IS DISTINCT FROM EXCLUDED.body_hash
+	RETURNING doc_id`
+
+// urlSQL records a request's outcome in urls ($1–$21); %s is the state.
+const urlSQL = `
+	INSERT INTO urls (url, doc_id, host, state, depth, max_depth, hosts, is_seed, is_hub, kind, status,
+	                  final_url, content_type, body_hash, etag, last_modified, error, discovered_from,
+	                  recrawl_interval, next_crawl_at, fetch_count, fetched_at, updated_at)
+	VALUES ($1, $2, $3, %s, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+	        $19::bigint * interval '1 millisecond', now() + $19::bigint * interval '1 millisecond',
+	        $20, CASE WHEN $20 > 0 THEN now() END, now())
+	ON CONFLICT (url) DO UPDATE SET
+		state = EXCLUDED.state, depth = LEAST(urls.depth, EXCLUDED.depth),
+		max_depth = GREATEST(urls.max_depth, EXCLUDED.max_depth), hosts = EXCLUDED.hosts,
+		is_seed = urls.is_seed OR EXCLUDED.is_seed, is_hub = urls.is_hub OR EXCLUDED.is_hub,
+		kind = CASE WHEN EXCLUDED.kind <> '' THEN EXCLUDED.kind ELSE urls.kind END,
+		status = EXCLUDED.status, final_url = EXCLUDED.final_url,
+		content_type = EXCLUDED.content_type,
+		body_hash = CASE WHEN EXCLUDED.body_hash <> '' THEN EXCLUDED.body_hash ELSE urls.body_hash END,
+		etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified, error = EXCLUDED.error,
+		recrawl_interval = COALESCE(EXCLUDED.recrawl_interval, urls.recrawl_interval),
+		next_crawl_at = COALESCE(EXCLUDED.next_crawl_at, urls.next_crawl_at),
+		fetch_count = urls.fetch_count + EXCLUDED.fetch_count,
+		fetched_at = COALESCE(EXCLUDED.fetched_at, urls.fetched_at), updated_at = now(),
+		-- the request owed is handled; one owed with another nonce (a new seeding) stays
+		pending_nonce = CASE WHEN urls.pending_nonce = $21 THEN NULL ELSE urls.pending_nonce END,
+		published_at = CASE WHEN urls.pending_nonce = $21 THEN NULL ELSE urls.published_at END`
+
+var (
+	upsertURLSQL = fmt.Sprintf(urlSQL, "$4")
+	// upsertDocumentAndURLSQL: the document first (its parameters follow
+	// the URL's, $22–$40), then the URL, "unchanged" when the document was
+	// not rewritten; its one row says whether the document was.
+	upsertDocumentAndURLSQL = "WITH doc AS (" + shiftParams(upsertDocumentSQL, 21) + ")" +
+		fmt.Sprintf(urlSQL, fmt.Sprintf("CASE WHEN $4 = '%s' AND NOT EXISTS (SELECT 1 FROM doc) THEN '%s' ELSE $4 END", StateFetched, StateUnchanged)) +
+		" RETURNING EXISTS (SELECT 1 FROM doc)"
+)
+
+// shiftParams renumbers a statement's parameters $n to $(n+by).
+func shiftParams(sql string, by int) string {
+	return reParam.ReplaceAllStringFunc(sql, func(p string) string {
+		n, _ := strconv.Atoi(p[1:])
+		return "$" + strconv.Itoa(n+by)
+	})
 }
+
+var reParam = regexp.MustCompile(`\$[0-9]+`)
 
 // insertLinks adds unseen URLs to the seen-set and returns those inserted.
 // Queued ones are owed a fetch (pending, unpublished) with the nonce the
