@@ -238,15 +238,15 @@ const maxWrittenBy = 4
 
 var (
 	// reCredit is a line that credits a writer, the name (if any) after it.
-	reCredit = regexp.MustCompile(`^(?i:written by|words by|text by|posted by|authored by|article by|author|by)\s*:?\s*(.*)$`)
+	reCredit = regexp.MustCompile(`^(?i:written by|words by|text by|posted by|authored by|article by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author|by)\s*:?\s*(.*)$`)
 	// rePersonName is a name as a byline writes it: two to four words,
 	// each capitalised ("Jane Roe", "Lisa D. Ellis", "Md Najmul Hossain").
 	rePersonName = regexp.MustCompile(`^\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){1,3}$`)
 )
 
 // collectWrittenBy records the names unmarked credit lines give: an
-// element whose own text opens with "Written by", "By" or "Author" and a
-// name, or holds only such a label with the name in the next element,
+// element whose own text opens with "Written by", "By", "Author" or an
+// author box's "All articles by" and a name, or holds only such a label with the name in the next element,
 // outside chrome (a menu's "By Event Type" heading is no credit).
 func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 	for _, n := range nodes {
@@ -258,7 +258,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 			continue
 		}
 		lead := strings.TrimSpace(first.Data)
-		if len(lead) < 2 || !strings.ContainsAny(lead[:1], "BbWwAaPpT") {
+		if len(lead) < 2 || !strings.ContainsAny(lead[:1], "BbWwAaPpTMmVvSs") {
 			continue
 		}
 		m := reCredit.FindStringSubmatch(cleanInline(shortText(n, 80)))

@@ -133,6 +133,8 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"a byline running on past its author link is cut to the link's name",
 			`<div class="writer-block"><div class="author-name">By <a href="/authors/sofia-kondrat">Sofia Kondrat</a></div><div class="author-title">EdTech Content writer</div></div>`,
 			[]string{"Sofia Kondrat"}},
+		{"an author box's all-articles button", `<div class="author-card"><p>Elliot Raba</p><button><span>All articles by Elliot Raba</span></button></div>`,
+			[]string{"Elliot Raba"}},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
