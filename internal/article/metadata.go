@@ -246,8 +246,9 @@ var (
 
 // collectWrittenBy records the names unmarked credit lines give: an
 // element whose own text opens with "Written by", "By", "Author" or an
-// author box's "All articles by" and a name, or holds only such a label with the name in the next element,
-// outside chrome (a menu's "By Event Type" heading is no credit).
+// author box's "All articles by" and a name, or holds only such a label
+// with the name in the next element, outside chrome (a menu's "By Event
+// Type" heading is no credit).
 func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 	for _, n := range nodes {
 		if len(pm.writtenBy) >= maxWrittenBy {
