@@ -45,8 +45,9 @@ func (c *Crawler) capLinks(ctx context.Context, links []link) ([]link, error) {
 		return nil, fmt.Errorf("count the frontier per host: %w", err)
 	}
 	var out []link
-	dropped := map[string]*[2]int{} // per host: new links, new hubs
-	var order []string
+	type drops struct{ links, hubs int }
+	dropped := map[string]*drops{}
+	var hostsDropping []string // in the order the links name them
 	for _, v := range verdicts {
 		if v.Verdict == verdictKept {
 			out = append(out, links[v.Index-1])
@@ -54,22 +55,22 @@ func (c *Crawler) capLinks(ctx context.Context, links []link) ([]link, error) {
 		}
 		d := dropped[v.Host]
 		if d == nil {
-			d = new([2]int)
+			d = &drops{}
 			dropped[v.Host] = d
-			order = append(order, v.Host)
+			hostsDropping = append(hostsDropping, v.Host)
 		}
 		switch v.Verdict {
 		case verdictFull:
-			d[0]++
+			d.links++
 		case verdictHubs:
-			d[1]++
+			d.hubs++
 		}
 	}
-	for _, h := range order {
-		if n := dropped[h][0]; n > 0 {
+	for _, h := range hostsDropping {
+		if n := dropped[h].links; n > 0 {
 			c.log.Warn("the host's frontier is full: new links dropped", "host", h, "dropped", n, "limit", c.cfg.MaxURLsPerHost)
 		}
-		if n := dropped[h][1]; n > 0 {
+		if n := dropped[h].hubs; n > 0 {
 			c.log.Warn("the host has its share of hubs: new feed and sitemap links dropped", "host", h, "dropped", n, "limit", c.cfg.MaxHubsPerHost)
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -184,8 +182,9 @@ func upsertPage(ctx context.Context, tx pgx.Tx, r *request, o *outcome) (changed
 	return changed, nil
 }
 
-// upsertDocumentSQL stores a fetched page, and returns a row when it was
-// new or its body changed. Its first_seen_at is when its URL was
+// upsertDocumentSQL stores a fetched page ($22–$40: its parameters follow
+// the URL's, as upsertDocumentAndURLSQL runs both), and returns a row when
+// it was new or its body changed. Its first_seen_at is when its URL was
 // discovered, not fetched: which of two copies is the original then
 // follows the order the crawler learnt of them, not the order the hosts'
 // politeness queues happened to release them in.
@@ -193,9 +192,9 @@ const upsertDocumentSQL = `
 	INSERT INTO documents (doc_id, url, final_url, host, status, content_type, kind, charset, body,
 	                       body_hash, etag, last_modified, headers, fetched_at, first_seen_at,
 	                       origin, warc_file, warc_offset, warc_length, warc_record_id, warc_date, warc_truncated)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now(),
-	        coalesce((SELECT min(first_seen_at) FROM urls WHERE doc_id IN ($1, $14)), now()),
-	        'crawl', $15, $16, $17, $18, $19, '')
+	VALUES ($22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, now(),
+	        coalesce((SELECT min(first_seen_at) FROM urls WHERE doc_id IN ($22, $35)), now()),
+	        'crawl', $36, $37, $38, $39, $40, '')
 	ON CONFLICT (doc_id) DO UPDATE SET
 		url = EXCLUDED.url, final_url = EXCLUDED.final_url, host = EXCLUDED.host, status = EXCLUDED.status,
 		content_type = EXCLUDED.content_type, kind = EXCLUDED.kind, charset = EXCLUDED.charset,
@@ -234,23 +233,13 @@ const urlSQL = `
 
 var (
 	upsertURLSQL = fmt.Sprintf(urlSQL, "$4")
-	// upsertDocumentAndURLSQL: the document first (its parameters follow
-	// the URL's, $22–$40), then the URL, "unchanged" when the document was
-	// not rewritten; its one row says whether the document was.
-	upsertDocumentAndURLSQL = "WITH doc AS (" + shiftParams(upsertDocumentSQL, 21) + ")" +
+	// upsertDocumentAndURLSQL: the document first, then the URL,
+	// "unchanged" when the document was not rewritten; its one row says
+	// whether the document was.
+	upsertDocumentAndURLSQL = "WITH doc AS (" + upsertDocumentSQL + ")" +
 		fmt.Sprintf(urlSQL, fmt.Sprintf("CASE WHEN $4 = '%s' AND NOT EXISTS (SELECT 1 FROM doc) THEN '%s' ELSE $4 END", StateFetched, StateUnchanged)) +
 		" RETURNING EXISTS (SELECT 1 FROM doc)"
 )
-
-// shiftParams renumbers a statement's parameters $n to $(n+by).
-func shiftParams(sql string, by int) string {
-	return reParam.ReplaceAllStringFunc(sql, func(p string) string {
-		n, _ := strconv.Atoi(p[1:])
-		return "$" + strconv.Itoa(n+by)
-	})
-}
-
-var reParam = regexp.MustCompile(`\$[0-9]+`)
 
 // insertLinks adds unseen URLs to the seen-set and returns those inserted.
 // Queued ones are owed a fetch (pending, unpublished) with the nonce the

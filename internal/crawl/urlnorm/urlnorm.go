@@ -229,8 +229,7 @@ func rewriteEscapes(s string, query bool) string {
 				b.WriteByte(upper(s[i+2]))
 			}
 			i += 2
-		case c == '%' || c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' ||
-			c == '^' || c == '`' || c == '{' || c == '|' || c == '}' || (!query && (c == '?' || c == '#')):
+		case c == '%' || mustEscape(c, query):
 			fmt.Fprintf(&b, "%%%02X", c)
 		default:
 			b.WriteByte(c)
@@ -251,12 +250,18 @@ func escapesNormal(s string, query bool) bool {
 				return false
 			}
 			i += 2
-		case c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' ||
-			c == '^' || c == '`' || c == '{' || c == '|' || c == '}' || (!query && (c == '?' || c == '#')):
+		case mustEscape(c, query):
 			return false
 		}
 	}
 	return true
+}
+
+// mustEscape reports a byte that may not appear raw in a path (query
+// false) or a query.
+func mustEscape(c byte, query bool) bool {
+	return c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' ||
+		c == '^' || c == '`' || c == '{' || c == '|' || c == '}' || (!query && (c == '?' || c == '#'))
 }
 
 // removeDotSegments resolves "." and ".." segments (RFC 3986 5.2.4).
