@@ -53,7 +53,11 @@ func TestStage_RoutesScriptShellsToTheRenderer(t *testing.T) {
 		slices.Sort(docs)
 		return docs
 	}
-	f.waitFor("three pages cleaned", func(ctx context.Context) bool { return f.ledgerRows(ctx) == 3 })
+	// The ledger row is committed before the stage's messages go out:
+	// wait for both, so the messages are there to be judged.
+	f.waitFor("three pages cleaned and their messages sent", func(ctx context.Context) bool {
+		return f.ledgerRows(ctx) == 3 && len(routed()) >= 2 && len(f.extractDocs()) >= 2
+	})
 	if got := routed(); !slices.Equal(got, []string{"listed", "shell"}) {
 		t.Fatalf("sent to the renderer: %v, want the shell and the listed host's page", got)
 	}
@@ -73,7 +77,9 @@ func TestStage_RoutesScriptShellsToTheRenderer(t *testing.T) {
 		pipeline.FieldDocID: "shell", pipeline.FieldBodyHash: domHash, pipeline.FieldURL: "https://spa.example/story/1", pipeline.FieldRendered: "1"}}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	f.waitFor("the rendered shell cleaned", func(ctx context.Context) bool { return f.ledgerRows(ctx) == 4 })
+	f.waitFor("the rendered shell cleaned and forwarded", func(ctx context.Context) bool {
+		return f.ledgerRows(ctx) == 4 && slices.Contains(f.extractDocs(), "shell")
+	})
 	var title string
 	var isArticle bool
 	if err := f.Pool.QueryRow(ctx, `SELECT title, is_article FROM cleaned WHERE doc_id = 'shell'`).Scan(&title, &isArticle); err != nil {
