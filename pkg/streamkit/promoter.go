@@ -50,13 +50,9 @@ func (p *promoter) exec(ctx context.Context) {
 // a stage back onto its stream and returns how many moved. Safe to call
 // from many processes at once.
 func promote(ctx context.Context, rdb redis.UniversalClient, k Keys, limit int) (int, error) {
-	moved := 0
-	for _, set := range []string{k.Retry(), k.Deferred()} {
-		n, err := promoteScript.Run(ctx, rdb, []string{set, k.Stream()}, limit).Int()
-		if err != nil {
-			return moved, fmt.Errorf("run promote script on %s: %w", set, err)
-		}
-		moved += n
+	n, err := promoteScript.Run(ctx, rdb, []string{k.Stream(), k.Retry(), k.Deferred()}, limit).Int()
+	if err != nil {
+		return 0, fmt.Errorf("run promote script: %w", err)
 	}
-	return moved, nil
+	return n, nil
 }

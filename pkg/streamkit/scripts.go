@@ -37,26 +37,31 @@ redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
 return 1
 `)
 
-// promoteScript moves due retries back onto the stream. Being one script it
-// is atomic: with many promoters each entry moves exactly once.
-// KEYS: retry set, stream. ARGV: max entries. Returns the number moved.
+// promoteScript moves due entries of one or more sets (retries, deferrals)
+// back onto the stream. Being one script it is atomic: with many promoters
+// each entry moves exactly once; one script for every set is one round
+// trip per pass, which a crawler promoting every 10 ms makes often.
+// KEYS: stream, then the sets. ARGV: max entries per set. Returns the
+// number moved.
 var promoteScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
 local moved = 0
-for _, member in ipairs(due) do
-  if redis.call('ZREM', KEYS[1], member) == 1 then
-    local ok, m = pcall(cjson.decode, member)
-    if ok and type(m) == 'table' and type(m.f) == 'table' then
-      local args = {}
-      for k, v in pairs(m.f) do
-        args[#args + 1] = k
-        args[#args + 1] = tostring(v)
+for i = 2, #KEYS do
+  local due = redis.call('ZRANGEBYSCORE', KEYS[i], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
+  for _, member in ipairs(due) do
+    if redis.call('ZREM', KEYS[i], member) == 1 then
+      local ok, m = pcall(cjson.decode, member)
+      if ok and type(m) == 'table' and type(m.f) == 'table' then
+        local args = {}
+        for k, v in pairs(m.f) do
+          args[#args + 1] = k
+          args[#args + 1] = tostring(v)
+        end
+        if #args == 0 then args = {'attempt', '0'} end
+        redis.call('XADD', KEYS[1], '*', unpack(args))
+        moved = moved + 1
       end
-      if #args == 0 then args = {'attempt', '0'} end
-      redis.call('XADD', KEYS[2], '*', unpack(args))
-      moved = moved + 1
     end
   end
 end
