@@ -71,6 +71,7 @@ func run(args []string) error {
 	window := s.Int64("CRAWL_WINDOW", crawl.DefaultWindow, "crawl requests on the crawl stream at most (waiting and in flight); the rest of the frontier waits in PostgreSQL")
 	warcDir := s.String("CRAWL_WARC_DIR", "", "archive every fetch here as WARC/1.1 (request and response records, gzip per record, files of this process's own); empty: off")
 	warcMaxSize := s.Int64("CRAWL_WARC_MAX_SIZE", archive.DefaultMaxFileSize, "bytes at which a WARC file is closed and the next begun")
+	commitLinger := s.Duration("CRAWL_COMMIT_LINGER", crawl.DefaultCommitLinger, "how long a group commit waits to gather finished pages into one transaction")
 	feedInterval := s.Duration("CRAWL_FEED_INTERVAL", crawl.DefaultFeedInterval, "how often the frontier is checked for requests to put on the crawl stream")
 	if err := s.Parse(args); err != nil {
 		return err
@@ -89,6 +90,7 @@ func run(args []string) error {
 		Name: "crawler", Stage: pipeline.Crawl, Group: pipeline.CrawlerGroup, Downstream: pipeline.Clean,
 		Key: crawl.Key, Common: common, Settings: stage, ErrorTypes: crawl.ErrorTypes,
 		PromoteInterval: *promote, // requests that stepped aside for a host slot come back on time
+		CommitLinger:    *commitLinger,
 		// Published in the status record, so newsctl seed judges an address
 		// with the running crawlers' settings rather than its own.
 		Status: map[string]string{"allow_private": strconv.FormatBool(*allowPrivate), "allow_cidrs": *allowCIDRs,

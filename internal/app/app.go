@@ -63,6 +63,9 @@ type Worker struct {
 	// PromoteInterval is how often due retries go back onto the stream
 	// (0: streamkit's default, a second).
 	PromoteInterval time.Duration
+	// CommitLinger is how long a group commit waits to fill its batch (0:
+	// streamkit's default).
+	CommitLinger time.Duration
 	// ErrorTypes are the stage's own error types, counted from zero.
 	ErrorTypes []string
 	// Status holds stage settings shown in the consumer's status record
@@ -218,7 +221,7 @@ func (w Worker) RunContext(ctx context.Context, build func(Deps) (streamkit.Hand
 		Visibility: *s.Visibility, HandlerTimeout: *s.HandlerTimeout, MaxAttempts: *s.MaxAttempts, MaxRunaways: *s.MaxRunaways, MaxDeliveries: *s.MaxDeliveries,
 		Concurrency: *s.Concurrency, BatchSize: *s.BatchSize, GracePeriod: *s.GracePeriod,
 		Downstream: w.Downstream, HighWater: *s.HighWater, Partitions: parts, Version: w.Version, Key: w.Key,
-		PromoteInterval: w.PromoteInterval, JanitorInterval: *s.JanitorInterval, RetainLen: retain(*s.Retain),
+		PromoteInterval: w.PromoteInterval, CommitLinger: w.CommitLinger, JanitorInterval: *s.JanitorInterval, RetainLen: retain(*s.Retain),
 		Status: withRelease(w.Status), ErrorTypes: w.ErrorTypes, Dependencies: deps, Logger: log, Metrics: streamkit.NewMetrics(MetricsNamespace, reg),
 	}, h)
 	if err != nil {
