@@ -310,7 +310,7 @@ func TestPromote_ConcurrentPromotersMoveEachRetryOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				moved, err := streamkit.Promote(ctx, e.RDB, k, 50)
+				moved, _, err := streamkit.Promote(ctx, e.RDB, k, 50)
 				if err != nil {
 					t.Error(err)
 					return

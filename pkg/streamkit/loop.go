@@ -7,10 +7,14 @@ import (
 )
 
 // A loop calls exec every interval until shutdown; the background loops of
-// a consumer (lease keeper, promoter, janitor) are each one loop.
+// a consumer (lease keeper, promoter, janitor) are each one loop. A loop
+// with a pace waits what pace says after each call instead (the first wait
+// is the interval), and a signal on wake ends a wait early.
 type loop struct {
 	interval time.Duration
 	exec     func(ctx context.Context)
+	pace     func() time.Duration
+	wake     <-chan struct{}
 	ctx      context.Context
 	cancel   context.CancelFunc
 }
@@ -27,6 +31,10 @@ func (l *loop) start(wg *sync.WaitGroup) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		if l.pace != nil {
+			l.paced()
+			return
+		}
 		t := time.NewTicker(l.interval)
 		defer t.Stop()
 		for {
@@ -38,6 +46,21 @@ func (l *loop) start(wg *sync.WaitGroup) {
 			}
 		}
 	}()
+}
+
+func (l *loop) paced() {
+	t := time.NewTimer(l.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.ctx.Done():
+			return
+		case <-t.C:
+		case <-l.wake:
+		}
+		l.exec(l.ctx)
+		t.Reset(l.pace())
+	}
 }
 
 func (l *loop) shutdown() { l.cancel() }

@@ -179,3 +179,99 @@ func TestGate_ReadersShareTheRoom(t *testing.T) {
 		t.Fatalf("after 30 given back unused, room for 20 = %d", n)
 	}
 }
+
+// The promoter waits its interval while something is due soon, until the
+// next entry is due when that is later, and maxPromoteWait when nothing is
+// left; moving what is due is unchanged.
+func TestPromoter_WaitsForTheNextDueEntry(t *testing.T) {
+	o, rdb := opsFor(t, "me")
+	ctx := context.Background()
+	pr := newPromoter(promoterParams{ops: o, deps: NewDependencies(nil), log: quietLogger(), interval: 10 * time.Millisecond, limit: 10})
+	defer pr.shutdown()
+	pr.exec(ctx)
+	if pr.wait != maxPromoteWait {
+		t.Fatalf("wait %v with nothing due; want %v", pr.wait, maxPromoteWait)
+	}
+	now := time.Now().UnixMilli()
+	rdb.ZAdd(ctx, o.keys.Deferred(), redis.Z{Score: float64(now + 400), Member: `{"id":"a","f":{"doc_id":"later"}}`})
+	rdb.ZAdd(ctx, o.keys.Retry(), redis.Z{Score: float64(now - 1), Member: `{"id":"b","f":{"doc_id":"due"}}`})
+	pr.exec(ctx)
+	if n := rdb.XLen(ctx, o.keys.Stream()).Val(); n != 1 {
+		t.Fatalf("stream holds %d; want the one due entry moved", n)
+	}
+	if pr.wait <= 10*time.Millisecond || pr.wait > 400*time.Millisecond {
+		t.Fatalf("wait %v with an entry due in at most 400ms; want longer than the interval and no later than it", pr.wait)
+	}
+	rdb.ZAdd(ctx, o.keys.Retry(), redis.Z{Score: float64(now + 2), Member: `{"id":"c","f":{"doc_id":"soon"}}`})
+	pr.exec(ctx)
+	if pr.wait != 10*time.Millisecond {
+		t.Fatalf("wait %v with an entry due now or in 2ms; want the interval", pr.wait)
+	}
+}
+
+// Entries due later added in this process wake its promoters of that
+// stream: through a window, and through a retry; one added due now does not.
+func TestDueWakes_ANewEntryDueLaterWakesThePromoters(t *testing.T) {
+	o, rdb := opsFor(t, "me")
+	ctx := context.Background()
+	wake, stop := listenDue(o.keys.Stream())
+	defer stop()
+	woken := func() bool {
+		select {
+		case <-wake:
+			return true
+		default:
+			return false
+		}
+	}
+	w := NewWindow(rdb, o.prefix, "s", "g", 10)
+	if _, err := w.AddDue(ctx, []Due{{Fields: map[string]string{"doc_id": "now"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if woken() {
+		t.Fatal("an entry due now woke the promoters")
+	}
+	if _, err := w.AddDue(ctx, []Due{{Fields: map[string]string{"doc_id": "later"}, After: time.Minute}}); err != nil {
+		t.Fatal(err)
+	}
+	if !woken() {
+		t.Fatal("an entry due later, added through the window, did not wake the promoters")
+	}
+	msgs, err := o.readNew(ctx, 1)
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("read %d (%v)", len(msgs), err)
+	}
+	if owned, err := o.scheduleRetry(ctx, msgs[0].ID, `{"id":"x","f":{"doc_id":"now"}}`, time.Minute, false); err != nil || !owned {
+		t.Fatalf("schedule retry: owned %v, %v", owned, err)
+	}
+	if !woken() {
+		t.Fatal("a retry did not wake the promoters")
+	}
+	stop()
+	dueAdded(o.keys.Stream())
+	if woken() {
+		t.Fatal("a stopped listener was woken")
+	}
+}
+
+// A paced loop waits what its pace says, and a wake ends the wait.
+func TestLoop_PacedWaitEndsOnWake(t *testing.T) {
+	ran := make(chan struct{}, 10)
+	wake := make(chan struct{}, 1)
+	l := newLoop(10*time.Millisecond, func(context.Context) { ran <- struct{}{} })
+	l.pace, l.wake = func() time.Duration { return time.Hour }, wake
+	var wg sync.WaitGroup
+	l.start(&wg)
+	defer func() { l.shutdown(); wg.Wait() }()
+	select {
+	case <-ran: // the first pass, an interval after the start
+	case <-time.After(10 * time.Second):
+		t.Fatal("no first pass")
+	}
+	wake <- struct{}{}
+	select {
+	case <-ran:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a wake did not end the hour's wait")
+	}
+}

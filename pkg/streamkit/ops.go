@@ -151,6 +151,9 @@ func (o *ops) scheduleRetry(ctx context.Context, id, member string, delay time.D
 	if err != nil {
 		return false, fmt.Errorf("schedule retry: %w", err)
 	}
+	if n == 1 {
+		dueAdded(o.keys.Stream())
+	}
 	return n == 1, nil
 }
 

@@ -42,11 +42,12 @@ return 1
 // each entry moves exactly once; one script for every set is one round
 // trip per pass, which a crawler promoting every 10 ms makes often.
 // KEYS: stream, then the sets. ARGV: max entries per set. Returns the
-// number moved.
+// number moved and the milliseconds until the next entry left is due (-1:
+// the sets are empty), so an idle promoter can wait longer.
 var promoteScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local moved = 0
+local moved, next = 0, -1
 for i = 2, #KEYS do
   local due = redis.call('ZRANGEBYSCORE', KEYS[i], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
   for _, member in ipairs(due) do
@@ -64,8 +65,13 @@ for i = 2, #KEYS do
       end
     end
   end
+  local first = redis.call('ZRANGE', KEYS[i], 0, 0, 'WITHSCORES')
+  if #first == 2 then
+    local wait = math.max(tonumber(first[2]) - now, 0)
+    if next < 0 or wait < next then next = wait end
+  end
 end
-return moved
+return {moved, next}
 `)
 
 // deadLetterScript appends a dead letter and acks the original in one

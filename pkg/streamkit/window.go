@@ -113,9 +113,11 @@ func (w *Window) AddDue(ctx context.Context, msgs []Due) (added []bool, err erro
 	for _, s := range streams {
 		idx, k := byPart[s], keys[s]
 		args := []interface{}{w.group, w.share(), len(idx)}
+		later := false
 		for _, i := range idx {
 			m := msgs[i]
 			if m.After > 0 {
+				later = true
 				args = append(args, max(m.After.Milliseconds(), 1), 1, dueMember(m.Fields))
 				continue
 			}
@@ -130,6 +132,9 @@ func (w *Window) AddDue(ctx context.Context, msgs []Due) (added []bool, err erro
 		}
 		for j := int64(0); j < res[0]; j++ {
 			added[idx[j]] = true
+		}
+		if later && res[0] > 0 {
+			dueAdded(s)
 		}
 		// Trimmed an eighth of the window early: entries promoted from the
 		// retry and deferred sets between two Adds must still fit.

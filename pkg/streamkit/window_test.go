@@ -111,12 +111,12 @@ func TestWindow_AddDueWaitsInTheDeferredSet(t *testing.T) {
 	if room, _ := w.Room(ctx); room != 2 {
 		t.Fatalf("room %d, want 2: the deferred messages count", room)
 	}
-	if n, err := streamkit.Promote(ctx, e.RDB, keys, 10); err != nil || n != 0 {
-		t.Fatalf("promoted %d (%v) before any was due", n, err)
+	if n, next, err := streamkit.Promote(ctx, e.RDB, keys, 10); err != nil || n != 0 || next <= 0 || next > 400*time.Millisecond {
+		t.Fatalf("promoted %d (%v) before any was due, the next due in %v; want 0, in at most 400ms", n, err, next)
 	}
 	time.Sleep(500 * time.Millisecond)
-	if n, err := streamkit.Promote(ctx, e.RDB, keys, 10); err != nil || n != 2 {
-		t.Fatalf("promoted %d (%v); want the two due", n, err)
+	if n, next, err := streamkit.Promote(ctx, e.RDB, keys, 10); err != nil || n != 2 || next < 59*time.Minute || next > time.Hour {
+		t.Fatalf("promoted %d (%v), the next due in %v; want the two due, and the last due in about an hour", n, err, next)
 	}
 	got, err := e.RDB.XRange(ctx, keys.Stream(), "-", "+").Result()
 	if err != nil {
