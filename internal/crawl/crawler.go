@@ -41,6 +41,7 @@ type Crawler struct {
 	win     *streamkit.Window // the crawl stage's window, the feeder's way onto the stream
 	feed    chan struct{}     // wakes the feeder: links were left in the frontier
 	via     redirected        // pages just fetched through a redirect
+	priors  *priorLoader      // what the frontier knows of a request, batched across handlers
 	warc    *archive.Writer   // every fetch archived (Config.WARCDir); nil: none
 }
 
@@ -52,7 +53,8 @@ func New(rdb redis.UniversalClient, pool *pgxpool.Pool, cfg Config, reg promethe
 		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout, Timeout: cfg.FetchTimeout, MaxRedirects: cfg.MaxRedirects,
 		AllowPrivate: cfg.AllowPrivate, AllowCIDRs: cfg.AllowCIDRs, Budget: fetch.NewBudget(cfg.MaxInflightBytes)})
 	c := &Crawler{cfg: cfg, pool: pool, fetcher: f, limiter: politeness.New(rdb, cfg.Prefix, cfg.MaxWait),
-		log: cfg.Logger.With("component", "crawl"), win: newWindow(rdb, cfg), feed: make(chan struct{}, 1)}
+		log: cfg.Logger.With("component", "crawl"), win: newWindow(rdb, cfg), feed: make(chan struct{}, 1),
+		priors: &priorLoader{pool: pool}}
 	c.robots = robots.New(rdb, f, robots.Config{Prefix: cfg.Prefix, UserAgent: cfg.UserAgent, TTL: cfg.RobotsTTL,
 		Logger: c.log, BeforeSend: func(ctx context.Context, host string) (func(), error) {
 			return c.wait(ctx, host, c.cfg.HostDelay)
@@ -84,7 +86,7 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 	}
 	// Looked up before the slot, not after: once the host's turn is taken,
 	// a database round trip would only hold the host longer.
-	prev, gone, err := lookupPrior(ctx, c.pool, r.URL, r.DocID)
+	prev, gone, err := c.priors.lookup(ctx, r.URL, r.DocID)
 	switch {
 	case err != nil:
 		return streamkit.Result{}, streamkit.Retryable(ErrTypeStore, err)

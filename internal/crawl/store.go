@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newscrawl/newscrawl/internal/archive"
-	"github.com/newscrawl/newscrawl/internal/forget"
 )
 
 // URL states recorded in the urls table.
@@ -29,29 +28,6 @@ const (
 	StateParseError    = "parse_error"    // a feed or sitemap that does not parse
 	StateAlias         = "alias"          // a canonical or redirect target of a fetched URL
 )
-
-// prior is what the urls table knows of a URL before it is fetched again.
-type prior struct {
-	ETag, LastModified, BodyHash string
-	IsHub                        bool
-	// FetchedSince: the URL's document was stored after the URL entered the
-	// frontier, through another URL (a redirect followed while this link
-	// was being queued).
-	FetchedSince bool
-}
-
-// lookupPrior returns the URL's row (a zero prior when it has none) and
-// whether its document was forgotten, in one round trip.
-func lookupPrior(ctx context.Context, pool *pgxpool.Pool, u, docID string) (p prior, forgotten bool, err error) {
-	err = pool.QueryRow(ctx, `SELECT `+forget.WasSQL("$2")+`, COALESCE(u.etag, ''), COALESCE(u.last_modified, ''),
-		COALESCE(u.body_hash, ''), COALESCE(u.is_hub, false), COALESCE(d.fetched_at > u.first_seen_at, false)
-		FROM (VALUES (1)) AS one LEFT JOIN urls u ON u.url = $1 LEFT JOIN documents d ON d.doc_id = u.doc_id`, u, docID).
-		Scan(&forgotten, &p.ETag, &p.LastModified, &p.BodyHash, &p.IsHub, &p.FetchedSince)
-	if err != nil {
-		return p, false, fmt.Errorf("look up %s in urls: %w", u, err)
-	}
-	return p, forgotten, nil
-}
 
 // document is a fetched HTML page to store.
 type document struct {
