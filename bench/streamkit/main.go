@@ -5,7 +5,7 @@
 // noisy machine; it reports the medians. Beside them it measures the
 // design's own ceiling: the same work done by hand in as many plain loops
 // as consumers — per batch of 100 one read, one ledger lookup, one
-// multi-row ledger insert, the forwards pipelined, one ack — with none of
+// COPY of the ledger rows, the forwards pipelined, one ack — with none of
 // streamkit's leases, workers, retries or metrics: what a PostgreSQL row
 // per message costs on this machine, and how much of the gap to raw is
 // streamkit's own. Its last line is:
@@ -302,9 +302,9 @@ func handLoop(ctx context.Context, rdb *redis.Client, pool *pgxpool.Pool, in, ou
 			return fmt.Errorf("by hand: look up: %w", err)
 		}
 		rows.Close()
-		if _, err := pool.Exec(ctx, `INSERT INTO stage_results (key, stage, doc_id, emitted)
-			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::json[]) ON CONFLICT (key) DO NOTHING`, keys, stages, docs, emitted); err != nil {
-			return fmt.Errorf("by hand: insert: %w", err)
+		if _, err := pool.CopyFrom(ctx, pgx.Identifier{"stage_results"}, []string{"key", "stage", "doc_id", "emitted"},
+			pgx.CopyFromSlice(len(keys), func(i int) ([]any, error) { return []any{keys[i], stages[i], docs[i], emitted[i]}, nil })); err != nil {
+			return fmt.Errorf("by hand: copy: %w", err)
 		}
 		pipe := rdb.Pipeline()
 		for _, m := range msgs {

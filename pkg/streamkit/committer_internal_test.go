@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -230,5 +231,59 @@ func TestCommitter_BatchOverDeadlineIsCommittedInHalves(t *testing.T) {
 	}
 	if _, ok := runawayOf(failed["5"]); !ok {
 		t.Fatalf("entry 5 failed with %v, want a runaway (no attempt spent)", failed["5"])
+	}
+}
+
+// The ledger rows go in by COPY, which has no ON CONFLICT: a batch holding
+// a key another consumer finished meanwhile, or a key twice, still lands
+// whole — with and without Commit functions — and the row already there
+// keeps what it emitted.
+func TestLedger_KeysFinishedMeanwhileOrRepeatedStillLand(t *testing.T) {
+	t.Parallel()
+	pool := ledgerFor(t)
+	l := newLedger(pool)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, `INSERT INTO stage_results (key, stage, emitted) VALUES ('k1', 'dup', '[{"stage":"first"}]'), ('w1', 'dup', '[{"stage":"first"}]')`); err != nil {
+		t.Fatal(err)
+	}
+	var wrote atomic.Int64
+	entry := func(key string, withCommit bool) *ledgerEntry {
+		r := Result{Emit: []Emit{{Stage: "second", Fields: map[string]string{"doc_id": key}}}}
+		if withCommit {
+			r.Commit = func(ctx context.Context, tx pgx.Tx) error {
+				wrote.Add(1)
+				_, err := tx.Exec(ctx, `SELECT 1`)
+				return err
+			}
+		}
+		return &ledgerEntry{key: key, stage: "dup", result: r, msg: &Message{ID: key}}
+	}
+	for _, batch := range [][]*ledgerEntry{
+		{entry("k0", false), entry("k1", false), entry("k2", false)},                 // one finished meanwhile
+		{entry("k3", false), entry("k3", false), entry("k4", false)},                 // one key twice
+		{entry("w0", true), entry("w1", true), entry("w2", true), entry("w3", true)}, // with writes
+	} {
+		if err := l.commit(ctx, batch); err != nil {
+			t.Fatalf("commit %v: %v", batch[0].key, err)
+		}
+		for _, e := range batch {
+			if e.err != nil {
+				t.Fatalf("entry %s failed: %v", e.key, e.err)
+			}
+		}
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM stage_results WHERE stage = 'dup'`).Scan(&n); err != nil || n != 9 {
+		t.Fatalf("ledger rows: %d (%v), want 9", n, err)
+	}
+	done, err := l.Lookup(ctx, []string{"k1", "w1", "k2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done["k1"][0].Stage != "first" || done["w1"][0].Stage != "first" || done["k2"][0].Stage != "second" {
+		t.Fatalf("emitted: %+v; the rows already there keep theirs", done)
+	}
+	if wrote.Load() < 4 {
+		t.Fatalf("%d Commit calls for the batch with writes, want every entry's", wrote.Load())
 	}
 }

@@ -3,6 +3,7 @@ package streamkit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -63,15 +64,16 @@ type ledgerEntry struct {
 }
 
 // commit writes a batch in one transaction: the entries' Commit functions,
-// then one multi-row insert of the ledger rows. When that fails because of
-// one entry — its Commit, or its row — it rolls back and runs the batch
-// again with each entry (Commit and row) in its own savepoint, so the
-// failing entry is rolled back alone and reported in its err while the
-// others land. (The fast path saves a SAVEPOINT and a RELEASE round trip
-// per entry; failures are rare.) A batch without Commit functions is the
-// insert alone: one statement, one round trip. Errors that are no entry's
-// fault (a conflict, a lost connection) are returned as they are, and a
-// returned error means nothing was written.
+// then one COPY of the ledger rows. When that fails because of one entry —
+// its Commit, or its row (a key another consumer finished meanwhile) — it
+// rolls back and runs the batch again with each entry (Commit and row) in
+// its own savepoint, so the failing entry is rolled back alone and
+// reported in its err while the others land. (The fast path saves a
+// SAVEPOINT and a RELEASE round trip per entry; failures are rare.) A
+// batch without Commit functions is the COPY alone, or an insert that
+// skips the keys already there. Errors that are no entry's fault (a
+// conflict, a lost connection) are returned as they are, and a returned
+// error means nothing was written.
 func (l *ledgerStore) commit(ctx context.Context, entries []*ledgerEntry) error {
 	writes := false
 	for _, e := range entries {
@@ -80,8 +82,8 @@ func (l *ledgerStore) commit(ctx context.Context, entries []*ledgerEntry) error 
 	var err error
 	if writes {
 		err = l.commitTx(ctx, entries, false)
-	} else {
-		err = ledgerRows(entries).insert(ctx, l.pool)
+	} else if err = ledgerRows(entries).copyIn(ctx, l.pool); duplicateKey(err) {
+		err = ledgerRows(entries).insert(ctx, l.pool) // finished meanwhile by another consumer
 	}
 	if err == nil || ctx.Err() != nil || retryNow(err) || suspect(err) {
 		return err
@@ -123,8 +125,8 @@ func (l *ledgerStore) commitTx(ctx context.Context, entries []*ledgerEntry, isol
 				return fmt.Errorf("an entry's commit failed: %w", err)
 			}
 		}
-		if err := ledgerRows(entries).insert(ctx, tx); err != nil {
-			return err
+		if err := ledgerRows(entries).copyIn(ctx, tx); err != nil {
+			return err // a key finished meanwhile too: the isolated run skips it
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -183,9 +185,51 @@ func ledgerRows(entries []*ledgerEntry) rowSet {
 	return r
 }
 
-func (r rowSet) insert(ctx context.Context, db interface {
+// ledgerDB is a pool, a transaction or a savepoint.
+type ledgerDB interface {
 	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
-}) error {
+	CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromSource) (int64, error)
+}
+
+// copyIn writes the rows by COPY, which PostgreSQL takes for a third less
+// of its time than the unnest insert (bench-streamkit's loops by hand:
+// 40-46k -> 50-51k rows/s; PostgreSQL is what limits them). COPY has no
+// ON CONFLICT: a key already in the ledger fails it with a duplicate-key
+// error, which the caller answers with insert. Rows whose keys repeat in
+// the batch go by insert at once.
+func (r rowSet) copyIn(ctx context.Context, db ledgerDB) error {
+	if len(r.keys) < 2 || !distinct(r.keys) {
+		return r.insert(ctx, db)
+	}
+	_, err := db.CopyFrom(ctx, pgx.Identifier{"stage_results"}, []string{"key", "stage", "doc_id", "emitted"},
+		pgx.CopyFromSlice(len(r.keys), func(i int) ([]any, error) {
+			return []any{r.keys[i], r.stages[i], r.docs[i], r.emitted[i]}, nil
+		}))
+	if err != nil {
+		return fmt.Errorf("copy ledger rows: %w", err)
+	}
+	return nil
+}
+
+func distinct(keys []string) bool {
+	seen := make(map[string]struct{}, len(keys))
+	for _, k := range keys {
+		if _, dup := seen[k]; dup {
+			return false
+		}
+		seen[k] = struct{}{}
+	}
+	return true
+}
+
+// duplicateKey reports a unique violation: a ledger key already written.
+func duplicateKey(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && pg.Code == "23505"
+}
+
+// insert writes the rows, skipping keys already in the ledger.
+func (r rowSet) insert(ctx context.Context, db ledgerDB) error {
 	if len(r.keys) == 0 {
 		return nil
 	}
