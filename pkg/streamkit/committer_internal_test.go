@@ -234,56 +234,68 @@ func TestCommitter_BatchOverDeadlineIsCommittedInHalves(t *testing.T) {
 	}
 }
 
-// The ledger rows go in by COPY, which has no ON CONFLICT: a batch holding
-// a key another consumer finished meanwhile, or a key twice, still lands
-// whole — with and without Commit functions — and the row already there
-// keeps what it emitted.
+// A large batch's ledger rows go in by COPY, which has no ON CONFLICT: a
+// batch holding a key another consumer finished meanwhile, or a key twice,
+// still lands whole — with and without Commit functions — and the row
+// already there keeps what it emitted.
 func TestLedger_KeysFinishedMeanwhileOrRepeatedStillLand(t *testing.T) {
 	t.Parallel()
 	pool := ledgerFor(t)
 	l := newLedger(pool)
 	ctx := context.Background()
-	if _, err := pool.Exec(ctx, `INSERT INTO stage_results (key, stage, emitted) VALUES ('k1', 'dup', '[{"stage":"first"}]'), ('w1', 'dup', '[{"stage":"first"}]')`); err != nil {
+	if _, err := pool.Exec(ctx, `INSERT INTO stage_results (key, stage, emitted) VALUES ('k-1', 'dup', '[{"stage":"first"}]'), ('w-1', 'dup', '[{"stage":"first"}]')`); err != nil {
 		t.Fatal(err)
 	}
 	var wrote atomic.Int64
-	entry := func(key string, withCommit bool) *ledgerEntry {
-		r := Result{Emit: []Emit{{Stage: "second", Fields: map[string]string{"doc_id": key}}}}
-		if withCommit {
-			r.Commit = func(ctx context.Context, tx pgx.Tx) error {
-				wrote.Add(1)
-				_, err := tx.Exec(ctx, `SELECT 1`)
-				return err
+	batch := func(prefix string, withCommit bool, keys ...int) []*ledgerEntry {
+		var b []*ledgerEntry
+		for _, k := range keys {
+			key := fmt.Sprintf("%s-%d", prefix, k)
+			r := Result{Emit: []Emit{{Stage: "second", Fields: map[string]string{"doc_id": key}}}}
+			if withCommit {
+				r.Commit = func(ctx context.Context, tx pgx.Tx) error {
+					wrote.Add(1)
+					_, err := tx.Exec(ctx, `SELECT 1`)
+					return err
+				}
 			}
+			b = append(b, &ledgerEntry{key: key, stage: "dup", result: r, msg: &Message{ID: key}})
 		}
-		return &ledgerEntry{key: key, stage: "dup", result: r, msg: &Message{ID: key}}
+		return b
 	}
-	for _, batch := range [][]*ledgerEntry{
-		{entry("k0", false), entry("k1", false), entry("k2", false)},                 // one finished meanwhile
-		{entry("k3", false), entry("k3", false), entry("k4", false)},                 // one key twice
-		{entry("w0", true), entry("w1", true), entry("w2", true), entry("w3", true)}, // with writes
-	} {
-		if err := l.commit(ctx, batch); err != nil {
-			t.Fatalf("commit %v: %v", batch[0].key, err)
+	keys := func(n int, extra ...int) []int {
+		var ks []int
+		for i := range n {
+			ks = append(ks, i)
 		}
-		for _, e := range batch {
+		return append(ks, extra...)
+	}
+	for _, b := range [][]*ledgerEntry{
+		batch("k", false, keys(copyMinRows)...),    // k-1 finished meanwhile
+		batch("r", false, keys(copyMinRows, 5)...), // r-5 twice
+		batch("w", true, keys(copyMinRows)...),     // with writes; w-1 finished meanwhile
+	} {
+		if err := l.commit(ctx, b); err != nil {
+			t.Fatalf("commit %s…: %v", b[0].key, err)
+		}
+		for _, e := range b {
 			if e.err != nil {
 				t.Fatalf("entry %s failed: %v", e.key, e.err)
 			}
 		}
 	}
 	var n int
-	if err := pool.QueryRow(ctx, `SELECT count(*) FROM stage_results WHERE stage = 'dup'`).Scan(&n); err != nil || n != 9 {
-		t.Fatalf("ledger rows: %d (%v), want 9", n, err)
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM stage_results WHERE stage = 'dup'`).Scan(&n); err != nil || n != 3*copyMinRows {
+		t.Fatalf("ledger rows: %d (%v), want %d", n, err, 3*copyMinRows)
 	}
-	done, err := l.Lookup(ctx, []string{"k1", "w1", "k2"})
+	done, err := l.Lookup(ctx, []string{"k-1", "w-1", "k-2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if done["k1"][0].Stage != "first" || done["w1"][0].Stage != "first" || done["k2"][0].Stage != "second" {
+	if done["k-1"][0].Stage != "first" || done["w-1"][0].Stage != "first" || done["k-2"][0].Stage != "second" {
 		t.Fatalf("emitted: %+v; the rows already there keep theirs", done)
 	}
-	if wrote.Load() < 4 {
+	if wrote.Load() < copyMinRows {
 		t.Fatalf("%d Commit calls for the batch with writes, want every entry's", wrote.Load())
 	}
 }

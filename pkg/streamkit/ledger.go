@@ -191,14 +191,17 @@ type ledgerDB interface {
 	CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromSource) (int64, error)
 }
 
-// copyIn writes the rows by COPY, which PostgreSQL takes for a third less
-// of its time than the unnest insert (bench-streamkit's loops by hand:
-// 40-46k -> 50-51k rows/s; PostgreSQL is what limits them). COPY has no
-// ON CONFLICT: a key already in the ledger fails it with a duplicate-key
-// error, which the caller answers with insert. Rows whose keys repeat in
-// the batch go by insert at once.
+// copyIn writes a large batch's rows by COPY, which PostgreSQL takes for
+// less of its time than the unnest insert (bench-streamkit's loops by
+// hand, batches of 100: 40-46k -> 50-54k rows/s; PostgreSQL is what limits
+// them). COPY costs a second round trip, so a small batch goes by insert:
+// four writers of batches of 2 to 16 rows inserted 7-25% more rows a
+// second than they copied, of 48 to 64 rows 5-11% fewer (copyMinRows).
+// COPY has no ON CONFLICT: a key already in the ledger fails it with a
+// duplicate-key error, which the caller answers with insert. Rows whose
+// keys repeat in the batch go by insert at once.
 func (r rowSet) copyIn(ctx context.Context, db ledgerDB) error {
-	if len(r.keys) < 2 || !distinct(r.keys) {
+	if len(r.keys) < copyMinRows || !distinct(r.keys) {
 		return r.insert(ctx, db)
 	}
 	_, err := db.CopyFrom(ctx, pgx.Identifier{"stage_results"}, []string{"key", "stage", "doc_id", "emitted"},
@@ -210,6 +213,9 @@ func (r rowSet) copyIn(ctx context.Context, db ledgerDB) error {
 	}
 	return nil
 }
+
+// copyMinRows is the smallest batch whose ledger rows go by COPY.
+const copyMinRows = 48
 
 func distinct(keys []string) bool {
 	seen := make(map[string]struct{}, len(keys))
