@@ -192,11 +192,10 @@ type ledgerDB interface {
 }
 
 // copyIn writes a large batch's rows by COPY, which PostgreSQL takes for
-// less of its time than the unnest insert (bench-streamkit's loops by
-// hand, batches of 100: 40-46k -> 50-54k rows/s; PostgreSQL is what limits
-// them). COPY costs a second round trip, so a small batch goes by insert:
-// four writers of batches of 2 to 16 rows inserted 7-25% more rows a
-// second than they copied, of 48 to 64 rows 5-11% fewer (copyMinRows).
+// less of its time than the unnest insert. COPY costs a second round trip,
+// so a small batch goes by insert: four writers inserted 6-35% more rows a
+// second than they copied in batches of 2 to 16 rows, 5-11% fewer in
+// batches of 48 to 64 (copyMinRows; docs/STREAMKIT.md has the runs).
 // COPY has no ON CONFLICT: a key already in the ledger fails it with a
 // duplicate-key error, which the caller answers with insert. Rows whose
 // keys repeat in the batch go by insert at once.
