@@ -19,6 +19,8 @@ import (
 // The stage on the real Redis and PostgreSQL: a page that renders goes back
 // to the cleaner with its DOM stored; a page whose every try fails keeps its
 // static version, labelled with the reason — no dead letter, nothing sent.
+// The good page may take a second try when a busy machine holds it past the
+// deadline; it must still end rendered.
 func TestStage_RenderedOrLabelledNeverDeadLettered(t *testing.T) {
 	t.Parallel()
 	if _, err := render.FindChromium(); err != nil && testing.Short() {
@@ -26,7 +28,7 @@ func TestStage_RenderedOrLabelledNeverDeadLettered(t *testing.T) {
 	}
 	w := newWorld(t, 2)
 	e := testenv.New(t)
-	r, err := render.New(e.RDB, render.Config{Prefix: e.Prefix, Timeout: 2 * time.Second,
+	r, err := render.New(e.RDB, render.Config{Prefix: e.Prefix, Timeout: 4 * time.Second,
 		Fetch: fetch.Config{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}}})
 	if err != nil {
 		t.Fatal(err)
@@ -66,8 +68,8 @@ func TestStage_RenderedOrLabelledNeverDeadLettered(t *testing.T) {
 		}
 		return len(got) == 2
 	})
-	if g := got["good"]; g.hash == "" || g.errText != "" || g.tries != 1 {
-		t.Errorf("the good page: %+v, want rendered at the first try", g)
+	if g := got["good"]; g.hash == "" || g.errText != "" || g.tries < 1 || g.tries > 2 {
+		t.Errorf("the good page: %+v, want rendered within its two tries", g)
 	}
 	if g := got["endless"]; g.hash != "" || !strings.HasPrefix(g.errText, render.FailDeadline+":") || g.tries != 2 {
 		t.Errorf("the endless page: %+v, want two tries and the deadline as its label", g)
