@@ -227,10 +227,36 @@ func (pm *pageMeta) collectShownDates(nodes []*html.Node, hc hintCache) {
 		if h := hc.node(n); h&hDated == 0 || h&hHardNeg != 0 {
 			continue
 		}
+		if holdsToday(n) {
+			continue // today's date in the masthead
+		}
 		if t := shortText(n, 160); t != "" && strings.ContainsAny(t, "0123456789") {
 			pm.shownDates = append(pm.shownDates, t)
 		}
 	}
+}
+
+// holdsToday reports an element that is, or holds within its first few
+// elements, one named for today's date (a masthead's "Friday, December 19,
+// 2025" in a Drupal "block-date").
+func holdsToday(n *html.Node) bool {
+	seen := 0
+	var walk func(*html.Node) bool
+	walk = func(n *html.Node) bool {
+		if seen++; seen > 16 {
+			return false
+		}
+		if n.Type == html.ElementNode && strings.Contains(strings.ToLower(classID(n)), "today") {
+			return true
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if walk(c) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(n)
 }
 
 // maxWrittenBy bounds the credit lines read per page.
@@ -625,8 +651,11 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared bool) {
 // microdata or a <time pubdate>.
 func (pm *pageMeta) declaredPublished() *time.Time {
 	srcs := []string{pm.ld.published}
-	srcs = append(srcs, pm.all("article:published_time", "og:article:published_time", "itemprop:datepublished",
-		"datepublished", "article:published", "pubdate", "publishdate", "publish-date", "publish_date",
+	srcs = append(srcs, pm.all("article:published_time", "og:article:published_time")...)
+	if items := pm.all("itemprop:datepublished"); oneDay(items) {
+		srcs = append(srcs, items...)
+	}
+	srcs = append(srcs, pm.all("datepublished", "article:published", "pubdate", "publishdate", "publish-date", "publish_date",
 		"article.published", "parsely-pub-date", "sailthru.date", "dc.date.issued", "dcterms.issued",
 		"dc.date", "dcterms.date", "dcterms.created", "date", "og:published_time", "published_time",
 		"article_date_original", "original-publish-date", "cxenseparse:recs:publishtime", "itemprop:datecreated",
@@ -638,6 +667,24 @@ func (pm *pageMeta) declaredPublished() *time.Time {
 		}
 	}
 	return nil
+}
+
+// oneDay reports whether the dates given name one day at most. Microdata
+// that names several is a list's cards ("Mar 13, 2026 · 9 mins" under
+// every teaser), not the story's own date.
+func oneDay(dates []string) bool {
+	day := ""
+	for _, s := range dates {
+		if t := parseDate(s); t != nil {
+			switch d := t.Format(time.DateOnly); {
+			case day == "":
+				day = d
+			case d != day:
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // modifiedAt picks the last-modified time.

@@ -52,6 +52,12 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 		{"an updated line is no publication day", "", `<p><span>Updated November 18, 2025</span></p>`, ""},
 		{"a date in a sentence is no date line", "", `<p>On March 3, 2025 the council voted.</p>`, ""},
 		{"a reply's date line is not the story's", "", `<div class="comments"><div>May 2, 2025</div><p>Nice.</p></div>`, ""},
+		{"a list's cards give no microdata day", `<meta name="date" content="March 27, 2025">`,
+			`<div class="card"><span itemprop="datePublished" content="2026-03-13T12:00:00Z">Mar 13, 2026</span></div>` +
+				`<div class="card"><span itemprop="datePublished" content="2026-03-12T09:00:00Z">Mar 12, 2026</span></div>`, "2025-03-27"},
+		{"the story's microdata, given twice", `<meta name="date" content="March 27, 2025">`,
+			`<span itemprop="datePublished" content="2025-03-26T12:00:00Z">Mar 26, 2025</span><time itemprop="datePublished" datetime="2025-03-26T12:00:00Z">Mar 26</time>`, "2025-03-26"},
+		{"today's date in the masthead is not the story's", "", `<div class="block-date"><p id="todays-date">Friday, December 19, 2025</p></div>`, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
