@@ -217,6 +217,7 @@ const maxShownDates = 30
 // id names a date, a byline or a meta line, outside comments, in document
 // order (a parent before its children).
 func (pm *pageMeta) collectShownDates(nodes []*html.Node, hc hintCache) {
+	var classes []string // of each shown date's element
 	for _, n := range nodes {
 		if len(pm.shownDates) >= maxShownDates {
 			return
@@ -232,8 +233,37 @@ func (pm *pageMeta) collectShownDates(nodes []*html.Node, hc hintCache) {
 		}
 		if t := shortText(n, 160); t != "" && strings.ContainsAny(t, "0123456789") {
 			pm.shownDates = append(pm.shownDates, t)
+			classes = append(classes, attr(n, "class"))
 		}
 	}
+	pm.shownDates = dropListDates(pm.shownDates, classes)
+}
+
+// listDays is how many different days elements of one class show before
+// they are read as a list's (related posts, an archive), not the story's.
+// Two: a story that shows its published and updated days in one class
+// loses both, which no page of WCXB's development split did.
+const listDays = 2
+
+// dropListDates drops the dates shown by elements of a class that shows
+// listDays different days or more.
+func dropListDates(texts, classes []string) []string {
+	days := map[string]map[string]bool{}
+	for i, t := range texts {
+		if d := shownDate(t); d != nil && classes[i] != "" {
+			if days[classes[i]] == nil {
+				days[classes[i]] = map[string]bool{}
+			}
+			days[classes[i]][d.Format(time.DateOnly)] = true
+		}
+	}
+	out := texts[:0]
+	for i, t := range texts {
+		if len(days[classes[i]]) < listDays {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // holdsToday reports an element that is, or holds within its first few

@@ -57,6 +57,9 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 				`<div class="card"><span itemprop="datePublished" content="2026-03-12T09:00:00Z">Mar 12, 2026</span></div>`, "2025-03-27"},
 		{"the story's microdata, given twice", `<meta name="date" content="March 27, 2025">`,
 			`<span itemprop="datePublished" content="2025-03-26T12:00:00Z">Mar 26, 2025</span><time itemprop="datePublished" datetime="2025-03-26T12:00:00Z">Mar 26</time>`, "2025-03-26"},
+		{"a list's dated items are not the story's", "",
+			`<p>December 12, 2025</p><ul><li><a href="/a">Another</a> <span class="r-posts-date">December 2, 2025</span></li>` +
+				`<li><a href="/b">One more</a> <span class="r-posts-date">November 28, 2025</span></li></ul>`, "2025-12-12"},
 		{"today's date in the masthead is not the story's", "", `<div class="block-date"><p id="todays-date">Friday, December 19, 2025</p></div>`, ""},
 	}
 	for _, tc := range cases {
