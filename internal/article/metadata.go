@@ -215,7 +215,8 @@ const maxShownDates = 30
 
 // collectShownDates records the short texts of the elements whose class or
 // id names a date, a byline or a meta line, outside comments, in document
-// order (a parent before its children).
+// order (a parent before its children); not today's date, and not the
+// dates of a list (dropListDates).
 func (pm *pageMeta) collectShownDates(nodes []*html.Node, hc hintCache) {
 	var classes []string // of each shown date's element
 	for _, n := range nodes {
