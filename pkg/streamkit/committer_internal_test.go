@@ -299,3 +299,40 @@ func TestLedger_KeysFinishedMeanwhileOrRepeatedStillLand(t *testing.T) {
 		t.Fatalf("%d Commit calls for the batch with writes, want every entry's", wrote.Load())
 	}
 }
+
+// copyIn takes COPY from copyMinRows distinct keys on, and the insert below
+// that or when keys repeat: told apart by a key already in the ledger,
+// which fails a COPY with a duplicate key and which the insert skips.
+func TestLedger_CopyFromCopyMinRowsOn(t *testing.T) {
+	t.Parallel()
+	pool := ledgerFor(t)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, `INSERT INTO stage_results (key, stage) VALUES ('c-0', 'copy')`); err != nil {
+		t.Fatal(err)
+	}
+	rows := func(prefix string, n int, extra ...string) rowSet {
+		var r rowSet
+		for i := range n {
+			r.keys = append(r.keys, fmt.Sprintf("%s-%d", prefix, i))
+		}
+		r.keys = append(r.keys, extra...)
+		for range r.keys {
+			r.stages, r.docs, r.emitted = append(r.stages, "copy"), append(r.docs, ""), append(r.emitted, nil)
+		}
+		return r
+	}
+	if err := rows("c", copyMinRows).copyIn(ctx, pool); !duplicateKey(err) {
+		t.Fatalf("%d rows with a key already there: %v, want COPY's duplicate key", copyMinRows, err)
+	}
+	if err := rows("c", copyMinRows-1).copyIn(ctx, pool); err != nil {
+		t.Fatalf("%d rows with a key already there: %v, want the insert skipping it", copyMinRows-1, err)
+	}
+	if err := rows("d", copyMinRows, "c-0", "d-1").copyIn(ctx, pool); err != nil {
+		t.Fatalf("%d rows, one repeated: %v, want the insert", copyMinRows+2, err)
+	}
+	var n int
+	want := copyMinRows - 1 + copyMinRows // c-0 to c-46, d-0 to d-47
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM stage_results WHERE stage = 'copy'`).Scan(&n); err != nil || n != want {
+		t.Fatalf("ledger rows: %d (%v), want %d", n, err, want)
+	}
+}
