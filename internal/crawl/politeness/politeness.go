@@ -235,7 +235,8 @@ type waiter struct {
 // request ahead that left without it.
 type wakeup struct {
 	released, handed, wanted bool
-	answered                 int64
+	answered                 int64     // the release's time, µs on the server's clock
+	at                       time.Time // when the answer came, on this process's clock
 }
 
 // inFlightTTL is how long a request holds its host unless it releases it
@@ -418,7 +419,10 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 			// A turn handed over is ours then, without asking. One another
 			// process wants goes to it: that process asks at the delay's
 			// end, and we a poll later.
-			pause := delay
+			// The delay runs from the answer, not from this wake: the
+			// release's round trip and this goroutine's start are already
+			// part of it.
+			pause := delay - time.Since(u.at)
 			if u.wanted {
 				pause += pollBusy
 			}
@@ -441,7 +445,7 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 func (l *Limiter) went(r Reservation, sent time.Time, keys []string, delay time.Duration, token string) Reservation {
 	r.Sent = sent
 	var once sync.Once
-	r.Release = func() { once.Do(func() { l.release(r.Host, keys, delay, token) }) }
+	r.Release = func() { once.Do(func() { l.release(r.Host, keys, delay, token, time.Now()) }) }
 	return r
 }
 
@@ -526,7 +530,7 @@ func wake(w *waiter, u wakeup) {
 // process's requests in line for it when Redis allows (see releaseScript),
 // and wakes that request. It runs on a context of its own: the request's
 // may be over already.
-func (l *Limiter) release(host string, keys []string, delay time.Duration, token string) {
+func (l *Limiter) release(host string, keys []string, delay time.Duration, token string, answered time.Time) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	next := ""
@@ -539,7 +543,7 @@ func (l *Limiter) release(host string, keys []string, delay time.Duration, token
 	// never closer than the delay.
 	v, err := releaseScript.Run(ctx, l.rdb, keys, max(delay.Milliseconds(), 1), token, next,
 		(delay + inFlightTTL(delay)).Milliseconds()).Int64Slice()
-	u := wakeup{released: true}
+	u := wakeup{released: true, at: answered}
 	if err == nil && len(v) == 3 {
 		u.handed, u.answered, u.wanted = v[0] == 1 && next != "", v[1], v[2] == 1
 	}
