@@ -419,10 +419,15 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 			// A turn handed over is ours then, without asking. One another
 			// process wants goes to it: that process asks at the delay's
 			// end, and we a poll later.
-			// The delay runs from the answer, not from this wake: the
-			// release's round trip and this goroutine's start are already
-			// part of it.
-			pause := delay - time.Since(u.at)
+			// A handed turn's delay runs from the answer, not from this
+			// wake: the release's round trip and this goroutine's start
+			// are already part of it. One not handed asks the gate after
+			// the whole delay, which the gate (on the server's clock, from
+			// the release) then lets go at once.
+			pause := delay
+			if u.handed {
+				pause -= time.Since(u.at)
+			}
 			if u.wanted {
 				pause += pollBusy
 			}
