@@ -25,10 +25,10 @@ type prior struct {
 // A priorLoader looks up the prior state of the requests the handlers are
 // about to fetch, many in one query: a handler that asks while a query is
 // out joins the next one, which carries every request that came meanwhile.
-// None waits for a batch to fill — the first asks at once, in its own
-// goroutine — so a lone request pays what one query of its own did, and
-// sixteen handlers busy at once share round trips (a lookup per page was
-// a quarter of the crawler's PostgreSQL statements).
+// None waits for a batch to fill — the first asks at once, on its own
+// handler's goroutine — so a lone request pays what one query of its own
+// did, and sixteen handlers busy at once share round trips (a lookup per
+// page was a quarter of the crawler's PostgreSQL statements).
 type priorLoader struct {
 	pool    *pgxpool.Pool
 	mu      sync.Mutex
@@ -63,11 +63,7 @@ func (l *priorLoader) lookup(ctx context.Context, url, docID string) (prior, boo
 	l.mu.Unlock()
 	if runner {
 		l.next() // holds c: the first waiting
-		l.mu.Lock()
-		more := len(l.waiting) > 0
-		l.busy = more
-		l.mu.Unlock()
-		if more {
+		if l.more() {
 			go l.drain()
 		}
 	}
@@ -83,14 +79,19 @@ func (l *priorLoader) lookup(ctx context.Context, url, docID string) (prior, boo
 func (l *priorLoader) drain() {
 	for {
 		l.next()
-		l.mu.Lock()
-		if len(l.waiting) == 0 {
-			l.busy = false
-			l.mu.Unlock()
+		if !l.more() {
 			return
 		}
-		l.mu.Unlock()
 	}
+}
+
+// more reports whether calls wait for another batch; when none do, the
+// loader is idle and the next lookup asks at once.
+func (l *priorLoader) more() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.busy = len(l.waiting) > 0
+	return l.busy
 }
 
 // next looks up the waiting calls, up to a batch, and answers them.

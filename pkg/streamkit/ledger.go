@@ -82,8 +82,11 @@ func (l *ledgerStore) commit(ctx context.Context, entries []*ledgerEntry) error 
 	var err error
 	if writes {
 		err = l.commitTx(ctx, entries, false)
-	} else if err = ledgerRows(entries).copyIn(ctx, l.pool); duplicateKey(err) {
-		err = ledgerRows(entries).insert(ctx, l.pool) // finished meanwhile by another consumer
+	} else {
+		rows := ledgerRows(entries) // once: it runs the entries' EmitFuncs
+		if err = rows.copyIn(ctx, l.pool); duplicateKey(err) {
+			err = rows.insert(ctx, l.pool) // finished meanwhile by another consumer
+		}
 	}
 	if err == nil || ctx.Err() != nil || retryNow(err) || suspect(err) {
 		return err
