@@ -96,6 +96,101 @@ func TestLimiter_WaitersOfOneProcessTakeTurnsInLine(t *testing.T) {
 	}
 }
 
+// A request still waiting for its slot is in line already, so the release
+// before it hands it the turn: it goes at its slot, or a delay after that
+// answer if later, without asking the gate. (Joining the line only at its
+// slot, as a polite crawl's requests come, every request asked: three
+// scripts a page where two do.)
+func TestLimiter_RequestBeforeItsSlotIsHandedTheTurn(t *testing.T) {
+	l, scripts := countedLimiter(t)
+	const (
+		delay = 200 * time.Millisecond // long enough for the second to join the line before its slot, however busy the machine
+		host  = "news.example:8080"
+	)
+	ctx := context.Background()
+	first, err := l.Reserve(ctx, host, delay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := l.Reserve(ctx, host, delay)
+	if err != nil || next.Wait < delay/2 {
+		t.Fatalf("second reservation %+v, %v: want a slot about a delay away", next, err)
+	}
+	going, err := l.Await(ctx, first, delay, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := scripts.n.Load()
+	done := make(chan politeness.Reservation, 1)
+	go func() {
+		got, err := l.Await(ctx, next, delay, time.Second)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- got
+	}()
+	for l.InLine(host) == 0 { // the second waits for its slot
+		time.Sleep(time.Millisecond)
+	}
+	going.Release() // the host answered
+	got := <-done
+	got.Release()
+	if n := scripts.n.Load() - before; n != 2 {
+		t.Errorf("%d scripts for the first's release and the second's turn and release, want 2: the second was handed the turn", n)
+	}
+	if got.Sent.Before(next.Slot) || got.Sent.Sub(going.Sent) < delay {
+		t.Errorf("second sent at %s, its slot %s, the first sent at %s: want at its slot and a delay after the first",
+			got.Sent.Format("15:04:05.000"), next.Slot.Format("15:04:05.000"), going.Sent.Format("15:04:05.000"))
+	}
+}
+
+// A request whose slot is more than a delay away is not handed the turn:
+// held that long, the turn would outlast the host's in-flight TTL, and
+// another process's request could go beside it. The host is free after
+// the release, and the request goes at its slot through the gate.
+func TestLimiter_FarSlotIsNotHandedTheTurn(t *testing.T) {
+	rdb, prefix := streamkittest.Redis(t)
+	l := politeness.New(rdb, prefix, 5*time.Second)
+	const (
+		delay = 50 * time.Millisecond
+		host  = "news.example:8080"
+	)
+	ctx := context.Background()
+	var slots []politeness.Reservation
+	for range 4 {
+		r, err := l.Reserve(ctx, host, delay)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slots = append(slots, r)
+	}
+	far := slots[3] // three delays away
+	going, err := l.Await(ctx, slots[0], delay, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan politeness.Reservation, 1)
+	go func() {
+		got, err := l.Await(ctx, far, delay, time.Second)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- got
+	}()
+	for l.InLine(host) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	going.Release()
+	if held, err := rdb.Get(ctx, l.BusyKey(host)).Result(); err != redis.Nil {
+		t.Errorf("after the release the host is held by %q (%v), want free until the far request's slot", held, err)
+	}
+	got := <-done
+	got.Release()
+	if got.Sent.Before(far.Slot) {
+		t.Errorf("far request sent at %s, before its slot %s", got.Sent.Format("15:04:05.000"), far.Slot.Format("15:04:05.000"))
+	}
+}
+
 // A release hands the turn to the next request of its own process only
 // while no other process's request waits for the host: two processes with
 // requests lined up for one host share its turns instead of the first to
