@@ -96,6 +96,29 @@ func TestLimiter_WaitersOfOneProcessTakeTurnsInLine(t *testing.T) {
 	}
 }
 
+// awaitAfterRelease awaits r while it stands in line for its host, releases
+// going (the host answered), runs then (if given) right after the release,
+// and returns r once it is let go.
+func awaitAfterRelease(t *testing.T, l *politeness.Limiter, r, going politeness.Reservation, delay time.Duration, then ...func()) politeness.Reservation {
+	t.Helper()
+	done := make(chan politeness.Reservation, 1)
+	go func() {
+		got, err := l.Await(context.Background(), r, delay, time.Second)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- got
+	}()
+	for l.InLine(r.Host) == 0 { // r waits for its slot
+		time.Sleep(time.Millisecond)
+	}
+	going.Release()
+	for _, f := range then {
+		f()
+	}
+	return <-done
+}
+
 // A request still waiting for its slot is in line already, so the release
 // before it hands it the turn: it goes at its slot, or a delay after that
 // answer if later, without asking the gate. (Joining the line only at its
@@ -121,19 +144,7 @@ func TestLimiter_RequestBeforeItsSlotIsHandedTheTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := scripts.n.Load()
-	done := make(chan politeness.Reservation, 1)
-	go func() {
-		got, err := l.Await(ctx, next, delay, time.Second)
-		if err != nil {
-			t.Error(err)
-		}
-		done <- got
-	}()
-	for l.InLine(host) == 0 { // the second waits for its slot
-		time.Sleep(time.Millisecond)
-	}
-	going.Release() // the host answered
-	got := <-done
+	got := awaitAfterRelease(t, l, next, going, delay)
 	got.Release()
 	if n := scripts.n.Load() - before; n != 2 {
 		t.Errorf("%d scripts for the first's release and the second's turn and release, want 2: the second was handed the turn", n)
@@ -169,23 +180,13 @@ func TestLimiter_FarSlotIsNotHandedTheTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan politeness.Reservation, 1)
-	go func() {
-		got, err := l.Await(ctx, far, delay, time.Second)
-		if err != nil {
-			t.Error(err)
-		}
-		done <- got
-	}()
-	for l.InLine(host) == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	going.Release()
-	if held, err := rdb.Get(ctx, l.BusyKey(host)).Result(); err != redis.Nil {
-		t.Errorf("after the release the host is held by %q (%v), want free until the far request's slot", held, err)
-	}
-	got := <-done
+	var held string
+	var heldErr error
+	got := awaitAfterRelease(t, l, far, going, delay, func() { held, heldErr = rdb.Get(ctx, l.BusyKey(host)).Result() })
 	got.Release()
+	if heldErr != redis.Nil {
+		t.Errorf("after the release the host is held by %q (%v), want free until the far request's slot", held, heldErr)
+	}
 	if got.Sent.Before(far.Slot) {
 		t.Errorf("far request sent at %s, before its slot %s", got.Sent.Format("15:04:05.000"), far.Slot.Format("15:04:05.000"))
 	}
