@@ -70,6 +70,11 @@ func markUnlikely(body *html.Node, st *statTable, total int, paid map[*html.Node
 		if bud.tick() {
 			return false
 		}
+		if n.DataAtom == atom.Pre || n.DataAtom == atom.Code {
+			// A code block's spans are named by its highlighter
+			// ("hljs-comment", "token tag"), never page chrome.
+			return false
+		}
 		s := st.get(n)
 		if hoverCard(n, st) {
 			s.drop = true

@@ -202,6 +202,14 @@ func TestExtractLayouts(t *testing.T) {
 			want:    append([]string{"Where the plan came from", "The papers", "What the council decided"}, ps...),
 			notWant: []string{"Site by the Gazette"},
 		},
+		{
+			name: "a highlighted code block keeps its comment spans and its lines",
+			body: `<article>` + pTags(ps[:3]) + "<pre><code class=\"language-bash hljs\"><span class=\"hljs-comment\"># initialize the repository</span>\n" +
+				"git init\n<span class=\"hljs-comment\"># view its state</span>\ngit status</code></pre>" + pTags(ps[3:]) +
+				`<div class="comments"><p>Great post, thanks for sharing this with all of us here today!</p></div></article>`,
+			want:    append([]string{"# initialize the repository\ngit init\n# view its state\ngit status"}, ps...),
+			notWant: []string{"Great post"},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -28,6 +28,7 @@ type renderer struct {
 	cur    *html.Node
 	curTag atom.Atom
 	inLink int
+	inPre  int // inside <pre>: its line breaks are kept
 	runes  int
 	links  int
 	space  bool // pending collapsed whitespace
@@ -77,15 +78,21 @@ func (r *renderer) node(n *html.Node) {
 		prev, prevTag = r.cur, r.curTag
 		r.cur, r.curTag = n, n.DataAtom
 	}
-	link := n.DataAtom == atom.A
+	link, pre := n.DataAtom == atom.A, n.DataAtom == atom.Pre
 	if link {
 		r.inLink++
+	}
+	if pre {
+		r.inPre++
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		r.node(c)
 	}
 	if link {
 		r.inLink--
+	}
+	if pre {
+		r.inPre--
 	}
 	if n.DataAtom == atom.Td || n.DataAtom == atom.Th {
 		r.space = true
@@ -102,6 +109,9 @@ func (r *renderer) text(s string) {
 		switch {
 		case c == '\u00ad' || c == '\u200b' || c == '\u200c' || c == '\u200d' || c == '\ufeff' || c == '\u2060':
 			continue // invisible: soft hyphen, zero-width characters
+		case c == '\n' && r.inPre > 0:
+			r.newline()
+			continue
 		case unicode.IsSpace(c) || c == '\u00a0':
 			r.space = true
 			continue
