@@ -25,8 +25,10 @@ func (c *cleaner) skip(n *html.Node) bool {
 	}
 	switch n.DataAtom {
 	case atom.Figure:
-		return !wrapsTable(n, 3)
-	case atom.Figcaption, atom.Picture:
+		return !wraps(n, atom.Table, 3) && !quoteFigure(n, c.st.hc)
+	case atom.Figcaption:
+		return !captionsQuote(n, c.st.hc)
+	case atom.Picture:
 		return true
 	}
 	for _, r := range c.roots {
@@ -73,12 +75,30 @@ func (c *cleaner) skip(n *html.Node) bool {
 	return false
 }
 
-// wrapsTable reports a <table> within depth levels below n: a figure that
-// is a table (WordPress wraps every table in one), which is content.
-func wrapsTable(n *html.Node, depth int) bool {
+// wraps reports a tag element within depth levels below n. A figure that
+// is a table (WordPress wraps every table in one) or a quote (a speaker's
+// words and, in its caption, their name) is content, not an illustration.
+func wraps(n *html.Node, tag atom.Atom, depth int) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.DataAtom == atom.Table || (depth > 1 && c.Type == html.ElementNode && wrapsTable(c, depth-1)) {
+		if c.DataAtom == tag || (depth > 1 && c.Type == html.ElementNode && wraps(c, tag, depth-1)) {
 			return true
+		}
+	}
+	return false
+}
+
+// quoteFigure reports a figure holding a quote. An embedded post (a
+// "wp-block-embed" around a tweet's blockquote) is a quote too, but named
+// as chrome it stays out: the reader sees a card, not the story's words.
+func quoteFigure(fig *html.Node, hc hintCache) bool {
+	return wraps(fig, atom.Blockquote, 3) && hc.node(fig)&hNeg == 0
+}
+
+// captionsQuote reports a caption that names a quote's speaker.
+func captionsQuote(caption *html.Node, hc hintCache) bool {
+	for p, up := caption.Parent, 0; p != nil && up < 3; p, up = p.Parent, up+1 {
+		if p.DataAtom == atom.Figure {
+			return quoteFigure(p, hc)
 		}
 	}
 	return false

@@ -127,7 +127,7 @@ const minProseAround = 80
 // "dateline" span opening "CAIRO — Gunmen opened fire …"): whatever its
 // name, it is part of the text, not page chrome.
 func inProse(n *html.Node, st *statTable) bool {
-	if isBlock(n) {
+	if isBlock(n) || isTooltip(n) {
 		return false
 	}
 	p := n.Parent
@@ -139,6 +139,13 @@ func inProse(n *html.Node, st *statTable) bool {
 	}
 	ns, ps := st.get(n), st.get(p)
 	return ps.flow-ns.text >= minProseAround && ps.flowLink*4 < ps.flow
+}
+
+// isTooltip reports a tooltip's bubble: set inside a sentence beside the
+// term it explains ("keyword" and its glossary entry), it is shown on
+// hover and never part of the sentence.
+func isTooltip(n *html.Node) bool {
+	return strings.EqualFold(attr(n, "role"), "tooltip") || strings.Contains(strings.ToLower(classID(n)), "tooltip")
 }
 
 // hoverCard reports an inline box of links and a picture set right after a

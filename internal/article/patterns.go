@@ -169,6 +169,7 @@ var negativeRoles = map[string]bool{
 	"navigation": true, "banner": true, "contentinfo": true, "complementary": true,
 	"menu": true, "menubar": true, "search": true, "dialog": true, "alertdialog": true,
 	"toolbar": true, "tablist": true, "alert": true, "form": true, "button": true,
+	"tooltip": true,
 }
 
 // classID returns the class and id as one string.

@@ -210,6 +210,24 @@ func TestExtractLayouts(t *testing.T) {
 			want:    append([]string{"# initialize the repository\ngit init\n# view its state\ngit status"}, ps...),
 			notWant: []string{"Great post"},
 		},
+		{
+			name: "a quote in a figure is the speaker's words; an embedded post and a photo's caption are not",
+			body: `<article>` + pTags(ps[:3]) +
+				`<figure class="quote"><blockquote><p>Night buses are the cheapest way to make a city feel safe.</p></blockquote>` +
+				`<figcaption><strong>Ana Ruiz</strong>, council member</figcaption></figure>` + pTags(ps[3:5]) +
+				`<figure class="wp-block-embed is-provider-twitter"><blockquote class="twitter-tweet"><p>Huge night for the city: buses all night from May!</p></blockquote></figure>` +
+				`<figure><img src="/bus.jpg" alt=""><figcaption>A night bus at the depot on Tuesday.</figcaption></figure>` + pTags(ps[5:]) + `</article>`,
+			want:    append([]string{"Night buses are the cheapest way", "Ana Ruiz, council member"}, ps...),
+			notWant: []string{"Huge night", "at the depot"},
+		},
+		{
+			name: "a glossary tooltip inside a sentence goes, its term stays",
+			body: `<article><p>Ridership and <span class="term"><dfn aria-describedby="tip-1">headway</dfn><span class="term-tooltip" id="tip-1">` +
+				`<strong>Headway</strong><br>The time between two buses on a line.<a href="/glossary/headway">Learn more</a></span></span>` +
+				` figures will be published monthly, the council said on Tuesday after the vote on the transport budget.</p>` + pTags(ps) + `</article>`,
+			want:    append([]string{"Ridership and headway figures will be published monthly"}, ps...),
+			notWant: []string{"The time between two buses", "Learn more"},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
