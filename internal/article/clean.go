@@ -13,6 +13,9 @@ type cleaner struct {
 	roots []*html.Node
 	total int                 // text runes of all roots
 	paid  map[*html.Node]bool // the paid part of a paywalled article: content
+	// wrappers are the chrome-like class lists that wrap the story on this
+	// page (storyWrappers): not chrome here.
+	wrappers map[string]bool
 }
 
 // skip reports whether n's subtree is left out of the rendered text:
@@ -52,7 +55,7 @@ func (c *cleaner) skip(n *html.Node) bool {
 		return true
 	}
 	w := c.st.hc.classWeight(n)
-	if w < 0 && !c.paid[n] && !c.misnamedProse(n, s) {
+	if w < 0 && !c.paid[n] && !c.misnamedProse(n, s) && !wrapsStory(n, s, c.wrappers) {
 		return !isQuoteEmbed(n, c.st)
 	}
 	if s.commas >= 10 {

@@ -36,8 +36,9 @@ func extractContent(body *html.Node, pm *pageMeta, hc hintCache, bud *budget) co
 func attempt(body *html.Node, strip bool, titles []string, paid map[*html.Node]bool, hc hintCache, bud *budget, size int) contentResult {
 	st := newStatTable(size, hc)
 	root := *st.measure(body, false, bud) // copy: later passes reset the entry
+	wrappers := storyWrappers(body, st, root.text)
 	if strip {
-		markUnlikely(body, st, root.text, paid, bud)
+		markUnlikely(body, st, root.text, paid, wrappers, bud)
 		st.measure(body, false, bud)
 	}
 	sc := &scorer{st: st, body: body, bud: bud, titles: titles}
@@ -48,7 +49,7 @@ func attempt(body *html.Node, strip bool, titles []string, paid map[*html.Node]b
 	} else if alt := sc.proseRoot(roots); alt != nil {
 		roots = []*html.Node{alt}
 	}
-	cl := &cleaner{st: st, roots: roots, paid: paid}
+	cl := &cleaner{st: st, roots: roots, paid: paid, wrappers: wrappers}
 	for _, r := range roots {
 		cl.total += st.get(r).text
 	}
@@ -64,7 +65,7 @@ func attempt(body *html.Node, strip bool, titles []string, paid map[*html.Node]b
 // markUnlikely flags chrome elements as dropped, except containers that hold
 // most of the page's text (a mis-named wrapper), the marked-up article body,
 // or the paid part of a paywalled article (paid, from its JSON-LD).
-func markUnlikely(body *html.Node, st *statTable, total int, paid map[*html.Node]bool, bud *budget) {
+func markUnlikely(body *html.Node, st *statTable, total int, paid map[*html.Node]bool, wrappers map[string]bool, bud *budget) {
 	stamps := entryStamps(body, st, bud)
 	walkElements(body, func(n *html.Node) bool {
 		if bud.tick() {
@@ -95,9 +96,45 @@ func markUnlikely(body *html.Node, st *statTable, total int, paid map[*html.Node
 		if hasArticleBody(n, bud) || isQuoteEmbed(n, st) || inProse(n, st) || stamps[n] {
 			return true
 		}
+		if wrapsStory(n, s, wrappers) {
+			return true
+		}
 		s.drop = true
 		return false
 	})
+}
+
+// wrapsStory reports prose in one of the page's story wrappers.
+func wrapsStory(n *html.Node, s *stat, wrappers map[string]bool) bool {
+	return s.paras > 0 && s.linkDensity() < 0.5 && wrappers[style(attr(n, "class"))]
+}
+
+// storyWrappers returns the class lists (by style) of the chrome-named
+// elements that hold most of the page's text. On such a page the name
+// wraps the story's blocks (a page builder's "elementor-widget" around
+// each one), so the other blocks it wraps are not chrome either: the
+// story's opening in one widget, the rest in another.
+func storyWrappers(body *html.Node, st *statTable, total int) map[string]bool {
+	var styles map[string]bool
+	for n := body; n != nil && total > 0; {
+		var next *html.Node
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && st.get(c).text > total/2 {
+				next = c
+				break
+			}
+		}
+		if next != nil && st.hc.unlikely(next) && st.get(next).linkDensity() < 0.5 {
+			if class := style(attr(next, "class")); class != "" {
+				if styles == nil {
+					styles = map[string]bool{}
+				}
+				styles[class] = true
+			}
+		}
+		n = next
+	}
+	return styles
 }
 
 // hasArticleBody reports whether n contains an explicitly marked article body.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -133,7 +134,7 @@ func (s *scorer) pick() []*html.Node {
 	for top.Parent != nil && top.Parent != s.body && top.Parent.Type == html.ElementNode && (onlyElementChild(top.Parent) == top || headingAndBody(top.Parent, top)) {
 		top = top.Parent
 	}
-	return s.siblings(top)
+	return s.siblings(s.styledPart(top))
 }
 
 // Prose fallback: the chosen roots are judged against the page's prose.
@@ -264,7 +265,7 @@ func (s *scorer) siblings(top *html.Node) []*html.Node {
 	}
 	topScore := s.final(top)
 	threshold := math.Max(10, topScore*0.2)
-	topClass := attr(top, "class")
+	topStyle := style(attr(top, "class"))
 	var out []*html.Node
 	for c := parent.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type != html.ElementNode {
@@ -279,7 +280,7 @@ func (s *scorer) siblings(top *html.Node) []*html.Node {
 			continue
 		}
 		bonus := 0.0
-		if topClass != "" && attr(c, "class") == topClass {
+		if topStyle != "" && style(attr(c, "class")) == topStyle {
 			bonus = topScore * 0.2
 			if s.sectionLike(c) {
 				out = append(out, c)
@@ -307,6 +308,58 @@ func (s *scorer) siblings(top *html.Node) []*html.Node {
 		}
 	}
 	return out
+}
+
+// style is a class list without the tokens that only number an instance:
+// page builders name each element by its kind and its id
+// ("elementor-element elementor-element-98fbbca", "post post-15342"), so
+// the parts of one story differ in that token alone.
+func style(class string) string {
+	if strings.IndexFunc(class, unicode.IsDigit) < 0 {
+		return class
+	}
+	toks := strings.Fields(class)
+	kept := toks[:0:0]
+	for _, t := range toks {
+		if !numbersInstance(t, toks) {
+			kept = append(kept, t)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
+// numbersInstance reports a token that is another token of its list plus
+// "-" and an id holding a digit.
+func numbersInstance(t string, toks []string) bool {
+	for _, b := range toks {
+		if len(t) > len(b)+1 && strings.HasPrefix(t, b) && t[len(b)] == '-' && strings.IndexFunc(t[len(b)+1:], unicode.IsDigit) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// styledPart returns the ancestor of top, up to three levels up and
+// holding nothing else of weight, that has a sibling styled like it: a
+// page builder's section ("elementor-element e-con e-parent") of a story
+// told in several, whose other sections then join as its siblings.
+func (s *scorer) styledPart(top *html.Node) *html.Node {
+	text := s.st.get(top).text
+	for a, up := top, 0; a != nil && a != s.body && up <= 3; a, up = a.Parent, up+1 {
+		if s.st.get(a).text*10 > text*11 {
+			break
+		}
+		class := style(attr(a, "class"))
+		if class == "" || a.Parent == nil {
+			continue
+		}
+		for c := a.Parent.FirstChild; c != nil; c = c.NextSibling {
+			if c != a && c.Type == html.ElementNode && style(attr(c, "class")) == class && s.st.get(c).cand {
+				return a
+			}
+		}
+	}
+	return top
 }
 
 // onlyElementChild returns the single element child of n, or nil.

@@ -228,6 +228,17 @@ func TestExtractLayouts(t *testing.T) {
 			want:    append([]string{"Ridership and headway figures will be published monthly"}, ps...),
 			notWant: []string{"The time between two buses", "Learn more"},
 		},
+		{
+			name: "a page builder's story in two sections, each in widgets named by instance, is read whole",
+			body: `<nav><ul><li><a href="/">Home</a></li><li><a href="/news">News</a></li><li><a href="/about">About us</a></li></ul></nav>` +
+				`<div class="elementor elementor-15342">` + builderSection("aa1", "bb1", pTags(ps[:2])+
+				`<div class="toc"><div class="toc-title">Contents</div><ol><li><a href="#why">Why the plan changed</a></li><li><a href="#next">What comes next</a></li></ol></div>`+
+				`<h2 id="why">Why the plan changed</h2>`+pTags(ps[2:4])) +
+				builderSection("aa2", "bb2", `<h2 id="next">What comes next</h2>`+pTags(ps[4:])+pTags(articleParas(16)[8:])) + `</div>` +
+				`<footer><p>Copyright 2024 The Gazette. All rights reserved.</p></footer>`,
+			want:    ps,
+			notWant: []string{"All rights reserved"},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -248,4 +259,13 @@ func sectioned(ps []string, heading string) string {
 	}
 	sb.WriteString(`</div></div>`)
 	return sb.String()
+}
+
+// builderSection is one top-level section of a page builder's layout
+// (Elementor's): every element is named by its kind and its instance, and
+// every block of text sits in a "widget".
+func builderSection(section, widget, inner string) string {
+	return `<div class="elementor-element elementor-element-` + section + ` e-flex e-con-boxed e-con e-parent"><div class="e-con-inner">` +
+		`<div class="elementor-element elementor-element-` + widget + ` elementor-widget elementor-widget-text-editor"><div class="elementor-widget-container">` +
+		inner + `</div></div></div></div>`
 }
