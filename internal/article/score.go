@@ -340,9 +340,10 @@ func numbersInstance(t string, toks []string) bool {
 }
 
 // styledPart returns the ancestor of top, up to three levels up and
-// holding nothing else of weight, that has a sibling styled like it: a
-// page builder's section ("elementor-element e-con e-parent") of a story
-// told in several, whose other sections then join as its siblings.
+// holding nothing else of weight, that has a sibling styled like it and
+// holding prose: a page builder's section ("elementor-element e-con
+// e-parent") of a story told in several, whose other sections then join
+// as its siblings.
 func (s *scorer) styledPart(top *html.Node) *html.Node {
 	text := s.st.get(top).text
 	for a, up := top, 0; a != nil && a != s.body && up <= 3; a, up = a.Parent, up+1 {
@@ -354,12 +355,20 @@ func (s *scorer) styledPart(top *html.Node) *html.Node {
 			continue
 		}
 		for c := a.Parent.FirstChild; c != nil; c = c.NextSibling {
-			if c != a && c.Type == html.ElementNode && style(attr(c, "class")) == class && s.st.get(c).cand {
+			if c != a && c.Type == html.ElementNode && style(attr(c, "class")) == class && s.storyPart(c) {
 				return a
 			}
 		}
 	}
 	return top
+}
+
+// storyPart reports a candidate that reads as a stretch of a story:
+// paragraphs, few links (not a header or a card styled like the story's
+// section).
+func (s *scorer) storyPart(n *html.Node) bool {
+	st := s.st.get(n)
+	return st.cand && st.paras >= 2 && st.linkDensity() < 0.35
 }
 
 // onlyElementChild returns the single element child of n, or nil.

@@ -239,6 +239,14 @@ func TestExtractLayouts(t *testing.T) {
 			want:    ps,
 			notWant: []string{"All rights reserved"},
 		},
+		{
+			name: "a header styled like the story's section is not a part of it",
+			body: `<header class="content-max-width"><div class="logo"><a href="/">Gazette</a></div><p>The Gazette: news from the city and the valley since 1887, every morning.</p></header>` +
+				`<div class="content-max-width"><div class="sidebar-container"><div><div class="lr-content">` + pTags(ps) + `</div></div></div>` +
+				`<div id="recent-posts"><ul><li><a href="/s/1">Tram line</a></li><li><a href="/s/2">Market hall</a></li></ul></div></div>`,
+			want:    ps,
+			notWant: []string{"since 1887"},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
