@@ -15,6 +15,7 @@ import (
 func filterBlocks(bs []block, titles []string) []block {
 	bs = dropSlideshow(bs)
 	bs = dropPullQuotes(bs)
+	bs = dropSecondCopy(bs)
 	total := 0
 	for _, b := range bs {
 		total += b.runes
@@ -297,6 +298,54 @@ func dropPullQuotes(bs []block) []block {
 	drop := map[int]bool{}
 	for _, i := range quotes {
 		drop[i] = repeats(bs[i].text, text)
+	}
+	out := bs[:0]
+	for i, b := range bs {
+		if !drop[i] {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// minCopy is the number of distinct paragraphs (of minCopyRunes or more)
+// a repeated stretch needs to be a second copy of the story: one
+// paragraph said twice (a refrain, a fixture's filler) is not.
+const (
+	minCopy      = 3
+	minCopyRunes = 80
+)
+
+// dropSecondCopy removes a stretch of blocks that repeats, in order, an
+// earlier stretch holding minCopy distinct paragraphs or more: the story
+// laid out twice (once per screen size), of which a reader sees one.
+func dropSecondCopy(bs []block) []block {
+	first := make(map[string]int, len(bs))
+	drop := make([]bool, len(bs))
+	dropped := false
+	for j := 0; j < len(bs); j++ {
+		i, seen := first[bs[j].text]
+		if !seen {
+			first[bs[j].text] = j
+			continue
+		}
+		k, distinct := 0, map[string]bool{}
+		for i+k < j && j+k < len(bs) && bs[i+k].text == bs[j+k].text {
+			if bs[j+k].runes >= minCopyRunes {
+				distinct[bs[j+k].text] = true
+			}
+			k++
+		}
+		if len(distinct) >= minCopy {
+			for t := j; t < j+k; t++ {
+				drop[t] = true
+			}
+			dropped = true
+			j += k - 1
+		}
+	}
+	if !dropped {
+		return bs
 	}
 	out := bs[:0]
 	for i, b := range bs {

@@ -277,3 +277,22 @@ func builderSection(section, widget, inner string) string {
 		`<div class="elementor-element elementor-element-` + widget + ` elementor-widget elementor-widget-text-editor"><div class="elementor-widget-container">` +
 		inner + `</div></div></div></div>`
 }
+
+// TestExtract_StoryLaidOutTwiceIsReadOnce: a page holding the story twice
+// (once per screen size) gives it once, while a paragraph the story
+// itself says twice stays twice.
+func TestExtract_StoryLaidOutTwiceIsReadOnce(t *testing.T) {
+	ps := articleParas(8)
+	story := `<article>` + pTags(ps[:4]) + `<p>` + ps[0] + `</p>` + pTags(ps[4:]) + `</article>`
+	page := `<html><head><title>Council Approves Budget</title></head><body><div class="story">` +
+		`<div class="desktop">` + story + `</div><div class="mobile">` + story + `</div></div></body></html>`
+	a := mustExtract(t, page, "")
+	if n := strings.Count(a.Text, ps[0]); n != 2 {
+		t.Errorf("the paragraph the story says twice is there %d times, want 2:\n%s", n, a.Text)
+	}
+	for _, p := range ps[1:] {
+		if n := strings.Count(a.Text, p); n != 1 {
+			t.Errorf("%q is there %d times, want once", p[:20], n)
+		}
+	}
+}
