@@ -64,7 +64,8 @@ func attempt(body *html.Node, strip bool, titles []string, paid map[*html.Node]b
 
 // markUnlikely flags chrome elements as dropped, except containers that hold
 // most of the page's text (a mis-named wrapper), the marked-up article body,
-// or the paid part of a paywalled article (paid, from its JSON-LD).
+// the paid part of a paywalled article (paid, from its JSON-LD), and prose
+// in the page's story wrappers (storyWrappers).
 func markUnlikely(body *html.Node, st *statTable, total int, paid map[*html.Node]bool, wrappers map[string]bool, bud *budget) {
 	stamps := entryStamps(body, st, bud)
 	walkElements(body, func(n *html.Node) bool {
