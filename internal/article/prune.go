@@ -29,15 +29,19 @@ func pruneJunk(elems *goquery.Selection) {
 	elems.FilterMatcher(junkElements).Remove()
 }
 
-// isHidden reports elements a browser would not display. A collapsed
+// isHidden reports elements a browser would not display at first. A collapsed
 // accordion panel (WAI-ARIA's pattern: a region labelled by its header's
 // button) is shown on a click and read as part of the page; it stays.
 func isHidden(n *html.Node) bool {
-	hidden := false
+	hidden, cloaked, toggled := false, false, false
 	for _, a := range n.Attr {
 		switch a.Key {
 		case "hidden":
 			return true
+		case "x-cloak":
+			cloaked = true
+		case "x-show":
+			toggled = true
 		case "aria-hidden":
 			if a.Val == "true" {
 				return true
@@ -52,6 +56,11 @@ func isHidden(n *html.Node) bool {
 				return true
 			}
 		}
+	}
+	if cloaked && toggled {
+		// Alpine.js hides an x-cloak element until it runs, and x-show
+		// then shows it only when toggled: a menu, a sign-up form.
+		return true
 	}
 	return hidden && !(attr(n, "role") == "region" && attr(n, "aria-labelledby") != "")
 }

@@ -247,6 +247,14 @@ func TestExtractLayouts(t *testing.T) {
 			want:    ps,
 			notWant: []string{"since 1887"},
 		},
+		{
+			name: "a sign-up box hidden until a script toggles it stays out",
+			body: `<article>` + pTags(ps[:4]) + `<div x-data="{ showPhone: false }"><div x-cloak x-show="showPhone" class="sms-box">` +
+				`<div>Be the first to know!</div><div>Get editor selected deals texted right to your phone, every single morning of the week!</div></div>` +
+				`<div x-cloak class="plain">Prices were checked on Tuesday morning and may have changed since this story was published.</div></div>` + pTags(ps[4:]) + `</article>`,
+			want:    append([]string{"Prices were checked on Tuesday"}, ps...),
+			notWant: []string{"Be the first", "texted right to your phone"},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
