@@ -30,6 +30,7 @@ var boilerplatePhrases = map[string]bool{
 	"tags": true, "topics": true, "filed under": true, "see also": true, "also read": true, "next": true, "previous": true,
 	"advert": true, "adverts": true, "this slideshow requires javascript": true, "javascript is disabled": true,
 	"sharing is caring": true, "share this post": true, "share this page": true, "print this article": true,
+	"table of contents": true, "contents": true, "toggle": true, "show more": true, "show less": true,
 	"iklan": true, "reklam": true, "mainos": true, "annonce": true, "publicidade": true, "реклама": true,
 	"광고": true, "広告": true, "广告": true, "advertentie": true, "reklame": true,
 	"anzeige": true, "werbung": true, "publicité": true, "publicidad": true, "pubblicità": true, "reklama": true,

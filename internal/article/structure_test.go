@@ -255,6 +255,13 @@ func TestExtractLayouts(t *testing.T) {
 			want:    append([]string{"Prices were checked on Tuesday"}, ps...),
 			notWant: []string{"Be the first", "texted right to your phone"},
 		},
+		{
+			name: "a table of contents' label stays out with its links",
+			body: `<article>` + pTags(ps[:2]) + `<div id="ez-toc-container"><div class="ez-toc-title-container"><p class="ez-toc-title">Table of Contents</p></div>` +
+				`<nav><ul><li><a href="#why">Why the plan changed</a></li><li><a href="#next">What comes next</a></li></ul></nav></div><h2 id="why">Why the plan changed</h2>` + pTags(ps[2:]) + `</article>`,
+			want:    append([]string{"Why the plan changed"}, ps...),
+			notWant: []string{"Table of Contents"},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
