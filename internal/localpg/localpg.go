@@ -50,11 +50,22 @@ func Start(settings ...string) (*Server, error) {
 		s.Close()
 		return nil, fmt.Errorf("initdb: %w\n%s", err, out)
 	}
-	if err := s.Start(); err != nil {
-		s.Close()
-		return nil, err
+	// Another process can take the free port before the server binds it:
+	// then the server is started again on another port.
+	for attempt := 1; ; attempt++ {
+		err := s.Start()
+		if err == nil {
+			return s, nil
+		}
+		if attempt == 3 || !strings.Contains(err.Error(), "could not bind") {
+			s.Close()
+			return nil, err
+		}
+		if s.Port, err = freePort(); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
-	return s, nil
 }
 
 // ErrNoServer says the machine has no PostgreSQL server binaries.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -12,13 +11,15 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/newscrawl/newscrawl/internal/localredis"
 )
 
 // A RedisCluster is a Redis Cluster of the test's own: masters (and
 // replicas) on free loopback ports, data in a temp folder.
 type RedisCluster struct {
-	Ports []int
-	cmds  []*exec.Cmd
+	Ports   []int
+	servers []*localredis.Server
 }
 
 // StartRedisCluster starts n masters (3 at least, as redis-cli requires),
@@ -48,19 +49,14 @@ func startCluster(t testing.TB, masters, replicas int) *RedisCluster {
 	c := &RedisCluster{}
 	t.Cleanup(c.kill)
 	var addrs []string
-	n := masters * (1 + replicas)
-	for i := range n {
-		port := FreePort(t)
-		dir := t.TempDir() // one per server
-		cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
-			"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"), "--cluster-node-timeout", "1000",
-			"--save", "", "--appendonly", "no", "--logfile", filepath.Join(dir, "log"))
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("start redis-server: %v", err)
+	for range masters * (1 + replicas) {
+		srv, err := localredis.Start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+			"--cluster-node-timeout", "1000", "--appendonly", "no")
+		if err != nil {
+			t.Fatal(err)
 		}
-		c.cmds, c.Ports = append(c.cmds, cmd), append(c.Ports, port)
-		addrs = append(addrs, fmt.Sprintf("127.0.0.1:%d", port))
-		waitPing(t, addrs[i])
+		c.servers, c.Ports = append(c.servers, srv), append(c.Ports, srv.Port)
+		addrs = append(addrs, srv.Addr())
 	}
 	args := append([]string{"--cluster", "create"}, addrs...)
 	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
@@ -79,7 +75,7 @@ func (c *RedisCluster) WaitOK(t testing.TB) {
 	for {
 		ok := true
 		for i, port := range c.Ports {
-			if c.cmds[i] == nil {
+			if !c.servers[i].Running() {
 				continue // killed
 			}
 			one := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
@@ -105,9 +101,7 @@ func (c *RedisCluster) KillMasterOf(t testing.TB, key string) int {
 	t.Helper()
 	master, _ := c.nodesOf(t, key)
 	i := c.index(t, master)
-	_ = c.cmds[i].Process.Signal(syscall.SIGKILL)
-	_ = c.cmds[i].Wait()
-	c.cmds[i] = nil
+	c.servers[i].Kill()
 	return c.Ports[i]
 }
 
@@ -124,14 +118,12 @@ func (c *RedisCluster) StopReplicasOf(t testing.TB, key string) (resume func()) 
 	var stopped []int
 	for _, addr := range replicas {
 		i := c.index(t, addr)
-		_ = c.cmds[i].Process.Signal(syscall.SIGSTOP)
+		c.servers[i].Signal(syscall.SIGSTOP)
 		stopped = append(stopped, i)
 	}
 	return func() {
 		for _, i := range stopped {
-			if c.cmds[i] != nil {
-				_ = c.cmds[i].Process.Signal(syscall.SIGCONT)
-			}
+			c.servers[i].Signal(syscall.SIGCONT)
 		}
 	}
 }
@@ -162,7 +154,7 @@ func (c *RedisCluster) nodesOf(t testing.TB, key string) (master string, replica
 func (c *RedisCluster) index(t testing.TB, addr string) int {
 	t.Helper()
 	for i, port := range c.Ports {
-		if fmt.Sprintf("127.0.0.1:%d", port) == addr && c.cmds[i] != nil {
+		if fmt.Sprintf("127.0.0.1:%d", port) == addr && c.servers[i].Running() {
 			return i
 		}
 	}
@@ -195,23 +187,7 @@ func (c *RedisCluster) Client(t testing.TB) *redis.ClusterClient {
 }
 
 func (c *RedisCluster) kill() {
-	for _, cmd := range c.cmds {
-		if cmd != nil && cmd.Process != nil {
-			_ = cmd.Process.Signal(syscall.SIGKILL)
-			_ = cmd.Wait()
-		}
-	}
-}
-
-func waitPing(t testing.TB, addr string) {
-	t.Helper()
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
-	defer rdb.Close()
-	deadline := time.Now().Add(20 * time.Second)
-	for rdb.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server on %s did not answer", addr)
-		}
-		time.Sleep(20 * time.Millisecond)
+	for _, srv := range c.servers {
+		srv.Close()
 	}
 }
