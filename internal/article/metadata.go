@@ -687,8 +687,9 @@ func (pm *pageMeta) declaredPublished() *time.Time {
 		srcs = append(srcs, items...)
 	}
 	srcs = append(srcs, pm.all("datepublished", "article:published", "pubdate", "publishdate", "publish-date", "publish_date",
-		"article.published", "parsely-pub-date", "sailthru.date", "dc.date.issued", "dcterms.issued",
-		"dc.date", "dcterms.date", "dcterms.created", "date", "og:published_time", "published_time",
+		"article.published", "parsely-pub-date", "sailthru.date", "dc.date.issued", "dcterms.issued")...)
+	srcs = append(srcs, pm.undatedModified(pm.all("dc.date", "dcterms.date", "date"))...)
+	srcs = append(srcs, pm.all("dcterms.created", "og:published_time", "published_time",
 		"article_date_original", "original-publish-date", "cxenseparse:recs:publishtime", "itemprop:datecreated",
 		"published-date", "citation_publication_date", "citation_date", "citation_online_date")...)
 	srcs = append(srcs, pm.pubTimes...)
@@ -698,6 +699,24 @@ func (pm *pageMeta) declaredPublished() *time.Time {
 		}
 	}
 	return nil
+}
+
+// undatedModified drops, from dates that do not say what they date (a
+// plain "date" or "DC.date" meta), those on the declared modified day:
+// there they date the last edit, and the page's own dated elements know
+// the published day better.
+func (pm *pageMeta) undatedModified(dates []string) []string {
+	mod := pm.modifiedAt()
+	if mod == nil {
+		return dates
+	}
+	var kept []string
+	for _, s := range dates {
+		if t := parseDate(s); t == nil || t.UTC().Format(time.DateOnly) != mod.UTC().Format(time.DateOnly) {
+			kept = append(kept, s)
+		}
+	}
+	return kept
 }
 
 // oneDay reports whether the dates given name one day at most. Microdata

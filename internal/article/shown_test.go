@@ -60,6 +60,10 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 		{"a list's dated items are not the story's", "",
 			`<p>December 12, 2025</p><ul><li><a href="/a">Another</a> <span class="r-posts-date">December 2, 2025</span></li>` +
 				`<li><a href="/b">One more</a> <span class="r-posts-date">November 28, 2025</span></li></ul>`, "2025-12-12"},
+		{"a plain date meta on the modified day is the last edit", `<meta property="og:updated_time" content="2024-07-05T14:20:08-04:00"><meta name="DC.date" content="2024-07-05T14:20:08Z">`,
+			`<time datetime="2024-03-01 05:00:00">March 1, 2024</time>`, "2024-03-01"},
+		{"a plain date meta on another day is the story's", `<meta property="og:updated_time" content="2024-07-05T14:20:08-04:00"><meta name="DC.date" content="2024-02-28T10:00:00Z">`,
+			`<time datetime="2024-03-01 05:00:00">March 1, 2024</time>`, "2024-02-28"},
 		{"today's date in the masthead is not the story's", "", `<div class="block-date"><p id="todays-date">Friday, December 19, 2025</p></div>`, ""},
 	}
 	for _, tc := range cases {
