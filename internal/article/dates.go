@@ -210,7 +210,8 @@ var reDateLabel = regexp.MustCompile(`^(?:published|posted|date|on|\d+\s*min(?:u
 
 // dateLinesNearHeadline returns the texts of the elements around the
 // first <h1> whose own short text is a date line, in document order, but
-// none inside a comment, a teaser or other chrome (a reply's date).
+// none inside a comment, a teaser or other chrome (a reply's date), nor in
+// a quote (an embedded post's date).
 func dateLinesNearHeadline(nodes []*html.Node, hc hintCache) []string {
 	h := slices.IndexFunc(nodes, func(n *html.Node) bool { return n.DataAtom == atom.H1 })
 	if h < 0 {
@@ -227,7 +228,7 @@ func dateLinesNearHeadline(nodes []*html.Node, hc hintCache) []string {
 			continue
 		}
 		if reDateLabel.MatchString(strings.TrimSpace(t[:loc[0]])) && reDateLabel.MatchString(strings.TrimSpace(t[loc[1]:])) &&
-			!inChrome(n, hc) {
+			!inChrome(n, hc) && !inQuote(n) {
 			lines = append(lines, t)
 		}
 	}

@@ -647,6 +647,9 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared bool) {
 		if urlDay != nil && urlDay.Format(time.DateOnly) != t.Format(time.DateOnly) {
 			return urlDay, true
 		}
+		if shown := pm.earlierShownDay(*t); shown != nil {
+			return shown, true
+		}
 		return t, true
 	}
 	if urlDay != nil {
@@ -676,6 +679,27 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared bool) {
 	}
 	t, _ = shown(dateLinesNearHeadline(pm.nodes, pm.hints)) // read only now: most pages never get here
 	return t, false
+}
+
+// earlierShownDay is the day shown in the page's first date line near the
+// headline when it is two days or more before the declared publication
+// day. A declared date that late is a later publish stamped as the first
+// (some CMSs declare one instant as both published and modified), and the
+// day the page shows is the story's. A day apart may be the time zone:
+// the declared instant stays.
+func (pm *pageMeta) earlierShownDay(declared time.Time) *time.Time {
+	for _, s := range dateLinesNearHeadline(pm.nodes, pm.hints) {
+		shown := shownDate(s)
+		if shown == nil {
+			continue
+		}
+		day := time.Date(declared.Year(), declared.Month(), declared.Day(), 0, 0, 0, 0, time.UTC)
+		if shown.UTC().AddDate(0, 0, 2).After(day) {
+			return nil
+		}
+		return shown
+	}
+	return nil
 }
 
 // declaredPublished is the publication time stated by JSON-LD, meta tags,

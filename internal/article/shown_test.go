@@ -64,6 +64,15 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 			`<time datetime="2024-03-01 05:00:00">March 1, 2024</time>`, "2024-03-01"},
 		{"a plain date meta on another day is the story's", `<meta property="og:updated_time" content="2024-07-05T14:20:08-04:00"><meta name="DC.date" content="2024-02-28T10:00:00Z">`,
 			`<time datetime="2024-03-01 05:00:00">March 1, 2024</time>`, "2024-02-28"},
+		{"a day shown under the headline before the declared one is the story's",
+			`<meta property="article:published_time" content="2025-06-24T00:00:00Z"><meta property="article:modified_time" content="2025-06-24T00:00:00Z">`,
+			`<p>August 25, 2024</p>`, "2024-08-25"},
+		{"a shown day after the declared one leaves it", `<meta property="article:published_time" content="2022-10-24T12:40:59Z">`,
+			`<p>November 30, 2022</p>`, "2022-10-24"},
+		{"a shown day one before the declared instant is its time zone", `<meta property="article:published_time" content="2021-12-10T02:17:00Z">`,
+			`<p>December 9, 2021</p>`, "2021-12-10"},
+		{"an embedded post's date is not the story's", `<meta property="article:published_time" content="2013-09-29">`,
+			`<blockquote class="twitter-tweet"><p>Testing is great.</p>&mdash; Jane Roe <a href="https://twitter.com/x/statuses/1">August 22, 2013</a></blockquote>`, "2013-09-29"},
 		{"today's date in the masthead is not the story's", "", `<div class="block-date"><p id="todays-date">Friday, December 19, 2025</p></div>`, ""},
 	}
 	for _, tc := range cases {
