@@ -301,6 +301,27 @@ var (
 	rePersonName = regexp.MustCompile(`^\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){1,3}$`)
 )
 
+// reCreditAfter is the credit a date line goes on with: "by Jane Roe",
+// up to a comma or a bar ("by Jane Roe, Staff Writer").
+var reCreditAfter = regexp.MustCompile(`^\s*(?i:by)\s+([^,|•·]+)`)
+
+// creditAfter is the name in the text right after a <time> ("<time>03/01/2017</time>
+// by Jane Roe"), or "".
+func creditAfter(t *html.Node) string {
+	next := t.NextSibling
+	if next == nil || next.Type != html.TextNode {
+		return ""
+	}
+	m := reCreditAfter.FindStringSubmatch(next.Data)
+	if m == nil {
+		return ""
+	}
+	if name := cleanInline(m[1]); rePersonName.MatchString(name) {
+		return name
+	}
+	return ""
+}
+
 // collectWrittenBy records the names unmarked credit lines give: an
 // element whose own text opens with "Written by", "By", "Author" or an
 // author box's "All articles by" and a name, or holds only such a label
@@ -310,6 +331,12 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 	for _, n := range nodes {
 		if len(pm.writtenBy) >= maxWrittenBy {
 			return
+		}
+		if n.DataAtom == atom.Time {
+			if name := creditAfter(n); name != "" && !inChrome(n, hc) && !inMenu(n) {
+				pm.writtenBy = append(pm.writtenBy, name)
+			}
+			continue
 		}
 		first := n.FirstChild
 		if first == nil || first.Type != html.TextNode || notByline[n.DataAtom] {

@@ -157,6 +157,9 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 			[]string{"Sofia Kondrat"}},
 		{"an author box's all-articles button", `<div class="author-card"><p>Elliot Raba</p><button><span>All articles by Elliot Raba</span></button></div>`,
 			[]string{"Elliot Raba"}},
+		{"a date line going on with by and a name", `<div class="node__meta"><time datetime="2017-03-01T12:00:00Z">03/01/2017</time> by Agatha Caleo, Candidate Representative</div>`,
+			[]string{"Agatha Caleo"}},
+		{"a date line going on with by and no name", `<div class="node__meta"><time datetime="2017-03-01T12:00:00Z">03/01/2017</time> by the editors</div>`, nil},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
