@@ -213,6 +213,25 @@ func shortText(n *html.Node, limit int) string {
 // shortTextNodes bounds the nodes shortText looks at.
 const shortTextNodes = 256
 
+// leadText is the start of n's text, about limit bytes of it: how a
+// paragraph opens, however long it goes on.
+func leadText(n *html.Node, limit int) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for ch := n.FirstChild; ch != nil && b.Len() < limit; ch = ch.NextSibling {
+			if ch.Type == html.TextNode {
+				b.WriteString(ch.Data)
+			} else if ch.Type == html.ElementNode {
+				b.WriteByte(' ')
+				walk(ch)
+			}
+		}
+	}
+	walk(n)
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
 // spacedText is rawText with a space at every element boundary, for short
 // metadata elements whose parts are separate fields ("Jane Doe" "May 2").
 // It stops, reporting false, once the text passes limit bytes.

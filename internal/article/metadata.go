@@ -305,6 +305,38 @@ var (
 // up to a comma or a bar ("by Jane Roe, Staff Writer").
 var reCreditAfter = regexp.MustCompile(`^\s*(?i:by)\s+([^,|•·]+)`)
 
+var (
+	// reAboutLabel is an author box's label.
+	reAboutLabel = regexp.MustCompile(`^(?i:about the author|about the writer)\s*:?$`)
+	// reBioOpening is a bio's opening: a name, then what the person is.
+	reBioOpening = regexp.MustCompile(`^(\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){1,3})\s+(?:is|was|has|writes|covers)\s`)
+)
+
+// aboutTheAuthor is the name an author box gives: an "About the author"
+// label and, in the next element, a bio that opens with the name ("Jane
+// Roe is a writer …"); "" otherwise.
+func aboutTheAuthor(n *html.Node) string {
+	first := n.FirstChild
+	if first == nil || first.Type != html.TextNode {
+		return ""
+	}
+	if lead := strings.TrimSpace(first.Data); len(lead) < 5 || !strings.EqualFold(lead[:5], "about") {
+		return "" // most elements end here, at no cost
+	}
+	if !reAboutLabel.MatchString(cleanInline(shortText(n, 40))) {
+		return ""
+	}
+	for sib := n.NextSibling; sib != nil; sib = sib.NextSibling {
+		if sib.Type == html.ElementNode {
+			if m := reBioOpening.FindStringSubmatch(cleanInline(leadText(sib, 80))); m != nil {
+				return m[1]
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
 // creditAfter is the name in the text right after a <time> ("<time>03/01/2017</time>
 // by Jane Roe"), or "".
 func creditAfter(t *html.Node) string {
@@ -336,6 +368,10 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 			if name := creditAfter(n); name != "" && !inChrome(n, hc) && !inMenu(n) {
 				pm.writtenBy = append(pm.writtenBy, name)
 			}
+			continue
+		}
+		if name := aboutTheAuthor(n); name != "" && !inChrome(n, hc) && !inMenu(n) {
+			pm.writtenBy = append(pm.writtenBy, name)
 			continue
 		}
 		first := n.FirstChild

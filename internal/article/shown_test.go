@@ -160,6 +160,9 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"a date line going on with by and a name", `<div class="node__meta"><time datetime="2017-03-01T12:00:00Z">03/01/2017</time> by Agatha Caleo, Candidate Representative</div>`,
 			[]string{"Agatha Caleo"}},
 		{"a date line going on with by and no name", `<div class="node__meta"><time datetime="2017-03-01T12:00:00Z">03/01/2017</time> by the editors</div>`, nil},
+		{"an author box's label and the bio after it", `<p>About the Author:</p><p>Juliette Carreiro is a content creator with five years of experience in SEO.</p>`,
+			[]string{"Juliette Carreiro"}},
+		{"an author box whose bio opens with no name", `<p>About the Author:</p><p>Our team writes about careers in tech.</p>`, nil},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
