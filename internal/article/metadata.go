@@ -416,6 +416,22 @@ func inMenu(n *html.Node) bool {
 	return false
 }
 
+// sluggedFirstName says whether name is one capitalised word that the
+// author page's address spells too (/author/amanda/ for "Amanda"): a
+// writer who goes by a first name. A role ("Admin", "Staff") is none.
+func sluggedFirstName(name, href string) bool {
+	if !reFirstName.MatchString(name) || roleNames[strings.ToLower(name)] {
+		return false
+	}
+	return strings.TrimSuffix(href[strings.LastIndex(strings.TrimSuffix(href, "/"), "/")+1:], "/") == strings.ToLower(name)
+}
+
+var (
+	reFirstName = regexp.MustCompile(`^\p{Lu}\p{Ll}+$`)
+	roleNames   = map[string]bool{"admin": true, "administrator": true, "staff": true, "editor": true, "editors": true,
+		"team": true, "guest": true, "contributor": true, "author": true, "webmaster": true, "newsroom": true}
+)
+
 // maxAuthorLinks bounds the author links read per page.
 const maxAuthorLinks = 2
 
@@ -446,7 +462,7 @@ func (pm *pageMeta) collectAuthorLinks(nodes []*html.Node, hc hintCache) {
 		if u, err := url.Parse(href); err != nil || !reAuthorPage.MatchString(u.Path) {
 			continue
 		}
-		if name := cleanInline(shortText(n, 60)); rePersonName.MatchString(name) && !inChrome(n, hc) {
+		if name := cleanInline(shortText(n, 60)); (rePersonName.MatchString(name) || sluggedFirstName(name, href)) && !inChrome(n, hc) {
 			pm.authorLinks = append(pm.authorLinks, name)
 		}
 	}

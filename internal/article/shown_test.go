@@ -163,6 +163,9 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"an author box's label and the bio after it", `<p>About the Author:</p><p>Juliette Carreiro is a content creator with five years of experience in SEO.</p>`,
 			[]string{"Juliette Carreiro"}},
 		{"an author box whose bio opens with no name", `<p>About the Author:</p><p>Our team writes about careers in tech.</p>`, nil},
+		{"a writer who goes by a first name, as the author page spells it", `<div class="entry-meta"><p>by <a href="https://example.com/author/amanda/">Amanda</a> · Dec 20, 2025</p></div>`,
+			[]string{"Amanda"}},
+		{"a role's author page names nobody", `<div class="entry-meta"><p>by <a href="https://example.com/author/admin/">Admin</a> · Dec 20, 2025</p></div>`, nil},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
