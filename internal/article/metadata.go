@@ -2,6 +2,7 @@ package article
 
 import (
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -301,11 +302,10 @@ var (
 	rePersonName = regexp.MustCompile(`^\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){1,3}$`)
 )
 
-// reCreditAfter is the credit a date line goes on with: "by Jane Roe",
-// up to a comma or a bar ("by Jane Roe, Staff Writer").
-var reCreditAfter = regexp.MustCompile(`^\s*(?i:by)\s+([^,|•·]+)`)
-
 var (
+	// reCreditAfter is the credit a date line goes on with: "by Jane Roe",
+	// up to a comma or a bar ("by Jane Roe, Staff Writer").
+	reCreditAfter = regexp.MustCompile(`^\s*(?i:by)\s+([^,|•·]+)`)
 	// reAboutLabel is an author box's label.
 	reAboutLabel = regexp.MustCompile(`^(?i:about the author|about the writer)\s*:?$`)
 	// reBioOpening is a bio's opening: a name, then what the person is.
@@ -419,11 +419,8 @@ func inMenu(n *html.Node) bool {
 // sluggedFirstName says whether name is one capitalised word that the
 // author page's address spells too (/author/amanda/ for "Amanda"): a
 // writer who goes by a first name. A role ("Admin", "Staff") is none.
-func sluggedFirstName(name, href string) bool {
-	if !reFirstName.MatchString(name) || roleNames[strings.ToLower(name)] {
-		return false
-	}
-	return strings.TrimSuffix(href[strings.LastIndex(strings.TrimSuffix(href, "/"), "/")+1:], "/") == strings.ToLower(name)
+func sluggedFirstName(name, pagePath string) bool {
+	return reFirstName.MatchString(name) && !roleNames[strings.ToLower(name)] && path.Base(pagePath) == strings.ToLower(name)
 }
 
 var (
@@ -459,10 +456,11 @@ func (pm *pageMeta) collectAuthorLinks(nodes []*html.Node, hc hintCache) {
 		if !strings.Contains(href, "/author") { // most links: no parse
 			continue
 		}
-		if u, err := url.Parse(href); err != nil || !reAuthorPage.MatchString(u.Path) {
+		u, err := url.Parse(href)
+		if err != nil || !reAuthorPage.MatchString(u.Path) {
 			continue
 		}
-		if name := cleanInline(shortText(n, 60)); (rePersonName.MatchString(name) || sluggedFirstName(name, href)) && !inChrome(n, hc) {
+		if name := cleanInline(shortText(n, 60)); (rePersonName.MatchString(name) || sluggedFirstName(name, u.Path)) && !inChrome(n, hc) {
 			pm.authorLinks = append(pm.authorLinks, name)
 		}
 	}
@@ -767,13 +765,13 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared bool) {
 // day the page shows is the story's. A day apart may be the time zone:
 // the declared instant stays.
 func (pm *pageMeta) earlierShownDay(declared time.Time) *time.Time {
+	day := time.Date(declared.Year(), declared.Month(), declared.Day(), 0, 0, 0, 0, time.UTC)
 	for _, s := range dateLinesNearHeadline(pm.nodes, pm.hints) {
 		shown := shownDate(s)
 		if shown == nil {
 			continue
 		}
-		day := time.Date(declared.Year(), declared.Month(), declared.Day(), 0, 0, 0, 0, time.UTC)
-		if shown.UTC().AddDate(0, 0, 2).After(day) {
+		if shown.AddDate(0, 0, 2).After(day) {
 			return nil
 		}
 		return shown
