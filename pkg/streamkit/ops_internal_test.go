@@ -141,7 +141,7 @@ func TestOps_RenewKeepsOnlyWhatIsStillOwned(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Renewed, the entry's idle time counts from the renewal: no longer
-	// than since just before it (a millisecond of rounding aside), however
+	// than since just before it (two milliseconds of rounding aside), however
 	// busy the machine; without it, 30 ms more.
 	before := time.Now()
 	owned, lost, err := o.renew(ctx, ids)
