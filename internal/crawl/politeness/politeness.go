@@ -237,7 +237,7 @@ type waiter struct {
 type wakeup struct {
 	released, handed, wanted bool
 	answered                 int64     // the release's time, µs on the server's clock
-	at                       time.Time // when the answer came, on this process's clock
+	at                       time.Time // when the release's reply came, on this process's clock (after answered)
 }
 
 // inFlightTTL is how long a request holds its host unless it releases it
@@ -428,11 +428,15 @@ func (l *Limiter) Await(ctx context.Context, r Reservation, delay, maxBusy time.
 			// A turn handed over is ours then, without asking. One another
 			// process wants goes to it: that process asks at the delay's
 			// end, and we a poll later.
-			// A handed turn's delay runs from the answer, not from this
-			// wake: the release's round trip and this goroutine's start
-			// are already part of it. One not handed asks the gate after
-			// the whole delay, which the gate (on the server's clock, from
-			// the release) then lets go at once.
+			// A handed turn's delay runs from the release's reply, not
+			// from this wake (this goroutine's start is part of it), and
+			// not from the answer: the reply comes after the server
+			// stamped the release, so the send is never before the Sent
+			// it reports, however late the script ran (from the answer, a
+			// loaded machine made Sents 18 ms apart at a 20 ms delay). One
+			// not handed asks the gate after the whole delay, which the
+			// gate (on the server's clock, from the release) then lets go
+			// at once.
 			pause := delay
 			if u.handed { // and never before its own slot
 				pause = max(delay-time.Since(u.at), time.Until(slot))
@@ -467,7 +471,7 @@ func later(a, b time.Time) time.Time {
 func (l *Limiter) went(r Reservation, sent time.Time, keys []string, delay time.Duration, token string) Reservation {
 	r.Sent = sent
 	var once sync.Once
-	r.Release = func() { once.Do(func() { l.release(r.Host, keys, delay, token, time.Now()) }) }
+	r.Release = func() { once.Do(func() { l.release(r.Host, keys, delay, token) }) }
 	return r
 }
 
@@ -552,7 +556,7 @@ func wake(w *waiter, u wakeup) {
 // process's requests in line for it when Redis allows (see releaseScript),
 // and wakes that request. It runs on a context of its own: the request's
 // may be over already.
-func (l *Limiter) release(host string, keys []string, delay time.Duration, token string, answered time.Time) {
+func (l *Limiter) release(host string, keys []string, delay time.Duration, token string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	// The turn is handed only to a request whose slot is at most a delay
@@ -568,7 +572,7 @@ func (l *Limiter) release(host string, keys []string, delay time.Duration, token
 	// never closer than the delay.
 	v, err := releaseScript.Run(ctx, l.rdb, keys, max(delay.Milliseconds(), 1), token, next,
 		(delay + inFlightTTL(delay)).Milliseconds()).Int64Slice()
-	u := wakeup{released: true, at: answered}
+	u := wakeup{released: true, at: time.Now()}
 	if err == nil && len(v) == 3 {
 		u.handed, u.answered, u.wanted = v[0] == 1 && next != "", v[1], v[2] == 1
 	}
