@@ -150,7 +150,7 @@ func assemble(pm *pageMeta, res contentResult, counts pageCounts, pageURL string
 		}
 	}
 	a.IsArticle, a.PageKind = classify(sig)
-	x := kindInputs{sig: sig, counts: counts, authors: len(a.Authors), blocks: res.blocks, text: a.Text, title: a.Title, timeTags: len(pm.times), ruleKind: a.PageKind, bodyText: res.bodyText}.features()
+	x := kindInputs{sig: sig, counts: counts, authors: len(a.Authors), blocks: res.blocks, text: a.Text, title: a.Title, timeTags: len(pm.times), ruleKind: a.PageKind, bodyText: res.bodyText, published: a.PublishedAt != nil}.features()
 	firm := firmVerdict(sig, a.PageKind)
 	if sample != nil {
 		*sample = KindSample{Features: x, RuleKind: a.PageKind, IsArticle: a.IsArticle, Firm: firm}

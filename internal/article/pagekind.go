@@ -160,19 +160,21 @@ var kindFeatureNames = []string{
 	"log_times", "we_rate", "you_rate", "cta_rate", "question_heads", "head_per_para", "first_para_dated",
 	"rule_article", "rule_listing", "rule_gallery", "rule_other",
 	"main_share", "list_share", "short_share",
+	"published", // a day from any source: declared_date misses the shown ones, and service pages have neither
 }
 
 // kindInputs are what the features are computed from.
 type kindInputs struct {
-	sig      pageSignals
-	counts   pageCounts
-	authors  int
-	blocks   []block
-	text     string
-	title    string
-	timeTags int    // <time> elements
-	ruleKind string // classify.go's verdict
-	bodyText int    // non-space runes of the whole body
+	sig       pageSignals
+	counts    pageCounts
+	authors   int
+	blocks    []block
+	text      string
+	title     string
+	timeTags  int    // <time> elements
+	ruleKind  string // classify.go's verdict
+	bodyText  int    // non-space runes of the whole body
+	published bool   // a publication day from any source, shown ones too
 }
 
 // Words counted in the main text, by what they say of the page: a service
@@ -410,6 +412,7 @@ func (in kindInputs) features() []float64 {
 		float64(heads) / float64(s.paras+1), b(hasYear(head) && reTextDated.MatchString(head)),
 		b(in.ruleKind == KindArticle), b(in.ruleKind == KindListing), b(in.ruleKind == KindGallery), b(in.ruleKind == KindOther),
 		share(mainRunes, in.bodyText), share(items, len(in.blocks)), share(short, len(in.blocks)),
+		b(in.published),
 	}
 }
 

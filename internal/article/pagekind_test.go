@@ -2,6 +2,7 @@ package article
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -94,5 +95,37 @@ func TestCountPrices(t *testing.T) {
 	}
 	if got := countPrices("$1 $2 $3 $4", 3); got != 3 {
 		t.Errorf("countPrices with limit 3 = %d", got)
+	}
+}
+
+// The model sees a publication day from any source, a day shown under the
+// headline too, and not only one the markup declares: a story that
+// declares none still reads as dated, a pricing page does not.
+func TestKindFeatures_PublishedCountsShownDays(t *testing.T) {
+	at := slices.Index(kindFeatureNames, "published")
+	if at < 0 {
+		t.Fatal(`no "published" feature`)
+	}
+	page := func(dateLine string) string {
+		return `<html><head><title>Harbour ferry returns</title></head><body><main><h1>Harbour ferry returns</h1>` +
+			dateLine + pTags(articleParas(6)) + `</main></body></html>`
+	}
+	for _, tc := range []struct {
+		name, dateLine string
+		want           float64
+	}{
+		{"a day shown under the headline", `<p class="text-muted">March 12, 2025</p>`, 1},
+		{"no day anywhere", ``, 0},
+	} {
+		in, err := KindFeatures([]byte(page(tc.dateLine)), "https://news.example.com/harbour-ferry-returns", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := in.Features[at]; got != tc.want {
+			t.Errorf("%s: published %v, want %v", tc.name, got, tc.want)
+		}
+		if got := in.Features[slices.Index(kindFeatureNames, "declared_date")]; got != 0 {
+			t.Errorf("%s: declared_date %v; the page declares no day", tc.name, got)
+		}
 	}
 }
