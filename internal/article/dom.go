@@ -231,33 +231,3 @@ func leadText(n *html.Node, limit int) string {
 	walk(n)
 	return strings.Join(strings.Fields(b.String()), " ")
 }
-
-// spacedText is rawText with a space at every element boundary, for short
-// metadata elements whose parts are separate fields ("Jane Doe" "May 2").
-// It stops, reporting false, once the text passes limit bytes.
-func spacedText(n *html.Node, limit int) (string, bool) {
-	var sb strings.Builder
-	var rec func(*html.Node) bool
-	rec = func(n *html.Node) bool {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if sb.Len() > limit {
-				return false
-			}
-			switch c.Type {
-			case html.TextNode:
-				sb.WriteString(c.Data)
-			case html.ElementNode:
-				sb.WriteByte(' ')
-				if !rec(c) {
-					return false
-				}
-				sb.WriteByte(' ')
-			}
-		}
-		return true
-	}
-	if !rec(n) || sb.Len() > limit {
-		return "", false
-	}
-	return sb.String(), true
-}

@@ -199,7 +199,7 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 		}
 		// The raw text is read only up to a bound: nested byline-looking
 		// wrappers around long text would otherwise cost quadratic time.
-		raw, ok := spacedText(n, maxBylineRaw)
+		raw, ok := bylineText(n, maxBylineRaw)
 		if t := cleanInline(raw); ok && t != "" && len(t) < 100 {
 			pm.bylines = append(pm.bylines, t)
 			accepted = append(accepted, n)
@@ -209,6 +209,72 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 		}
 	}
 	return elems.FilterNodes(accepted...)
+}
+
+// cutTopicLead drops the words that led into a topic link left out ("in"
+// of "By Jane Roe in Politics", "Posted in" of "Posted in News").
+func cutTopicLead(sb *strings.Builder) {
+	s := strings.TrimRight(sb.String(), " \t\n\r\f")
+	for _, lead := range []string{"posted in", "filed under", "under", "in"} {
+		cut := len(s) - len(lead)
+		if cut >= 0 && strings.EqualFold(s[cut:], lead) && (cut == 0 || strings.IndexByte(" \t\n\r\f", s[cut-1]) >= 0) {
+			sb.Reset()
+			sb.WriteString(s[:cut])
+			return
+		}
+	}
+}
+
+// bylineText is a byline element's rawText with a space at every element
+// boundary, as its parts are separate fields ("Jane Doe" "May 2"), and
+// without its links to topic pages: a post's tags in the byline box
+// ("Personal finance") credit nobody. It stops, reporting false, once the
+// text passes limit bytes.
+func bylineText(n *html.Node, limit int) (string, bool) {
+	var sb strings.Builder
+	var rec func(*html.Node) bool
+	rec = func(n *html.Node) bool {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if sb.Len() > limit {
+				return false
+			}
+			switch c.Type {
+			case html.TextNode:
+				sb.WriteString(c.Data)
+			case html.ElementNode:
+				if c.DataAtom == atom.A && isTopicPath(attr(c, "href")) {
+					cutTopicLead(&sb)
+					continue
+				}
+				sb.WriteByte(' ')
+				if !rec(c) {
+					return false
+				}
+				sb.WriteByte(' ')
+			}
+		}
+		return true
+	}
+	if !rec(n) || sb.Len() > limit {
+		return "", false
+	}
+	return sb.String(), true
+}
+
+// isTopicPath says whether href's path has a topic segment: tag, tags,
+// category, categories, topic or topics.
+func isTopicPath(href string) bool {
+	u, err := url.Parse(href)
+	if err != nil {
+		return false
+	}
+	for _, seg := range strings.Split(strings.ToLower(u.Path), "/") {
+		switch seg {
+		case "tag", "tags", "category", "categories", "topic", "topics":
+			return true
+		}
+	}
+	return false
 }
 
 // maxShownDates bounds the dated elements read per page.
