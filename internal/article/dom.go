@@ -174,7 +174,7 @@ func isBlock(n *html.Node) bool {
 
 // shortText is n's text, whitespace folded, when it is at most limit
 // bytes, else "": a control's label, a date line, a credit — not a teaser
-// or prose. Unlike spacedText it counts only text against its bound (3 ×
+// or prose. Unlike bylineText it counts only text against its bound (3 ×
 // limit raw bytes), and it looks at no more than shortTextNodes nodes, so
 // an element wrapped around a large subtree costs no more than a small
 // one. (The page-kind model was trained on its output: merging the two

@@ -44,6 +44,9 @@ type pageMeta struct {
 	// authorLinks are the person names of links to an author's page
 	// (/author/<name>), outside chrome, in document order.
 	authorLinks []string
+	// boxNames are the names author boxes too long for a byline give in
+	// their first heading, the source after every other.
+	boxNames []string
 }
 
 // collectMeta reads head, microdata and body metadata from elems, every
@@ -206,6 +209,8 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 			// The byline's own elements come next in elems (document
 			// order, same matcher): skip them in one step.
 			i += len(pageElements.MatchAll(n)) - 1
+		} else if name := boxHeadingName(n); name != "" {
+			pm.boxNames = append(pm.boxNames, name)
 		}
 	}
 	return elems.FilterNodes(accepted...)
@@ -260,6 +265,51 @@ func bylineText(n *html.Node, limit int) (string, bool) {
 	}
 	return sb.String(), true
 }
+
+// boxHeadingName is the person an author box names in a heading over the
+// bio (<h4>Bence Kovács</h4>, perhaps under an "About the author"
+// heading), or "". It looks at the box's first boxNodes nodes only: a
+// wrapper around the whole story can carry an author class too.
+func boxHeadingName(n *html.Node) string {
+	seen := 0
+	for d := range n.Descendants() {
+		if seen++; seen > boxNodes {
+			return ""
+		}
+		if d.Type != html.ElementNode || !isHeading(d.DataAtom) {
+			continue
+		}
+		t := cleanInline(shortText(d, 60))
+		switch {
+		case reBoxLabel.MatchString(t):
+			continue // a label over the name
+		case rePersonName.MatchString(t) && boxBioNames(n, t):
+			return t
+		}
+		return ""
+	}
+	return ""
+}
+
+// boxNodes bounds the nodes boxHeadingName looks at.
+const boxNodes = 64
+
+// boxBioNames says whether name is a person's that the author box n goes
+// on to write of: no word of it is a role ("Our Editorial Team"), and the
+// box's text names its first word again ("Bence is a software developer").
+func boxBioNames(n *html.Node, name string) bool {
+	words := strings.Fields(name)
+	for _, w := range words {
+		if roleNames[strings.ToLower(w)] {
+			return false
+		}
+	}
+	return strings.Count(leadText(n, 400), words[0]) >= 2
+}
+
+// reBoxLabel finds the words of an author box's labels ("About the
+// author", "More from Jane Roe", "Follow me").
+var reBoxLabel = regexp.MustCompile(`(?i)\b(?:about|author|authors|written|more|posts|articles|from|by|follow|contact|me)\b`)
 
 // isTopicPath says whether href's path has a topic segment: tag, tags,
 // category, categories, topic or topics.
@@ -931,7 +981,7 @@ func (pm *pageMeta) authors(pageURL string) []string {
 		pm.all("dc:creator", "dcterms:creator", "dc.creator", "author", "article:author", "og:article:author",
 			"parsely-author", "sailthru.author", "dcterms.creator", "byl", "twitter:creator:name",
 			"itemprop:author", "itemprop:creator"),
-		citationNames(pm.all("citation_author")), pm.bylines, pm.writtenBy, pm.labelledAuthors(), pm.authorLinks}
+		citationNames(pm.all("citation_author")), pm.bylines, pm.writtenBy, pm.labelledAuthors(), pm.authorLinks, pm.boxNames}
 	const declared = 3 // the sources before the page's own credits
 	var site siteNames
 	var fallback []string

@@ -171,6 +171,11 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"a writer who goes by a first name, as the author page spells it", `<div class="entry-meta"><p>by <a href="https://example.com/author/amanda/">Amanda</a> · Dec 20, 2025</p></div>`,
 			[]string{"Amanda"}},
 		{"a role's author page names nobody", `<div class="entry-meta"><p>by <a href="https://example.com/author/admin/">Admin</a> · Dec 20, 2025</p></div>`, nil},
+		{"an author box's name heading over its bio", `<div class="blog-author"><img src="a.webp" alt=""><div><h4>Bence Kovács</h4><p>Bence is a software developer who writes about audio plugins, user interfaces and the tools behind them.</p></div></div>`,
+			[]string{"Bence Kovács"}},
+		{"an author box's label heading, then the name", `<div class="author-box"><h3>About The Author</h3><h4>Jane Roe</h4><p>Jane has covered city hall for a decade, and writes about budgets, zoning and the people they touch.</p></div>`,
+			[]string{"Jane Roe"}},
+		{"an author box whose heading names nobody", `<div class="author-box"><h3>Our Editorial Team</h3><p>Our editorial team writes about budgets, zoning and the people they touch, and answers every letter.</p></div>`, nil},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
