@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -116,14 +114,10 @@ func TestWorker_MetricsExistAtZero(t *testing.T) {
 	bin := build(t)
 	pool := testenv.Postgres(t)
 	_, prefix := streamkittest.Redis(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", streamkittest.FreePort(t))
 	environ := env(t, streamkittest.SchemaOf(pool), prefix)
 	cmd := exec.Command(filepath.Join(bin, "cleaner"))
-	cmd.Env = append(environ, "METRICS_ADDR="+addr)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
+	cmd.Env = append(environ, "METRICS_ADDR=127.0.0.1:0")
+	addr, _ := testenv.StartListening(t, cmd, "serving /metrics, /livez and /healthz")
 	var body string
 	(&testenv.Env{T: t}).Eventually("the cleaner's /metrics", 30*time.Second, func() bool {
 		resp, err := http.Get("http://" + addr + "/metrics")

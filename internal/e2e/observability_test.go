@@ -11,7 +11,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -35,15 +34,14 @@ func TestObservability_EveryNamedMetricIsExported(t *testing.T) {
 	// each binary, with a metric it exports once it is fully started
 	for name, ready := range map[string]string{"crawler": "newscrawl_crawl_outcomes_total", "cleaner": "newscrawl_clean_pages_total",
 		"extractor": "newscrawl_extract_outcomes_total", "embedder": "newscrawl_stage_visibility_seconds", "newsctl": "newscrawl_serve_requests_total"} {
-		addr := fmt.Sprintf("127.0.0.1:%d", streamkittest.FreePort(t))
 		cmd := exec.Command(filepath.Join(bin, name))
-		cmd.Env = append(environ, "METRICS_ADDR="+addr)
+		cmd.Env = append(environ, "METRICS_ADDR=127.0.0.1:0")
+		listening := "serving /metrics, /livez and /healthz"
 		if name == "newsctl" {
-			cmd.Args = append(cmd.Args, "serve", "--addr", addr)
+			cmd.Args = append(cmd.Args, "serve", "--addr", "127.0.0.1:0")
+			listening = "serving the search page and API"
 		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		addr, stop := testenv.StartListening(t, cmd, listening)
 		var body string
 		(&testenv.Env{T: t}).Eventually(name+"'s /metrics", 30*time.Second, func() bool {
 			if name == "newsctl" { // serve counts requests by route: make one
@@ -60,8 +58,7 @@ func TestObservability_EveryNamedMetricIsExported(t *testing.T) {
 			body = string(b)
 			return strings.Contains(body, "# TYPE "+ready+" ")
 		})
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
+		stop()
 		for _, m := range family.FindAllStringSubmatch(body, -1) {
 			exported[m[1]] = true
 			if m[2] == "histogram" {

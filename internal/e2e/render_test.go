@@ -110,13 +110,9 @@ func TestPipeline_ScriptOnlySiteRendered(t *testing.T) {
 		t.Errorf("search found %+v, want a rendered article", hits)
 	}
 	// The document says it was rendered, and when.
-	addr := fmt.Sprintf("127.0.0.1:%d", streamkittest.FreePort(t))
-	serve := exec.Command(filepath.Join(bin, "newsctl"), "serve", "--addr", addr)
+	serve := exec.Command(filepath.Join(bin, "newsctl"), "serve", "--addr", "127.0.0.1:0")
 	serve.Env = environ
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { serve.Process.Kill(); serve.Wait() })
+	addr, _ := testenv.StartListening(t, serve, "serving the search page and API")
 	var docID string
 	pool.QueryRow(ctx, `SELECT doc_id FROM cleaned WHERE url = $1`, srv.URL+"/article/4").Scan(&docID)
 	var doc struct {
