@@ -78,6 +78,9 @@ func extractWith(raw []byte, pageURL string, opt Options, bud *budget) (*Article
 	if placeStreamed(doc, elems.Nodes) {
 		elems = page.FindMatcher(pageElements) // in their new order, fallbacks gone
 	}
+	if openNoscript(elems.Nodes, opt, bud) {
+		elems = page.FindMatcher(pageElements) // with the page the <noscript> held
+	}
 	hc := hintCache{}
 	pm := collectMeta(elems, hc)
 	counts := countPage(elems.Nodes)

@@ -32,6 +32,11 @@ type page struct {
 	URL  string `json:"url"`
 }
 
+// noURL stands for a page's URL where the dataset has none, as
+// wcxb_score.py passes it: the model learns from the inputs it is scored
+// on (a root URL reads as a home page).
+const noURL = "http://example.invalid/"
+
 // sample is a page's features and its human kind.
 type sample struct {
 	id    string
@@ -107,6 +112,9 @@ func load(dir string) ([]sample, error) {
 		html, err := readGz(filepath.Join(dir, "html", id+".html.gz"))
 		if err != nil {
 			return nil, err
+		}
+		if p.URL == "" {
+			p.URL = noURL
 		}
 		in, err := article.KindFeatures(html, p.URL, article.Options{})
 		if err != nil {
