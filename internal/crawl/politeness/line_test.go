@@ -65,28 +65,8 @@ func TestLimiter_WaitersOfOneProcessTakeTurnsInLine(t *testing.T) {
 		requests = 8
 		host     = "news.example:8080"
 	)
-	ctx := context.Background()
-	var mu sync.Mutex
-	var sent []time.Time
 	reserved := overdue(t, []*politeness.Limiter{l}, host, delay, requests) // all stand in line at once
-	var wg sync.WaitGroup
-	for _, r := range reserved {
-		wg.Go(func() {
-			r.Wait = 0
-			got, err := l.Await(ctx, r, delay, 10*time.Second)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			time.Sleep(10 * time.Millisecond) // the host takes 10 ms to answer
-			got.Release()
-			mu.Lock()
-			sent = append(sent, got.Sent)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	checkSpaced(t, sent, requests, delay)
+	checkSpaced(t, sendAll(t, l, reserved, delay, 10*time.Millisecond), requests, delay)
 	// Per request: its reservation and its release; the release hands
 	// the turn to the next in line, which goes a delay later without
 	// asking the gate (asking, each ran it once or twice: 24-26 scripts).
@@ -94,6 +74,32 @@ func TestLimiter_WaitersOfOneProcessTakeTurnsInLine(t *testing.T) {
 	if n := scripts.n.Load(); n > 2*requests+4 {
 		t.Fatalf("%d scripts for %d requests; want at most %d: only the first in line asks, and a release hands it the turn", n, requests, 2*requests+4)
 	}
+}
+
+// sendAll awaits every reservation at once, as workers do, holds each
+// turn for answer (the host's answer) and returns when each was Sent.
+func sendAll(t *testing.T, l *politeness.Limiter, reserved []politeness.Reservation, delay, answer time.Duration) []time.Time {
+	t.Helper()
+	var mu sync.Mutex
+	var sent []time.Time
+	var wg sync.WaitGroup
+	for _, r := range reserved {
+		wg.Go(func() {
+			r.Wait = 0
+			got, err := l.Await(context.Background(), r, delay, 10*time.Second)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			time.Sleep(answer)
+			got.Release()
+			mu.Lock()
+			sent = append(sent, got.Sent)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return sent
 }
 
 // lateScripts holds every second script back before it reaches Redis, as
@@ -131,26 +137,7 @@ func TestLimiter_HandedTurnsStaySpacedWhenReleasesRunLate(t *testing.T) {
 	)
 	reserved := overdue(t, []*politeness.Limiter{l}, host, delay, requests)
 	rdb.AddHook(&lateScripts{late: 15 * time.Millisecond})
-	var mu sync.Mutex
-	var sent []time.Time
-	var wg sync.WaitGroup
-	for _, r := range reserved {
-		wg.Go(func() {
-			r.Wait = 0
-			got, err := l.Await(context.Background(), r, delay, 10*time.Second)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			time.Sleep(5 * time.Millisecond) // the host's answer
-			got.Release()
-			mu.Lock()
-			sent = append(sent, got.Sent)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	checkSpaced(t, sent, requests, delay)
+	checkSpaced(t, sendAll(t, l, reserved, delay, 5*time.Millisecond), requests, delay)
 }
 
 // awaitAfterRelease awaits r while it stands in line for its host, releases
