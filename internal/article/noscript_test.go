@@ -9,7 +9,7 @@ import (
 // <noscript>, beside an empty shell for its app: that page is read. A
 // <noscript> the page does not depend on (a lazy image's fallback, a
 // "turn on JavaScript" line, a copy shorter than the page) changes nothing,
-// and one nested deeper than the parser's limit is left shut.
+// and one nested past the depth limit is left shut.
 func TestExtract_PageHeldInNoscript(t *testing.T) {
 	posts := `<div class="topic-body crawler-post"><span class="creator">orbit_fan</span>` + pTags(articleParas(4)) + `</div>` +
 		`<div class="topic-body crawler-post"><span class="creator">dobson42</span>` + pTags(articleParas(8)[4:]) + `</div>`
