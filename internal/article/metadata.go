@@ -31,7 +31,8 @@ type pageMeta struct {
 	headLinks int                 // links inside headings (teasers of listing pages)
 	paid      map[*html.Node]bool // elements JSON-LD names as the article's paid part (paywall.go)
 	// shownDates are the short texts of elements whose class or id names
-	// a date, a byline or an entry's meta line, in document order (dates.go).
+	// a date, a byline, an author or an entry's meta line, in document
+	// order (dates.go).
 	shownDates []string
 	// nodes and hints are the page's elements and their class hints, for
 	// the last date source, read only when no other gave a day.
@@ -331,9 +332,11 @@ func isTopicPath(href string) bool {
 const maxShownDates = 30
 
 // collectShownDates records the short texts of the elements whose class or
-// id names a date, a byline or a meta line, outside comments, in document
-// order (a parent before its children); not today's date, and not the
-// dates of a list (dropListDates).
+// id names a date, a byline, an author (a credit line with its day:
+// "Silverback Strategies | October 15, 2025" in a div.at-author) or a
+// meta line, outside comments, in document order (a parent before its
+// children); not today's date, and not the dates of a list
+// (dropListDates).
 func (pm *pageMeta) collectShownDates(nodes []*html.Node, hc hintCache) {
 	var classes []string // of each shown date's element
 	for _, n := range nodes {
@@ -343,18 +346,28 @@ func (pm *pageMeta) collectShownDates(nodes []*html.Node, hc hintCache) {
 		if n.FirstChild == nil || notByline[n.DataAtom] {
 			continue
 		}
-		if h := hc.node(n); h&hDated == 0 || h&hHardNeg != 0 {
+		h := hc.node(n)
+		if h&(hDated|hByline) == 0 || h&hHardNeg != 0 {
 			continue
 		}
 		if holdsToday(n) {
 			continue // today's date in the masthead
 		}
-		if t := shortText(n, 160); t != "" && strings.ContainsAny(t, "0123456789") {
+		if t := shortText(n, 160); t != "" && strings.ContainsAny(t, "0123456789") && (h&hDated != 0 || isCreditLine(t)) {
 			pm.shownDates = append(pm.shownDates, t)
 			classes = append(classes, attr(n, "class"))
 		}
 	}
 	pm.shownDates = dropListDates(pm.shownDates, classes)
+}
+
+// isCreditLine says whether t, an author element's text, is a credit and
+// its day ("Silverback Strategies | October 15, 2025"): a day and at most
+// five words beside it, not an author's bio that mentions one.
+func isCreditLine(t string) bool {
+	t = strings.ToLower(t)
+	loc := reShownDate.FindStringIndex(t)
+	return loc != nil && len(strings.Fields(t[:loc[0]]+" "+t[loc[1]:])) <= 5
 }
 
 // listDays is how many different days elements of one class show before
@@ -895,6 +908,27 @@ func (pm *pageMeta) earlierShownDay(declared time.Time) *time.Time {
 	return nil
 }
 
+// prefixedPublished are the values of metas a site names with a prefix of
+// its own before a publication date's usual name ("w-published-date"), in
+// the order of their names.
+func (pm *pageMeta) prefixedPublished() []string {
+	var names []string
+	for name := range pm.meta {
+		for _, suffix := range []string{"-published-date", "_published_date", "-publish-date", "-publication-date", "_publication_date", "-date-published"} {
+			if strings.HasSuffix(name, suffix) && len(name) > len(suffix) {
+				names = append(names, name)
+				break
+			}
+		}
+	}
+	slices.Sort(names)
+	var out []string
+	for _, n := range names {
+		out = append(out, pm.meta[n]...)
+	}
+	return out
+}
+
 // declaredPublished is the publication time stated by JSON-LD, meta tags,
 // microdata or a <time pubdate>.
 func (pm *pageMeta) declaredPublished() *time.Time {
@@ -910,6 +944,7 @@ func (pm *pageMeta) declaredPublished() *time.Time {
 		"article_date_original", "original-publish-date", "cxenseparse:recs:publishtime", "itemprop:datecreated",
 		"published-date", "citation_publication_date", "citation_date", "citation_online_date")...)
 	srcs = append(srcs, pm.pubTimes...)
+	srcs = append(srcs, pm.prefixedPublished()...)
 	for _, s := range srcs {
 		if t := parseDate(s); t != nil {
 			return t

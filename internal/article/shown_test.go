@@ -73,6 +73,9 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 			`<p>December 9, 2021</p>`, "2021-12-10"},
 		{"an embedded post's date is not the story's", `<meta property="article:published_time" content="2013-09-29">`,
 			`<blockquote class="twitter-tweet"><p>Testing is great.</p>&mdash; Jane Roe <a href="https://twitter.com/x/statuses/1">August 22, 2013</a></blockquote>`, "2013-09-29"},
+		{"a credit line with its day in an author box", "", `<div class="at-author"><p>Silverback Strategies <span class="at-bar">|</span> October 15, 2025</p></div>`, "2025-10-15"},
+		{"a site's own name for its publication date meta", `<meta name="w-published-date" content="2025-05-27T06:03:43.274Z">`, "", "2025-05-27"},
+		{"an author's bio that mentions a day", "", `<div class="author-bio"><p>Jane Roe has covered the council since March 3, 2019.</p></div>`, ""},
 		{"today's date in the masthead is not the story's", "", `<div class="block-date"><p id="todays-date">Friday, December 19, 2025</p></div>`, ""},
 	}
 	for _, tc := range cases {
