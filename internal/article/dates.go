@@ -197,10 +197,12 @@ func shownDate(text string) *time.Time {
 // story's date on many pages whose markup names no date ("<p
 // class="text-muted">December 15, 2025</p>" under the <h1>, "Published
 // on: February 14, 2025"). The window is a few elements before the first
-// headline (a date above it) and more after it (a byline row first).
+// headline (a date above it) and more after it (a byline row first; with
+// share buttons and an author's avatar between, "Published March 9, 2026"
+// came 32 elements after it).
 const (
 	dateLinesBefore = 8
-	dateLinesAfter  = 30
+	dateLinesAfter  = 40
 )
 
 // reDateLabel is what a date line may hold beside the date: a label of

@@ -76,6 +76,8 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 		{"a credit line with its day in an author box", "", `<div class="at-author"><p>Silverback Strategies <span class="at-bar">|</span> October 15, 2025</p></div>`, "2025-10-15"},
 		{"a site's own name for its publication date meta", `<meta name="w-published-date" content="2025-05-27T06:03:43.274Z">`, "", "2025-05-27"},
 		{"an author's bio that mentions a day", "", `<div class="author-bio"><p>Jane Roe has covered the council since March 3, 2019.</p></div>`, ""},
+		{"a date line after share buttons and an avatar", "",
+			`<div class="share">` + strings.Repeat(`<a href="/share"><span>Share</span></a>`, 14) + `</div><div class="avatar"><img src="a.jpg" alt=""></div><div>Published March 9, 2026</div>`, "2026-03-09"},
 		{"today's date in the masthead is not the story's", "", `<div class="block-date"><p id="todays-date">Friday, December 19, 2025</p></div>`, ""},
 	}
 	for _, tc := range cases {
