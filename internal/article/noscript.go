@@ -2,7 +2,6 @@ package article
 
 import (
 	"strings"
-	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -81,11 +80,8 @@ func visibleRunes(root, skip *html.Node) int {
 			switch {
 			case c == skip:
 			case c.Type == html.TextNode:
-				for _, r := range c.Data {
-					if !unicode.IsSpace(r) {
-						count++
-					}
-				}
+				runes, _ := measureText(c.Data)
+				count += runes
 			case c.Type == html.ElementNode && !junkTags[c.DataAtom]:
 				walk(c)
 			}
