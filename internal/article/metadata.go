@@ -205,6 +205,9 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 		// wrappers around long text would otherwise cost quadratic time.
 		raw, ok := bylineText(n, maxBylineRaw)
 		if t := cleanInline(raw); ok && t != "" && len(t) < 100 {
+			if name := namedPart(n); name != "" {
+				t = name
+			}
 			pm.bylines = append(pm.bylines, t)
 			accepted = append(accepted, n)
 			// The byline's own elements come next in elems (document
@@ -215,6 +218,33 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 		}
 	}
 	return elems.FilterNodes(accepted...)
+}
+
+// namedPart is the text of the part of a byline its markup names as the
+// name (<div class="author-name">Joakim Edin</div> beside the author's
+// job title or the day), or "" when no such part holds a short text.
+func namedPart(n *html.Node) string {
+	for d := range n.Descendants() {
+		if d.Type != html.ElementNode || !classNamesName(attr(d, "class")) {
+			continue
+		}
+		if t := cleanInline(rawText(d)); t != "" && len(strings.Fields(t)) <= 5 {
+			return t
+		}
+		return ""
+	}
+	return ""
+}
+
+// classNamesName tells whether a class attribute has a token that ends in
+// "name" (author-name, byline__name, authorName).
+func classNamesName(class string) bool {
+	for _, tok := range strings.Fields(class) {
+		if strings.HasSuffix(strings.ToLower(tok), "name") {
+			return true
+		}
+	}
+	return false
 }
 
 // cutTopicLead drops the words that led into a topic link left out ("in"

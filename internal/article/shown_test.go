@@ -181,6 +181,10 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"an author box's label heading, then the name", `<div class="author-box"><h3>About The Author</h3><h4>Jane Roe</h4><p>Jane has covered city hall for a decade, and writes about budgets, zoning and the people they touch.</p></div>`,
 			[]string{"Jane Roe"}},
 		{"an author box whose heading names nobody", `<div class="author-box"><h3>Our Editorial Team</h3><p>Our editorial team writes about budgets, zoning and the people they touch, and answers every letter.</p></div>`, nil},
+		{"a byline's name part beside the writer's role", `<div class="post-author"><div class="post-author__name">Joakim Edin</div><div class="post-author__role">Research &amp; Development</div></div>`,
+			[]string{"Joakim Edin"}},
+		{"a byline's name part beside the day", `<div class="byline"><span class="byline-name">Ana María Ruiz</span> <span>Updated daily since 2019</span></div>`,
+			[]string{"Ana María Ruiz"}},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
