@@ -63,6 +63,10 @@ func (c *cleaner) skip(n *html.Node) bool {
 	}
 	ld := s.linkDensity()
 	isList := n.DataAtom == atom.Ul || n.DataAtom == atom.Ol
+	if ld > 0.35 && s.text < 1500 {
+		// Links in a list a sentence introduces are the story's points.
+		ld = float64(s.link-c.introducedLinks(n, 4)) / float64(s.text)
+	}
 	switch {
 	case isList && ld > 0.5:
 		// Items that are sentences with a linked name ("X fixed bug Y")
@@ -74,6 +78,49 @@ func (c *cleaner) skip(n *html.Node) bool {
 		return true
 	case s.imgs > 2 && s.paras == 0 && s.text < 200:
 		return true
+	}
+	return false
+}
+
+// introducedLinks is the linked text of the lists down to depth levels
+// into n's subtree (n included) that a sentence introduces ("Many patches
+// were sent for review:" before a list of the patches).
+func (c *cleaner) introducedLinks(n *html.Node, depth int) int {
+	if n.DataAtom == atom.Ul || n.DataAtom == atom.Ol {
+		if introduced(n, c.st) {
+			return c.st.get(n).link
+		}
+		return 0
+	}
+	links := 0
+	for ch := n.FirstChild; ch != nil && depth > 0; ch = ch.NextSibling {
+		if ch.Type == html.ElementNode {
+			links += c.introducedLinks(ch, depth-1)
+		}
+	}
+	return links
+}
+
+// introduced reports a list led into by the sentence before it, ending in
+// a colon; a wrapper holding only the list (<div class="ulist">) is looked
+// through.
+func introduced(list *html.Node, st *statTable) bool {
+	for n, up := list, 0; n != nil && up < 3; n, up = n.Parent, up+1 {
+		prev := n.PrevSibling
+		for prev != nil && prev.Type != html.ElementNode {
+			if prev.Type == html.TextNode && strings.TrimSpace(prev.Data) != "" {
+				return false
+			}
+			prev = prev.PrevSibling
+		}
+		if prev != nil {
+			if st.get(prev).text > 600 {
+				return false
+			}
+			t := strings.TrimSpace(rawText(prev))
+			w := len(strings.Fields(t))
+			return strings.HasSuffix(t, ":") && w >= 5 && w <= 60 && !isHeading(prev.DataAtom) && !isEndHeading(t)
+		}
 	}
 	return false
 }

@@ -54,7 +54,7 @@ func attempt(body *html.Node, strip bool, titles []string, paid map[*html.Node]b
 		cl.total += st.get(r).text
 	}
 	blocks := renderBlocks(roots, cl.skip, bud)
-	blocks = filterBlocks(blocks, titles)
+	blocks = filterBlocks(blocks, titles, st)
 	n := 0
 	for _, b := range blocks {
 		n += b.runes

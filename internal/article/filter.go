@@ -10,9 +10,10 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// filterBlocks drops UI-text blocks and link lists, and cuts the text at a
-// trailing "Related"/"Comments" style heading.
-func filterBlocks(bs []block, titles []string) []block {
+// filterBlocks drops UI-text blocks and link lists (but those a sentence
+// introduces), and cuts the text at a trailing "Related"/"Comments" style
+// heading.
+func filterBlocks(bs []block, titles []string, st *statTable) []block {
 	bs = dropSlideshow(bs)
 	bs = dropPullQuotes(bs)
 	bs = dropSecondCopy(bs)
@@ -48,7 +49,7 @@ func filterBlocks(bs []block, titles []string) []block {
 		}
 		// A linked subheading introducing prose (a product in a gift guide)
 		// is content; linked headings in a row are a teaser list.
-		if linkBlock(b) && !(isHeading(b.tag) && i+1 < len(bs) && isProse(bs[i+1])) && !proseList(b, lists) {
+		if linkBlock(b) && !(isHeading(b.tag) && i+1 < len(bs) && isProse(bs[i+1])) && !proseList(b, lists) && !inIntroducedList(b.node, st) {
 			continue
 		}
 		seen += b.runes
@@ -209,6 +210,17 @@ func dropSlideshow(bs []block) []block {
 		return bs
 	}
 	return append(bs[:from:from], bs[to:]...)
+}
+
+// inIntroducedList reports a block drawn inside an item (<li>, or a <p>
+// in one) of a list a sentence introduces (see introduced).
+func inIntroducedList(n *html.Node, st *statTable) bool {
+	for i := 0; n != nil && i < 3; i, n = i+1, n.Parent {
+		if n.DataAtom == atom.Li {
+			return n.Parent != nil && introduced(n.Parent, st)
+		}
+	}
+	return false
 }
 
 // listShare is the text and linked text of one list's item blocks.

@@ -191,6 +191,15 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"Storms close schools", "flood defences"},
 		},
 		{
+			name: "a list of links a sentence introduces is the story's; a read-more line introduces none",
+			body: `<article>` + pTags(ps[:3]) + `<p>Many patches were sent to the council for review:</p>` +
+				`<ul><li><p><a href="/d/1">Depot: allow night shifts for the drivers of lines 4 and 9</a></p></li>` +
+				`<li><p><a href="/d/2">Timetable: run lines 4 and 9 every ten minutes on weekdays</a></p></li></ul>` +
+				pTags(ps[3:]) + `<p>Read more from our transport desk:</p><ul><li><a href="/s/1">Storms close schools</a></li><li><a href="/s/2">Flood defences</a></li></ul></article>`,
+			want:    append([]string{"Many patches were sent", "Depot: allow night shifts", "Timetable: run lines 4 and 9"}, ps...),
+			notWant: []string{"Storms close schools", "Flood defences"},
+		},
+		{
 			name: "a section of links beside sections of prose is still a section of the body",
 			body: `<div id="content">` + sectioned(ps[:1], "Where the plan came from") +
 				strings.Replace(sectioned([]string{"The council's papers on it, in the order they were filed:"}, "The papers"), `</div></div>`,
