@@ -8,12 +8,13 @@ package localpg
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/newscrawl/newscrawl/internal/loopback"
 )
 
 // A Server is one cluster; Close stops it and removes its data.
@@ -33,7 +34,7 @@ func Start(settings ...string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := loopback.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func Start(settings ...string) (*Server, error) {
 			s.Close()
 			return nil, err
 		}
-		if s.Port, err = freePort(); err != nil {
+		if s.Port, err = loopback.FreePort(); err != nil {
 			s.Close()
 			return nil, err
 		}
@@ -85,15 +86,6 @@ func binDir() (string, error) {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
 
 func (s *Server) data() string { return filepath.Join(s.dir, "data") }
 

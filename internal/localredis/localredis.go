@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/newscrawl/newscrawl/internal/loopback"
 )
 
 // ErrNoServer says there is no redis-server on the PATH.
@@ -66,12 +68,10 @@ func Start(args ...string) (*Server, error) {
 // (10000 higher, which Redis Cluster needs) is free and valid too.
 func freePort() (int, error) {
 	for range 50 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		port, err := loopback.FreePort()
 		if err != nil {
 			return 0, err
 		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
 		if port > 65535-10000 {
 			continue
 		}

@@ -2,7 +2,6 @@ package streamkittest
 
 import (
 	"errors"
-	"net"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/newscrawl/newscrawl/internal/localpg"
 	"github.com/newscrawl/newscrawl/internal/localredis"
+	"github.com/newscrawl/newscrawl/internal/loopback"
 	"github.com/newscrawl/newscrawl/pkg/streamkit"
 )
 
@@ -21,12 +21,11 @@ import (
 // FreePort returns a loopback TCP port nobody listens on right now.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := loopback.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // A PostgresServer is a PostgreSQL cluster of the test's own, run with the
