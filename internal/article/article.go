@@ -135,7 +135,7 @@ func assemble(pm *pageMeta, res contentResult, counts pageCounts, pageURL string
 	a.Authors = pm.authors(firstNonEmpty(pageURL, a.CanonicalURL))
 	a.Paywalled = pm.paywalled()
 	var dated bool
-	a.PublishedAt, dated = pm.publishedAt(firstNonEmpty(pageURL, a.CanonicalURL))
+	a.PublishedAt, dated = pm.publishedAt(firstNonEmpty(pageURL, a.CanonicalURL), false)
 	a.ModifiedAt = pm.modifiedAt()
 
 	sig := pageSignals{words: a.WordCount, images: len(pm.images), articles: pm.articles,
@@ -159,6 +159,9 @@ func assemble(pm *pageMeta, res contentResult, counts pageCounts, pageURL string
 		*sample = KindSample{Features: x, RuleKind: a.PageKind, IsArticle: a.IsArticle, Firm: firm}
 	}
 	a.IsArticle, a.PageKind = pageKindModel.decide(a.IsArticle, a.PageKind, firm, x)
+	if a.PublishedAt == nil && a.IsArticle && pm.ld.pagePublished != "" {
+		a.PublishedAt, _ = pm.publishedAt(firstNonEmpty(pageURL, a.CanonicalURL), true)
+	}
 	return a
 }
 

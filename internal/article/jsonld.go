@@ -27,6 +27,7 @@ type ldData struct {
 	authors       []string
 	published     string
 	modified      string
+	pagePublished string // a WebPage's datePublished, when no article object dates it
 	image         string
 	publisher     string
 	section       string
@@ -118,6 +119,9 @@ func (ld *ldData) walk(v any, depth int) {
 		}
 		if isArticle || isPage {
 			ld.takeAccess(t)
+		}
+		if isPage && ld.pagePublished == "" {
+			ld.pagePublished = str(t["datePublished"])
 		}
 		if id, name := str(t["@id"]), str(t["name"]); id != "" && name != "" {
 			if ld.named == nil {

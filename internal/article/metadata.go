@@ -869,7 +869,9 @@ func resolveURL(base *url.URL, ref string) string {
 // as modified is an "updated" stamp, and gives none. A URL that names only the month
 // (/2025/12/) gives no day: it only keeps the later sources to that month
 // (its first day was a wrong day on most such pages of WCXB's tune half).
-func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared bool) {
+// Last, for a story, the day its WebPage object declares (a Yoast page
+// rather than post): a service page's dates only the page.
+func (pm *pageMeta) publishedAt(pageURL string, story bool) (t *time.Time, declared bool) {
 	var urlDay, month *time.Time
 	for _, u := range []string{pageURL, pm.canonical} {
 		switch t, day := urlDate(u); {
@@ -913,8 +915,10 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared bool) {
 	if t, found := shown(pm.shownDates); found {
 		return t, false
 	}
-	t, _ = shown(dateLinesNearHeadline(pm.nodes, pm.hints)) // read only now: most pages never get here
-	return t, false
+	if t, found := shown(dateLinesNearHeadline(pm.nodes, pm.hints)); found || !story { // read only now: most pages never get here
+		return t, false
+	}
+	return parseDate(pm.ld.pagePublished), false
 }
 
 // earlierShownDay is the day shown in the page's first date line near the

@@ -259,3 +259,43 @@ func TestShortText_LooksAtFewNodes(t *testing.T) {
 		t.Errorf("shortText = %q, want %q", got, "By Jane Roe")
 	}
 }
+
+// A page rather than a post (Yoast) dates itself only in its WebPage
+// object: that day is the story's, but a service page's dates the page.
+func TestExtract_AStoryTakesItsWebPagesDay(t *testing.T) {
+	graph := func(modified string) string {
+		return `<script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":"WebPage","@id":"https://example.com/p/#webpage",` +
+			`"datePublished":"2024-03-17T19:47:39+00:00","dateModified":"` + modified + `"},{"@type":"WebSite","name":"Example"}]}</script>` +
+			`<meta property="article:modified_time" content="` + modified + `">`
+	}
+	story := func(head, shown string) string {
+		return `<html><head><title>A story</title>` + head + `</head><body><article><h1>A story</h1>` + shown + pTags(articleParas(6)) + `</article></body></html>`
+	}
+	service := `<html><head><title>Office Relocation Services | Example Movers</title><meta property="og:type" content="website">` + graph("2024-05-03T10:57:58+00:00") +
+		`</head><body><nav><a href="/">Home</a><a href="/services/">Our services</a><a href="/pricing">Pricing</a><a href="/contact">Contact us</a></nav><main>
+		<h1>Office relocation</h1><p>We move offices of every size, and our crews work nights and weekends so your team loses no working day. We plan every move with you, and our project managers stay with you until the last desk is in place.</p>
+		<h2>Why choose us</h2><ul><li>Our crews are trained and insured.</li><li>We pack, label and set up your IT equipment.</li><li>You get one fixed price, with no hidden fees.</li></ul>
+		<p>Call us for a free consultation, or request a quote online: we answer within one business day.</p>
+		<a class="btn" href="/quote">Get a quote</a><a class="btn" href="tel:5550100">Call now</a><form><input name="email"><input name="phone"><textarea></textarea><button>Request a quote</button></form></main></body></html>`
+	cases := []struct {
+		name, page, url, want string
+	}{
+		{"a story dated only by its WebPage", story(graph("2024-05-03T10:57:58+00:00"), ""), "https://example.com/guides/a-story/", "2024-03-17"},
+		{"a story's own date line wins", story(graph("2024-05-03T10:57:58+00:00"), `<p class="text-muted">March 19, 2024</p>`), "https://example.com/guides/a-story/", "2024-03-19"},
+		{"a story that shows its last edit's day as its date gives none", story(graph("2025-04-19T08:00:00+00:00"), `<span class="post-date">April 19, 2025</span>`),
+			"https://example.com/guides/a-story/", ""},
+		{"a service page's WebPage dates only the page", service, "https://www.example-movers.com/services/office-relocation/", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := mustExtract(t, tc.page, tc.url)
+			got := ""
+			if a.PublishedAt != nil {
+				got = a.PublishedAt.UTC().Format(time.DateOnly)
+			}
+			if got != tc.want {
+				t.Errorf("PublishedAt = %q, want %q (is_article %v)", got, tc.want, a.IsArticle)
+			}
+		})
+	}
+}
