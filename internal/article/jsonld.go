@@ -27,7 +27,7 @@ type ldData struct {
 	authors       []string
 	published     string
 	modified      string
-	pagePublished string // a WebPage's datePublished, when no article object dates it
+	pagePublished string // a WebPage's datePublished: the page's day, a story's only when nothing else dates it
 	image         string
 	publisher     string
 	section       string
