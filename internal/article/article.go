@@ -25,7 +25,7 @@ import (
 // Article is the extraction result for one page.
 type Article struct {
 	Title        string     `json:"title"`         // headline, site-name suffix removed
-	Text         string     `json:"text"`          // main text, NFC, blocks separated by "\n\n"
+	Text         string     `json:"text"`          // main text, NFC, blocks separated by "\n\n"; a page that is no story's, its main region (region.go)
 	Description  string     `json:"description"`   // og/meta/JSON-LD description
 	SiteName     string     `json:"site_name"`     // publisher name
 	CanonicalURL string     `json:"canonical_url"` // absolute; pageURL when none is declared
@@ -97,7 +97,14 @@ func extractWith(raw []byte, pageURL string, opt Options, bud *budget) (*Article
 	if bud.over() {
 		return nil, fmt.Errorf("%s: %w", where, bud.err())
 	}
-	return assemble(pm, res, counts, pageURL, opt.kindSample), nil
+	a := assemble(pm, res, counts, pageURL, opt.kindSample)
+	if !a.IsArticle && regionKinds[a.PageKind] {
+		useRegion(a, regionBlocks(body, bud))
+		if bud.over() {
+			return nil, fmt.Errorf("%s: %w", where, bud.err())
+		}
+	}
+	return a, nil
 }
 
 // assemble combines the content result and the metadata into an Article.

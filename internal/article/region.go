@@ -1,0 +1,62 @@
+package article
+
+import (
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// regionKinds are the page kinds whose text is the page's main region
+// rather than a story: a listing's, a product's or a service's content is
+// its items, short lines and links, which the story extraction drops as
+// teasers and chrome. A forum thread reads better as posts (the story
+// extraction); an empty page or a video has no region to speak of.
+var regionKinds = map[string]bool{
+	KindListing: true, KindCollection: true, KindGallery: true, KindOther: true,
+	KindService: true, KindProduct: true, KindDocumentation: true,
+}
+
+// regionChrome are the tags that frame a page's main region rather than
+// belong to it (forms and their controls are junk already).
+var regionChrome = map[atom.Atom]bool{
+	atom.Header: true, atom.Nav: true, atom.Footer: true, atom.Aside: true, atom.Form: true, atom.Dialog: true,
+}
+
+// regionShare is the share of the region's words under which the story
+// extraction's text gives way to the region's. A story the model mistook
+// for a listing keeps its text: the extraction found most of the region.
+const regionShare = 0.5
+
+// minRegionWords is the least text a <main> must hold to be the region:
+// an empty one is a script's mount point.
+const minRegionWords = 20
+
+// regionBlocks renders the page's main region: its <main> elements (or
+// role=main) when they hold text, else the whole body, without the
+// header, navigation, footer, asides and forms around it.
+func regionBlocks(body *html.Node, bud *budget) []block {
+	var mains []*html.Node
+	words := 0
+	walkElements(body, func(n *html.Node) bool {
+		if n.DataAtom == atom.Main || attr(n, "role") == "main" {
+			mains = append(mains, n)
+			words += countWords(rawText(n))
+			return false // a <main> inside another is part of it
+		}
+		return true
+	})
+	roots := []*html.Node{body}
+	if words >= minRegionWords {
+		roots = mains
+	}
+	return renderBlocks(roots, func(n *html.Node) bool { return regionChrome[n.DataAtom] }, bud)
+}
+
+// useRegion makes the region's text a's text, unless the story extraction
+// already kept half of it or more.
+func useRegion(a *Article, region []block) {
+	text := joinBlocks(region)
+	words := countWords(text)
+	if float64(a.WordCount) < regionShare*float64(words) {
+		a.Text, a.WordCount = text, words
+	}
+}

@@ -1,0 +1,66 @@
+package article
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// A listing's content is its items: titles that are links and short
+// summaries, which the story extraction drops as teasers.
+func TestExtract_ListingTextIsItsMainRegion(t *testing.T) {
+	var items strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&items, `<article class="teaser"><h2><a href="/news/story-%d">Harbour ferry story number %d returns</a></h2>`+
+			`<p>Summary %d of the harbour news.</p><a href="/news/story-%d">Read more</a></article>`, i, i, i, i)
+	}
+	intro := `<p>The week's news from the harbour: the ferry timetable, the fish market, the new quay and what the council plans for the summer season, as our reporters saw it.</p>`
+	page := func(main string) string {
+		return `<html><head><title>Latest news | Harbour Gazette</title></head><body>` +
+			`<header><a href="/">Harbour Gazette</a><nav><a href="/news">News</a><a href="/sport">Sport</a><a href="/about">About us</a></nav></header>` +
+			main + `<footer><p>Copyright 2025 Harbour Gazette. All rights reserved.</p></footer></body></html>`
+	}
+	cases := []struct{ name, page string }{
+		{"in a main element", page(`<main><h1>Latest news</h1>` + intro + items.String() + `<aside><h3>Most read</h3><a href="/x">Tram line opens</a></aside></main>`)},
+		{"in the body, without a main element", page(`<div id="content"><h1>Latest news</h1>` + intro + items.String() + `</div><aside><h3>Most read</h3><a href="/x">Tram line opens</a></aside>`)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := mustExtract(t, tc.page, "https://gazette.example.com/news/")
+			if a.IsArticle || !regionKinds[a.PageKind] {
+				t.Fatalf("IsArticle %v, PageKind %q: want a listing-like kind", a.IsArticle, a.PageKind)
+			}
+			for _, want := range []string{"Latest news", "Harbour ferry story number 0 returns", "Summary 11 of the harbour news."} {
+				if !strings.Contains(a.Text, want) {
+					t.Errorf("text lacks %q:\n%s", want, a.Text)
+				}
+			}
+			for _, not := range []string{"About us", "All rights reserved", "Tram line opens"} {
+				if strings.Contains(a.Text, not) {
+					t.Errorf("text holds the page's chrome %q", not)
+				}
+			}
+			if a.WordCount != countWords(a.Text) {
+				t.Errorf("WordCount %d, the text has %d words", a.WordCount, countWords(a.Text))
+			}
+		})
+	}
+}
+
+// A story the model takes for another kind keeps what the story extraction
+// found when that is half the region or more.
+func TestUseRegion_KeepsAStoryThatHoldsHalfTheRegion(t *testing.T) {
+	region := []block{{text: "Menu Home News Sport"}, {text: "The council approved the budget on Tuesday after a long debate."}}
+	story := &Article{Text: "The council approved the budget on Tuesday after a long debate."}
+	story.WordCount = countWords(story.Text)
+	useRegion(story, region)
+	if strings.Contains(story.Text, "Menu") {
+		t.Errorf("a story holding most of the region took the region's text: %q", story.Text)
+	}
+	teasers := &Article{Text: "Latest"}
+	teasers.WordCount = countWords(teasers.Text)
+	useRegion(teasers, region)
+	if !strings.Contains(teasers.Text, "The council approved") || teasers.WordCount != countWords(teasers.Text) {
+		t.Errorf("a page whose extraction found little kept it: %q (%d words)", teasers.Text, teasers.WordCount)
+	}
+}
