@@ -9,8 +9,8 @@
 #      ScrapingHub set has no metadata truths);
 #   4. WCXB's development split (human truths, seven page kinds) by WCXB's own measures
 #      (../shared/extractbench/wcxb_score.py), each half apart: word F1, title, author, day
-#      and wrong day on the articles, and the cleaner's "article" precision and recall; the
-#      peers run through bench/cleanerpeers (a module of its own);
+#      and wrong day on the articles, the cleaner's "article" precision and recall, and word
+#      F1 over all seven kinds; the peers run through bench/cleanerpeers (a module of its own);
 #   5. pages per CPU-second on one core, in-process, against go-trafilatura's.
 # Run from the repository root. The last line printed is "F1=<value>" (ScrapingHub set).
 set -euo pipefail
@@ -92,10 +92,14 @@ if [[ -f "$WCXB/pages.json" ]]; then
 	for half in tune check; do
 		for x in cleaner trafilatura trafilatura-fallback readability; do
 			if [[ $x == cleaner ]]; then cmd="$PWD/bin/cleaner extract"; else cmd="$tmp/cleanerpeers -x $x"; fi
-			line=$(HALF=$half python3 "$BENCH_TOOL_DIR/wcxb_score.py" "$WCXB" "$cmd" | tail -n 1)
+			scored=$(HALF=$half python3 "$BENCH_TOOL_DIR/wcxb_score.py" "$WCXB" "$cmd")
+			line=$(echo "$scored" | tail -n 1)
 			[[ $x == cleaner ]] || line=${line% article-precision*} # the peers label no page kinds
-			printf '   %-5s %-21s %s\n' "$half" "$x" "${line#articles }"
-			[[ $x == cleaner ]] && WCXB_LINE[$half]=${line#articles }
+			# word F1 over every page of the half, all seven kinds: the per-kind rows weighted by their n
+			kinds=$(echo "$scored" | awk -v h="$half" '$2 == h && $3 ~ /^[0-9]+$/ { n += $3; s += $3 * $4 } END { if (n) printf "%.3f", s / n }')
+			line="${line#articles } all-kinds-wordF1 $kinds"
+			printf '   %-5s %-21s %s\n' "$half" "$x" "$line"
+			[[ $x == cleaner ]] && WCXB_LINE[$half]=$line
 		done
 	done
 else
