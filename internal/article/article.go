@@ -25,7 +25,7 @@ import (
 // Article is the extraction result for one page.
 type Article struct {
 	Title        string     `json:"title"`         // headline, site-name suffix removed
-	Text         string     `json:"text"`          // main text, NFC, blocks separated by "\n\n"; a page that is no story's, its main region (region.go)
+	Text         string     `json:"text"`          // main text, NFC, blocks separated by "\n\n" (a page that is no story: its main region, region.go)
 	Description  string     `json:"description"`   // og/meta/JSON-LD description
 	SiteName     string     `json:"site_name"`     // publisher name
 	CanonicalURL string     `json:"canonical_url"` // absolute; pageURL when none is declared

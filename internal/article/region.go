@@ -16,7 +16,8 @@ var regionKinds = map[string]bool{
 }
 
 // regionChrome are the tags that frame a page's main region rather than
-// belong to it (forms and their controls are junk already).
+// belong to it, and forms: their controls are pruned already, and the
+// labels and help lines around them go with them.
 var regionChrome = map[atom.Atom]bool{
 	atom.Header: true, atom.Nav: true, atom.Footer: true, atom.Aside: true, atom.Form: true, atom.Dialog: true,
 }
