@@ -99,7 +99,7 @@ func extractWith(raw []byte, pageURL string, opt Options, bud *budget) (*Article
 	}
 	a := assemble(pm, res, counts, pageURL, opt.kindSample)
 	if !a.IsArticle && regionKinds[a.PageKind] {
-		useRegion(a, regionBlocks(body, bud))
+		useRegion(a, regionBlocks(body, a.PageKind == KindProduct, bud))
 		if bud.over() {
 			return nil, fmt.Errorf("%s: %w", where, bud.err())
 		}

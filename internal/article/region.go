@@ -1,6 +1,9 @@
 package article
 
 import (
+	"strings"
+	"unicode"
+
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -22,6 +25,15 @@ var regionChrome = map[atom.Atom]bool{
 	atom.Header: true, atom.Nav: true, atom.Footer: true, atom.Aside: true, atom.Form: true, atom.Dialog: true,
 }
 
+// productAsides are class/id words (whole, lower-cased, split at anything
+// not a letter) of the parts of a product page about other things than
+// the product: its customers' reviews and the other products it sells
+// beside it.
+var productAsides = map[string]bool{
+	"review": true, "reviews": true, "ratings": true, "related": true, "upsell": true, "upsells": true,
+	"crosssell": true, "recommended": true, "recommendations": true, "recently": true,
+}
+
 // regionShare is the share of the region's words under which the story
 // extraction's text gives way to the region's. A story the model mistook
 // for a listing keeps its text: the extraction found most of the region.
@@ -33,8 +45,9 @@ const minRegionWords = 20
 
 // regionBlocks renders the page's main region: its <main> elements (or
 // role=main) when they hold text, else the whole body, without the
-// header, navigation, footer, asides and forms around it.
-func regionBlocks(body *html.Node, bud *budget) []block {
+// header, navigation, footer, asides and forms around it, and, on a
+// product page, without its reviews and other products (productAsides).
+func regionBlocks(body *html.Node, product bool, bud *budget) []block {
 	var mains []*html.Node
 	words := 0
 	walkElements(body, func(n *html.Node) bool {
@@ -49,7 +62,24 @@ func regionBlocks(body *html.Node, bud *budget) []block {
 	if words >= minRegionWords {
 		roots = mains
 	}
-	return renderBlocks(roots, func(n *html.Node) bool { return regionChrome[n.DataAtom] }, bud)
+	return renderBlocks(roots, func(n *html.Node) bool {
+		return regionChrome[n.DataAtom] || (product && namedAmong(n, productAsides))
+	}, bud)
+}
+
+// namedAmong reports an element whose class or id holds one of words.
+func namedAmong(n *html.Node, words map[string]bool) bool {
+	for _, a := range n.Attr {
+		if a.Key != "class" && a.Key != "id" {
+			continue
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(a.Val), func(r rune) bool { return !unicode.IsLetter(r) }) {
+			if words[w] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // useRegion makes the region's text a's text, unless the story extraction

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // A listing's content is its items: titles that are links and short
@@ -62,5 +65,71 @@ func TestUseRegion_KeepsAStoryThatHoldsHalfTheRegion(t *testing.T) {
 	useRegion(teasers, region)
 	if !strings.Contains(teasers.Text, "The council approved") || teasers.WordCount != countWords(teasers.Text) {
 		t.Errorf("a page whose extraction found little kept it: %q (%d words)", teasers.Text, teasers.WordCount)
+	}
+}
+
+// A product page's region is the product: its customers' reviews and the
+// other products shown beside it are not part of it; another kind's
+// region keeps such sections (a review site's listing is its reviews).
+func TestRegionBlocks_ProductLeavesOutReviewsAndOtherProducts(t *testing.T) {
+	page := `<html><head><title>Trail Backpack 65L | Example Outfitters</title></head>
+		<body><nav><a href="/">Shop</a><a href="/cart">View cart</a></nav><main><h1>Trail Backpack 65L</h1><p class="price">$189.00</p>
+		<div class="product-description"><p>A 65-litre pack for long trails, with a frame that moves the load to the hips.</p>
+		<ul><li>Weight: 1.9 kg</li><li>Rain cover in the lid</li></ul></div>
+		<section id="reviews" class="product-reviews"><h2>Customer reviews</h2><p>Carried it for three weeks in the Alps and my shoulders never hurt once.</p></section>
+		<div class="related products"><h2>You may also like</h2><ul><li><a href="/p/1">Summit Daypack 30L</a> $89.00</li></ul></div>
+		</main><footer>Example Outfitters</footer></body></html>`
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body *html.Node
+	for n := range doc.Descendants() {
+		if n.DataAtom == atom.Body {
+			body = n
+		}
+	}
+	product := joinBlocks(regionBlocks(body, true, newBudget(DefaultMaxWork, DefaultTimeout)))
+	for _, want := range []string{"Trail Backpack 65L", "$189.00", "A 65-litre pack for long trails", "Weight: 1.9 kg"} {
+		if !strings.Contains(product, want) {
+			t.Errorf("product region lacks %q:\n%s", want, product)
+		}
+	}
+	for _, not := range []string{"Carried it for three weeks", "Summit Daypack", "View cart", "Example Outfitters"} {
+		if strings.Contains(product, not) {
+			t.Errorf("product region holds %q:\n%s", not, product)
+		}
+	}
+	if other := joinBlocks(regionBlocks(body, false, newBudget(DefaultMaxWork, DefaultTimeout))); !strings.Contains(other, "Carried it for three weeks") {
+		t.Errorf("another kind's region left out the reviews:\n%s", other)
+	}
+}
+
+func TestNamedAmong_MatchesWholeWordsOfClassAndID(t *testing.T) {
+	words := map[string]bool{"reviews": true, "related": true}
+	for _, tc := range []struct {
+		attrs string
+		want  bool
+	}{
+		{`class="product-reviews"`, true},
+		{`id="related_products"`, true},
+		{`class="reviewsSlider"`, false}, // one word: reviewsslider
+		{`data-x="reviews"`, false},
+		{`class="preview"`, false},
+	} {
+		doc, err := html.Parse(strings.NewReader(`<div ` + tc.attrs + `>x</div>`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var div *html.Node
+		for n := range doc.Descendants() {
+			if n.DataAtom == atom.Div {
+				div = n
+				break
+			}
+		}
+		if got := namedAmong(div, words); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.attrs, got, tc.want)
+		}
 	}
 }
