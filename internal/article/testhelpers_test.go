@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // sentences are distinct, comma-rich sentences for building article bodies.
@@ -59,4 +62,20 @@ func checkText(t *testing.T, text string, want, notWant []string) {
 			t.Errorf("kept %q in:\n%s", w, text)
 		}
 	}
+}
+
+// firstElement parses page and returns its first element of type a.
+func firstElement(t *testing.T, page string, a atom.Atom) *html.Node {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range doc.Descendants() {
+		if n.DataAtom == a {
+			return n
+		}
+	}
+	t.Fatalf("no <%s> in %q", a, page)
+	return nil
 }
