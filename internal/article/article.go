@@ -141,8 +141,8 @@ func assemble(pm *pageMeta, res contentResult, counts pageCounts, pageURL string
 	a.Tags = dedupe(append(pm.all("article:tag", "news_keywords", "keywords", "parsely-tags"), pm.ld.keywords...))
 	a.Authors = pm.authors(firstNonEmpty(pageURL, a.CanonicalURL))
 	a.Paywalled = pm.paywalled()
-	var dated bool
-	a.PublishedAt, dated = pm.publishedAt(firstNonEmpty(pageURL, a.CanonicalURL), false)
+	var dated, undated bool
+	a.PublishedAt, dated, undated = pm.publishedAt(firstNonEmpty(pageURL, a.CanonicalURL))
 	a.ModifiedAt = pm.modifiedAt()
 
 	sig := pageSignals{words: a.WordCount, images: len(pm.images), articles: pm.articles,
@@ -166,8 +166,10 @@ func assemble(pm *pageMeta, res contentResult, counts pageCounts, pageURL string
 		*sample = KindSample{Features: x, RuleKind: a.PageKind, IsArticle: a.IsArticle, Firm: firm}
 	}
 	a.IsArticle, a.PageKind = pageKindModel.decide(a.IsArticle, a.PageKind, firm, x)
-	if a.PublishedAt == nil && a.IsArticle && pm.ld.pagePublished != "" {
-		a.PublishedAt, _ = pm.publishedAt(firstNonEmpty(pageURL, a.CanonicalURL), true)
+	if undated && a.IsArticle {
+		// A story's WebPage object dates the story (a Yoast page rather
+		// than post); a service page's, only the page.
+		a.PublishedAt = parseDate(pm.ld.pagePublished)
 	}
 	return a
 }

@@ -869,9 +869,10 @@ func resolveURL(base *url.URL, ref string) string {
 // as modified is an "updated" stamp, and gives none. A URL that names only the month
 // (/2025/12/) gives no day: it only keeps the later sources to that month
 // (its first day was a wrong day on most such pages of WCXB's tune half).
-// Last, for a story, the day its WebPage object declares (a Yoast page
-// rather than post): a service page's dates only the page.
-func (pm *pageMeta) publishedAt(pageURL string, story bool) (t *time.Time, declared bool) {
+// undated reports that no source gave a day and none was passed over as
+// the modified day: a story's WebPage object may date it then (see
+// assemble).
+func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared, undated bool) {
 	var urlDay, month *time.Time
 	for _, u := range []string{pageURL, pm.canonical} {
 		switch t, day := urlDate(u); {
@@ -883,22 +884,22 @@ func (pm *pageMeta) publishedAt(pageURL string, story bool) (t *time.Time, decla
 	}
 	if t := pm.declaredPublished(); t != nil {
 		if urlDay != nil && urlDay.Format(time.DateOnly) != t.Format(time.DateOnly) {
-			return urlDay, true
+			return urlDay, true, false
 		}
 		if shown := pm.earlierShownDay(*t); shown != nil {
-			return shown, true
+			return shown, true, false
 		}
-		return t, true
+		return t, true, false
 	}
 	if urlDay != nil {
-		return urlDay, false
+		return urlDay, false, false
 	}
 	inMonth := func(t *time.Time) bool {
 		return month == nil || t.Year() == month.Year() && t.Month() == month.Month()
 	}
 	for _, s := range pm.times {
 		if t := parseDate(s); t != nil && inMonth(t) {
-			return t, false
+			return t, false, false
 		}
 	}
 	shown := func(lines []string) (t *time.Time, found bool) {
@@ -913,12 +914,10 @@ func (pm *pageMeta) publishedAt(pageURL string, story bool) (t *time.Time, decla
 		return nil, false
 	}
 	if t, found := shown(pm.shownDates); found {
-		return t, false
+		return t, false, false
 	}
-	if t, found := shown(dateLinesNearHeadline(pm.nodes, pm.hints)); found || !story { // read only now: most pages never get here
-		return t, false
-	}
-	return parseDate(pm.ld.pagePublished), false
+	t, found := shown(dateLinesNearHeadline(pm.nodes, pm.hints)) // read only now: most pages never get here
+	return t, false, !found
 }
 
 // earlierShownDay is the day shown in the page's first date line near the
