@@ -168,8 +168,12 @@ func assemble(pm *pageMeta, res contentResult, counts pageCounts, pageURL string
 	a.IsArticle, a.PageKind = pageKindModel.decide(a.IsArticle, a.PageKind, firm, x)
 	if undated && a.IsArticle {
 		// A story's WebPage object dates the story (a Yoast page rather
-		// than post); a service page's, only the page.
+		// than post); a service page's, only the page. Last, the day the
+		// story shows as updated, when it shows no other.
 		a.PublishedAt = parseDate(pm.ld.pagePublished)
+		if a.PublishedAt == nil {
+			a.PublishedAt = pm.updatedDay(firstNonEmpty(pageURL, a.CanonicalURL))
+		}
 	}
 	return a
 }

@@ -207,14 +207,24 @@ const (
 
 // reDateLabel is what a date line may hold beside the date: a label of
 // publication, a reading time and punctuation. "Updated" is not one: an
-// updated stamp is not the publication day.
+// updated stamp is not the publication day, and dates only a story that
+// shows no other (pageMeta.updatedDay).
 var reDateLabel = regexp.MustCompile(`^(?:published|posted|date|on|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*$`)
+
+// reUpdatedLabel is what an updated stamp's line may hold beside its day.
+var reUpdatedLabel = regexp.MustCompile(`^(?:last|updated|on|date|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*$`)
 
 // dateLinesNearHeadline returns the texts of the elements around the
 // first <h1> whose own short text is a date line, in document order, but
 // none inside a comment, a teaser or other chrome (a reply's date), nor in
 // a quote (an embedded post's date).
 func dateLinesNearHeadline(nodes []*html.Node, hc hintCache) []string {
+	return labelledLinesNearHeadline(nodes, hc, reDateLabel)
+}
+
+// labelledLinesNearHeadline is dateLinesNearHeadline with the label the
+// lines may hold.
+func labelledLinesNearHeadline(nodes []*html.Node, hc hintCache, label *regexp.Regexp) []string {
 	h := slices.IndexFunc(nodes, func(n *html.Node) bool { return n.DataAtom == atom.H1 })
 	if h < 0 {
 		return nil
@@ -229,7 +239,7 @@ func dateLinesNearHeadline(nodes []*html.Node, hc hintCache) []string {
 		if loc == nil {
 			continue
 		}
-		if reDateLabel.MatchString(strings.TrimSpace(t[:loc[0]])) && reDateLabel.MatchString(strings.TrimSpace(t[loc[1]:])) &&
+		if label.MatchString(strings.TrimSpace(t[:loc[0]])) && label.MatchString(strings.TrimSpace(t[loc[1]:])) &&
 			!inChrome(n, hc) && !inQuote(n) {
 			lines = append(lines, t)
 		}

@@ -873,15 +873,7 @@ func resolveURL(base *url.URL, ref string) string {
 // the modified day: a story's WebPage object may date it then (see
 // assemble).
 func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared, undated bool) {
-	var urlDay, month *time.Time
-	for _, u := range []string{pageURL, pm.canonical} {
-		switch t, day := urlDate(u); {
-		case day && urlDay == nil:
-			urlDay = t
-		case t != nil && month == nil:
-			month = t
-		}
-	}
+	urlDay, month := pm.urlDays(pageURL)
 	if t := pm.declaredPublished(); t != nil {
 		if urlDay != nil && urlDay.Format(time.DateOnly) != t.Format(time.DateOnly) {
 			return urlDay, true, false
@@ -894,9 +886,7 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared, undated
 	if urlDay != nil {
 		return urlDay, false, false
 	}
-	inMonth := func(t *time.Time) bool {
-		return month == nil || t.Year() == month.Year() && t.Month() == month.Month()
-	}
+	inMonth := func(t *time.Time) bool { return sameMonth(t, month) }
 	for _, s := range pm.times {
 		if t := parseDate(s); t != nil && inMonth(t) {
 			return t, false, false
@@ -918,6 +908,40 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared, undated
 	}
 	t, found := shown(dateLinesNearHeadline(pm.nodes, pm.hints)) // read only now: most pages never get here
 	return t, false, !found
+}
+
+// urlDays are the day and the month that the page's URL or its canonical
+// URL name, the first of each.
+func (pm *pageMeta) urlDays(pageURL string) (day, month *time.Time) {
+	for _, u := range []string{pageURL, pm.canonical} {
+		switch t, isDay := urlDate(u); {
+		case isDay && day == nil:
+			day = t
+		case t != nil && month == nil:
+			month = t
+		}
+	}
+	return day, month
+}
+
+// sameMonth says whether t falls in month, or month is unknown.
+func sameMonth(t, month *time.Time) bool {
+	return month == nil || t.Year() == month.Year() && t.Month() == month.Month()
+}
+
+// updatedDay is the day of the first "Updated" line near the headline. A
+// story that shows no other day is dated by it: WCXB's annotators took
+// that day on every such tune page, and the page has no publication day
+// to be wrong against. publishedAt never takes it, so a shown publication
+// day always wins.
+func (pm *pageMeta) updatedDay(pageURL string) *time.Time {
+	_, month := pm.urlDays(pageURL)
+	for _, s := range labelledLinesNearHeadline(pm.nodes, pm.hints, reUpdatedLabel) {
+		if t := shownDate(s); t != nil && sameMonth(t, month) {
+			return t
+		}
+	}
+	return nil
 }
 
 // earlierShownDay is the day shown in the page's first date line near the

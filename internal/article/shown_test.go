@@ -49,7 +49,7 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 		{"a date line with its reading time", "", `<p>February 4, 2025 - 11 minutes</p>`, "2025-02-04"},
 		{"a scholarly page's citation date", `<meta name="citation_publication_date" content="2023 Jan 7">`, "", "2023-01-07"},
 		{"a labelled date line", "", `<p>Published on: February 14, 2025</p>`, "2025-02-14"},
-		{"an updated line is no publication day", "", `<p><span>Updated November 18, 2025</span></p>`, ""},
+		{"an updated line is no publication day", "", `<p><span>Updated November 18, 2025</span></p><p>Published March 2, 2025</p>`, "2025-03-02"},
 		{"a date in a sentence is no date line", "", `<p>On March 3, 2025 the council voted.</p>`, ""},
 		{"a reply's date line is not the story's", "", `<div class="comments"><div>May 2, 2025</div><p>Nice.</p></div>`, ""},
 		{"a list's cards give no microdata day", `<meta name="date" content="March 27, 2025">`,
@@ -295,6 +295,43 @@ func TestExtract_AStoryTakesItsWebPagesDay(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Errorf("PublishedAt = %q, want %q (is_article %v)", got, tc.want, a.IsArticle)
+			}
+		})
+	}
+}
+
+func TestExtract_AStoryShowingOnlyItsUpdatedDayIsDatedByIt(t *testing.T) {
+	story := func(head, shown string) string {
+		return `<html><head><title>A guide</title>` + head + `</head><body><article><h1>A guide</h1>` + shown + pTags(articleParas(6)) + `</article></body></html>`
+	}
+	const updated = `<div class="intro"><span class="small">Updated November 18, 2025</span></div>`
+	service := `<html><head><title>Office Relocation Services | Example Movers</title><meta property="og:type" content="website"></head><body>
+		<nav><a href="/">Home</a><a href="/services/">Our services</a><a href="/pricing">Pricing</a><a href="/contact">Contact us</a></nav><main>
+		<h1>Office relocation</h1><p>Last updated: May 3, 2024</p><p>We move offices of every size, and our crews work nights and weekends so your team loses no working day. We plan every move with you, and our project managers stay with you until the last desk is in place.</p>
+		<h2>Why choose us</h2><ul><li>Our crews are trained and insured.</li><li>We pack, label and set up your IT equipment.</li><li>You get one fixed price, with no hidden fees.</li></ul>
+		<p>Call us for a free consultation, or request a quote online: we answer within one business day.</p>
+		<a class="btn" href="/quote">Get a quote</a><a class="btn" href="tel:5550100">Call now</a><form><input name="email"><input name="phone"><textarea></textarea><button>Request a quote</button></form></main></body></html>`
+	cases := []struct {
+		name, page, url, want string
+	}{
+		{"a story that shows only its updated day", story("", updated), "https://example.com/topics/best-gps-watch", "2025-11-18"},
+		{"the same day when the page declares it modified", story(`<meta property="article:modified_time" content="2025-11-18T09:00:00Z">`, updated),
+			"https://example.com/topics/best-gps-watch", "2025-11-18"},
+		{"a shown publication day wins", story("", `<p class="text-muted">Published March 2, 2025</p>`+updated), "https://example.com/topics/best-gps-watch", "2025-03-02"},
+		{"a declared publication day wins", story(`<meta property="article:published_time" content="2024-06-01T08:00:00Z">`, updated),
+			"https://example.com/topics/best-gps-watch", "2024-06-01"},
+		{"an updated day outside the URL's month is not read", story("", updated), "https://example.com/2025/12/best-gps-watch", ""},
+		{"a service page's updated day dates only the page", service, "https://www.example-movers.com/services/office-relocation/", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := mustExtract(t, tc.page, tc.url)
+			got := ""
+			if a.PublishedAt != nil {
+				got = a.PublishedAt.UTC().Format(time.DateOnly)
+			}
+			if got != tc.want {
+				t.Errorf("PublishedAt = %q, want %q (is_article %v, kind %s)", got, tc.want, a.IsArticle, a.PageKind)
 			}
 		})
 	}
