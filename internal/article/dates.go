@@ -211,6 +211,10 @@ const (
 // shows no other (pageMeta.updatedDay).
 var reDateLabel = regexp.MustCompile(`^(?:published|posted|date|on|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*$`)
 
+// reLeadLabel is a publication label behind a word or two ("Essay -
+// Published:"): a date line's own label, after the story's kind or section.
+var reLeadLabel = regexp.MustCompile(`^(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?$`)
+
 // reUpdatedLabel is what an updated stamp's line may hold beside its day.
 var reUpdatedLabel = regexp.MustCompile(`^(?:last|updated|on|date|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*$`)
 
@@ -239,7 +243,8 @@ func labelledLinesNearHeadline(nodes []*html.Node, hc hintCache, label *regexp.R
 		if loc == nil {
 			continue
 		}
-		if label.MatchString(strings.TrimSpace(t[:loc[0]])) && label.MatchString(strings.TrimSpace(t[loc[1]:])) &&
+		before := strings.TrimSpace(t[:loc[0]])
+		if (label.MatchString(before) || label == reDateLabel && reLeadLabel.MatchString(before)) && label.MatchString(strings.TrimSpace(t[loc[1]:])) &&
 			!inChrome(n, hc) && !inQuote(n) {
 			lines = append(lines, t)
 		}

@@ -49,6 +49,8 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 		{"a date line with its reading time", "", `<p>February 4, 2025 - 11 minutes</p>`, "2025-02-04"},
 		{"a scholarly page's citation date", `<meta name="citation_publication_date" content="2023 Jan 7">`, "", "2023-01-07"},
 		{"a labelled date line", "", `<p>Published on: February 14, 2025</p>`, "2025-02-14"},
+		{"a publication label behind the story's kind", "", `<p><span>Essay - Published: 2025.12.17 | </span><a href="/tags/ai">ai</a></p>`, "2025-12-17"},
+		{"a sentence's date is no labelled date line", "", `<p>The report we published: March 2, 2025</p>`, ""},
 		{"an updated line is no publication day", "", `<p><span>Updated November 18, 2025</span></p><p>Published March 2, 2025</p>`, "2025-03-02"},
 		{"a date in a sentence is no date line", "", `<p>On March 3, 2025 the council voted.</p>`, ""},
 		{"a reply's date line is not the story's", "", `<div class="comments"><div>May 2, 2025</div><p>Nice.</p></div>`, ""},
