@@ -93,11 +93,13 @@ func classify(s pageSignals) (bool, string) {
 // firmVerdict reports a kind the page's form alone decides, which the
 // page-kind model (pagekind.go) does not overturn: a main text that is a
 // run of linked headlines, or a gallery with a caption's worth of words
-// and no article markup.
+// and no article markup. Linked headlines with two paragraphs or more
+// under each are as likely a long guide's or a manual's section heads as a
+// river of teasers: the model decides.
 func firmVerdict(s pageSignals, kind string) bool {
 	switch kind {
 	case KindListing:
-		return s.teaserHeads >= 8 || s.words < 150 && (s.headLinks >= 8 || s.articles >= 6)
+		return s.teaserHeads >= 8 && s.paras < 2*s.teaserHeads || s.words < 150 && (s.headLinks >= 8 || s.articles >= 6)
 	case KindGallery:
 		return s.words < 40 && s.ld.articleCounts == 0 && !strings.HasPrefix(s.ogType, "article")
 	}

@@ -43,9 +43,20 @@ func TestExtractClassifiesNonArticles(t *testing.T) {
 	}
 	zh.WriteString(`</ul></div></body></html>`)
 
+	// A long guide whose section heads link to their own pages: a run of
+	// linked headlines, but with a story's prose under each.
+	var guide strings.Builder
+	guide.WriteString(`<html><head><title>A beginner's guide to music lessons</title></head><body><main><h1>A beginner's guide to music lessons</h1>`)
+	paras := articleParas(30)
+	for i := range 10 {
+		fmt.Fprintf(&guide, `<h2><a href="/resources/lessons-%d">Why lessons matter, part %d</a></h2>%s`, i, i, pTags(paras[3*i:3*i+3]))
+	}
+	guide.WriteString(`</main></body></html>`)
+
 	cases := []struct {
 		name, page, url, kind string
 	}{
+		{"a guide whose section heads link", guide.String(), "https://example.com/resources/articles/beginners-guide/", KindArticle},
 		{"short Chinese article beside links", zh.String(), "https://example.com/news/budget", KindArticle},
 		{"listing", listing.String(), "https://example.com/", KindListing},
 		{"section listing", listing.String(), "https://example.com/world/", KindListing},
