@@ -785,12 +785,20 @@ func containsFold(s, sub string) bool {
 	return sub != "" && strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }
 
+// sameWords says whether two texts are the same words, whatever their
+// case and punctuation ("Brake pads – From a mechanic" and "Brake pads -
+// from a mechanic").
+func sameWords(a, b string) bool {
+	wa := words(a)
+	return len(wa) > 0 && slices.Equal(wa, words(b))
+}
+
 // stripSiteName removes a site-name part from a title. Without a known site
 // name, a short trailing part (1-4 words) after a separator is treated as one
 // when the remainder is clearly the headline.
 func stripSiteName(t, site string, h1s []string) string {
 	for _, h := range h1s {
-		if h != "" && strings.EqualFold(h, t) {
+		if h != "" && sameWords(h, t) {
 			return t
 		}
 	}

@@ -121,6 +121,10 @@ func TestExtract_TitleIsTheHeadlineThePageShows(t *testing.T) {
 		{"an h1 that repeats the document title, section and site name included, loses them as the title would",
 			`<html><head><title>How to Pack a Trail Backpack | Guides | Example Outdoors</title></head><body><article><h1>How to Pack a Trail Backpack | Guides | Example Outdoors</h1>` + body + `</article></body></html>`,
 			"How to Pack a Trail Backpack"},
+		{"a headline shown twice keeps the part after its dash, whichever dash the title writes",
+			`<html><head><meta property="og:site_name" content="Example Garage"><meta property="og:title" content="How to replace brake pads - From a Certified Mechanic"></head><body>` +
+				`<article><h1>How to replace brake pads – From a Certified Mechanic</h1><h1>How To Replace Brake Pads – From a Certified Mechanic</h1>` + body + `</article></body></html>`,
+			"How to replace brake pads - From a Certified Mechanic"},
 		{"a title's section and site name go after bars",
 			`<html><head><title>How to Pack a Trail Backpack | Guides | Example Outdoors</title></head><body><article>` + body + `</article></body></html>`,
 			"How to Pack a Trail Backpack"},
