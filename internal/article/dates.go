@@ -245,7 +245,7 @@ func labelledLinesNearHeadline(nodes []*html.Node, hc hintCache, label *regexp.R
 		}
 		before := strings.TrimSpace(t[:loc[0]])
 		if (label.MatchString(before) || label == reDateLabel && reLeadLabel.MatchString(before)) && label.MatchString(strings.TrimSpace(t[loc[1]:])) &&
-			!inChrome(n, hc) && !inQuote(n) {
+			!inChrome(n, hc) && !inQuote(n) && !inPageChrome(n) {
 			lines = append(lines, t)
 		}
 	}

@@ -24,6 +24,7 @@ type pageMeta struct {
 	canonical string
 	ld        *ldData
 	times     []string            // datetime attributes of <time> elements, document order
+	pageTimes []string            // those of times outside the page's own header, nav, aside and footer
 	pubTimes  []string            // <time>/elements explicitly marked as publication date
 	bylines   []string            // texts of author/byline marked elements
 	images    []string            // src of <img> elements in document order (first few)
@@ -129,6 +130,9 @@ func (pm *pageMeta) addTime(_ int, s *goquery.Selection) {
 		dt = cleanInline(s.Text())
 	}
 	pm.times = append(pm.times, dt)
+	if !inPageChrome(s.Get(0)) {
+		pm.pageTimes = append(pm.pageTimes, dt)
+	}
 	_, pubdate := s.Attr("pubdate")
 	if pubdate || strings.Contains(strings.ToLower(s.AttrOr("itemprop", "")+" "+classID(s.Get(0))), "publish") {
 		pm.pubTimes = append(pm.pubTimes, dt)
@@ -740,6 +744,28 @@ func (pm *pageMeta) headline(site string) string {
 	return h
 }
 
+// inPageChrome reports an element inside a <header>, <nav>, <aside> or
+// <footer> that no <article> or <main> encloses and that holds no <h1>:
+// the site's menus and columns (a mega-menu's dated news list), not the
+// story's own header, which some pages set outside their <article>.
+func inPageChrome(n *html.Node) bool {
+	chrome := false
+	for p := n.Parent; p != nil; p = p.Parent {
+		switch p.DataAtom {
+		case atom.Article, atom.Main:
+			return false
+		case atom.Header, atom.Nav, atom.Aside, atom.Footer:
+			for d := range p.Descendants() {
+				if d.DataAtom == atom.H1 {
+					return false
+				}
+			}
+			chrome = true
+		}
+	}
+	return chrome
+}
+
 // isMastheadHeading reports a heading inside a <header> or <nav> that no
 // <article> or <main> encloses, or one whose text is a link: a site's
 // logo or name, not a story's headline.
@@ -895,7 +921,7 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared, undated
 		return urlDay, false, false
 	}
 	inMonth := func(t *time.Time) bool { return sameMonth(t, month) }
-	for _, s := range pm.times {
+	for _, s := range pm.pageTimes {
 		if t := parseDate(s); t != nil && inMonth(t) {
 			return t, false, false
 		}

@@ -342,3 +342,32 @@ func TestExtract_AStoryShowingOnlyItsUpdatedDayIsDatedByIt(t *testing.T) {
 		})
 	}
 }
+
+func TestExtract_ATimeInTheSitesMenuIsNotTheStorys(t *testing.T) {
+	menu := `<header><nav><ul><li><a href="/news/careers-month">Careers month</a><time class="datetime" datetime="2025-01-31T12:00:00Z">01/31/2025</time></li>` +
+		`<li><a href="/news/elections">Elections</a><time class="datetime" datetime="2025-01-16T12:00:00Z">01/16/2025</time></li></ul></nav></header>`
+	body := pTags(articleParas(6))
+	cases := []struct{ name, page, want string }{
+		{"the story's time after a dated menu",
+			`<html><head><title>A story</title></head><body>` + menu + `<main><article><h1>A story</h1><time datetime="2017-03-01T12:00:00Z">03/01/2017</time>` + body + `</article></main></body></html>`,
+			"2017-03-01"},
+		{"a dated menu alone dates nothing",
+			`<html><head><title>A story</title></head><body>` + menu + `<main><article><h1>A story</h1>` + body + `</article></main></body></html>`,
+			""},
+		{"the story's header outside its article is no menu",
+			`<html><head><title>A story</title></head><body><header class="page-head"><h1>A story</h1><time datetime="2016-09-14T07:07:00-04:00">Sept 14, 2016</time></header><article>` + body + `</article></body></html>`,
+			"2016-09-14"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := mustExtract(t, tc.page, "https://example.com/newsletter-article/a-story")
+			got := ""
+			if a.PublishedAt != nil {
+				got = a.PublishedAt.UTC().Format(time.DateOnly)
+			}
+			if got != tc.want {
+				t.Errorf("PublishedAt = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
