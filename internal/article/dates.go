@@ -167,12 +167,26 @@ var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
 var monthNumbers = map[string]string{"jan": "1", "feb": "2", "mar": "3", "apr": "4", "may": "5", "jun": "6",
 	"jul": "7", "aug": "8", "sep": "9", "oct": "10", "nov": "11", "dec": "12"}
 
-// shownDate is the first day reShownDate finds in text, or nil.
+// shownDate is the first day reShownDate finds in text, or nil, at the
+// time of day written after it where that names its zone (withClock).
 func shownDate(text string) *time.Time {
-	m := reShownDate.FindStringSubmatch(strings.ToLower(text))
-	switch {
-	case m == nil:
+	text = strings.ToLower(text)
+	loc := reShownDate.FindStringSubmatchIndex(text)
+	if loc == nil {
 		return nil
+	}
+	m := make([]string, len(loc)/2)
+	for i := range m {
+		if loc[2*i] >= 0 {
+			m[i] = text[loc[2*i]:loc[2*i+1]]
+		}
+	}
+	return withClock(shownDay(m), text[loc[1]:])
+}
+
+// shownDay is the day of reShownDate's submatches m.
+func shownDay(m []string) *time.Time {
+	switch {
 	case m[1] != "":
 		return dateFromParts(m[3], monthNumbers[m[1]], m[2], "", "", "")
 	case m[5] != "":
@@ -191,6 +205,80 @@ func shownDate(text string) *time.Time {
 		return dateFromParts(m[15], m[13], m[14], "", "", "")
 	}
 	return nil
+}
+
+// reClock is a time of day and its zone written just after a shown date
+// ("10:07 AM EST", "at 3:15 p.m. ET", "14:30 CET", "13h36 UTC+2").
+var reClock = regexp.MustCompile(`^\s*(?:[,|/·•@–—-]\s*)?(?:at\s+)?(\d{1,2})[:h](\d{2})(?::\d{2})?\s*(?:([ap])\.?\s?m\.?)?\s*\(?(?:(utc|gmt)\s*([+-]\d{1,2})(?::?(\d{2}))?|([a-z]{2,5}))?\b`)
+
+// clockZones are the offsets, in minutes east of UTC, of the zone names
+// news pages write after a time. Names used for two zones (IST) are left
+// out: a time without its zone gives only its day.
+var clockZones = map[string]int{
+	"utc": 0, "gmt": 0, "wet": 0, "bst": 60, "west": 60, "cet": 60, "cest": 120, "eet": 120, "eest": 180, "msk": 180, "sast": 120,
+	"et": -300, "est": -300, "edt": -240, "ct": -360, "cst": -360, "cdt": -300, "mt": -420, "mst": -420, "mdt": -360,
+	"pt": -480, "pst": -480, "pdt": -420, "akst": -540, "akdt": -480, "hst": -600,
+	"jst": 540, "kst": 540, "hkt": 480, "sgt": 480, "awst": 480, "acst": 570, "aest": 600, "aedt": 660, "nzst": 720, "nzdt": 780,
+}
+
+// usRegions are the zone names that mean standard or summer time by the
+// date: "10:07 AM ET" in July is EDT.
+var usRegions = map[string]bool{"et": true, "ct": true, "mt": true, "pt": true}
+
+// usSummer says whether day falls in US daylight saving time: from the
+// second Sunday of March to the first Sunday of November.
+func usSummer(day time.Time) bool {
+	sunday := func(month time.Month, nth int) time.Time {
+		first := time.Date(day.Year(), month, 1, 0, 0, 0, 0, time.UTC)
+		return first.AddDate(0, 0, (7-int(first.Weekday()))%7+7*(nth-1))
+	}
+	d := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
+	return !d.Before(sunday(time.March, 2)) && d.Before(sunday(time.November, 1))
+}
+
+// withClock sets day's time from the clock at the start of rest when the
+// clock names its zone; a time without one gives only its day, since the
+// page's offset is unknown.
+func withClock(day *time.Time, rest string) *time.Time {
+	m := reClock.FindStringSubmatch(rest)
+	if day == nil || m == nil {
+		return day
+	}
+	h, _ := strconv.Atoi(m[1])
+	mi, _ := strconv.Atoi(m[2])
+	if h > 23 || mi > 59 || m[3] != "" && (h < 1 || h > 12) {
+		return day
+	}
+	switch {
+	case m[3] == "p" && h < 12:
+		h += 12
+	case m[3] == "a" && h == 12:
+		h = 0
+	}
+	var off int
+	switch {
+	case m[4] != "":
+		hours, _ := strconv.Atoi(m[5])
+		mins, _ := strconv.Atoi(m[6])
+		off = hours * 60
+		if hours < 0 {
+			mins = -mins
+		}
+		off += mins
+	case m[7] != "":
+		z, ok := clockZones[m[7]]
+		if !ok {
+			return day
+		}
+		off = z
+		if usRegions[m[7]] && usSummer(*day) {
+			off += 60
+		}
+	default:
+		return day
+	}
+	t := time.Date(day.Year(), day.Month(), day.Day(), h, mi, 0, 0, time.FixedZone("", off*60))
+	return &t
 }
 
 // Near the headline, a line that is a date and at most a label is the

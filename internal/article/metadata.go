@@ -1,6 +1,7 @@
 package article
 
 import (
+	"cmp"
 	"net/url"
 	"path"
 	"regexp"
@@ -922,7 +923,7 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared, undated
 	}
 	inMonth := func(t *time.Time) bool { return sameMonth(t, month) }
 	for _, s := range pm.pageTimes {
-		if t := parseDate(s); t != nil && inMonth(t) {
+		if t := cmp.Or(parseDate(s), shownDate(s)); t != nil && inMonth(t) {
 			return t, false, false
 		}
 	}

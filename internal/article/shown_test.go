@@ -36,6 +36,28 @@ func TestShownDate_Formats(t *testing.T) {
 	}
 }
 
+func TestShownDate_TimeOfDayWithItsZone(t *testing.T) {
+	cases := []struct{ text, want string }{
+		{"November 19, 2019, 07:47 PM EST", "2019-11-19T19:47:00-05:00"},
+		{"Published 12 March 2025, 14:30 CET", "2025-03-12T14:30:00+01:00"},
+		{"March 12, 2025 at 3:15 p.m. ET", "2025-03-12T15:15:00-04:00"}, // US summer time from March 9
+		{"January 12, 2025 at 12:05 a.m. ET", "2025-01-12T00:05:00-05:00"},
+		{"November 2, 2025 3:15 PM PT", "2025-11-02T15:15:00-08:00"}, // summer time ended that morning
+		{"4.5.2015 à 13h36 UTC+2", "2015-05-04T00:00:00Z"},           // "à" stands between: the day only
+		{"04.05.2015 13h36 UTC+2", "2015-05-04T13:36:00+02:00"},
+		{"March 12, 2025 10:07 AM", "2025-03-12T00:00:00Z"},     // no zone: the day only
+		{"March 12, 2025 10:07 IST", "2025-03-12T00:00:00Z"},    // a name of two zones
+		{"March 12, 2025 13:15 PM EST", "2025-03-12T00:00:00Z"}, // no such time
+		{"March 12, 2025 | 5 min read", "2025-03-12T00:00:00Z"},
+	}
+	for _, tc := range cases {
+		got := shownDate(tc.text)
+		if got == nil || got.Format(time.RFC3339) != tc.want {
+			t.Errorf("shownDate(%q) = %v, want %s", tc.text, got, tc.want)
+		}
+	}
+}
+
 func TestExtract_PublishedFromADatedElement(t *testing.T) {
 	body := pTags(articleParas(6))
 	cases := []struct {
@@ -49,6 +71,7 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 		{"a date line with its reading time", "", `<p>February 4, 2025 - 11 minutes</p>`, "2025-02-04"},
 		{"a scholarly page's citation date", `<meta name="citation_publication_date" content="2023 Jan 7">`, "", "2023-01-07"},
 		{"a labelled date line", "", `<p>Published on: February 14, 2025</p>`, "2025-02-14"},
+		{"a <time> that writes its day and time only as text", "", `<time>February 14, 2025 at 3:15 pm</time>`, "2025-02-14"},
 		{"a publication label behind the story's kind", "", `<p><span>Essay - Published: 2025.12.17 | </span><a href="/tags/ai">ai</a></p>`, "2025-12-17"},
 		{"a sentence's date is no labelled date line", "", `<p>The report we published: March 2, 2025</p>`, ""},
 		{"an updated line is no publication day", "", `<p><span>Updated November 18, 2025</span></p><p>Published March 2, 2025</p>`, "2025-03-02"},
