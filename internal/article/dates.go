@@ -293,30 +293,34 @@ const (
 	dateLinesAfter  = 40
 )
 
-// reDateLabel is what a date line may hold beside the date: a label of
+// dateLabel is what a date line may hold beside the date: a label of
 // publication, a reading time and punctuation. "Updated" is not one: an
 // updated stamp is not the publication day, and dates only a story that
 // shows no other (pageMeta.updatedDay).
-var reDateLabel = regexp.MustCompile(`^(?:published|posted|date|on|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*$`)
+const dateLabel = `(?:published|posted|date|on|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*`
 
-// reLeadLabel is a publication label behind a word or two ("Essay -
-// Published:"): a date line's own label, after the story's kind or section.
-var reLeadLabel = regexp.MustCompile(`^(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?$`)
-
-// reUpdatedLabel is what an updated stamp's line may hold beside its day.
-var reUpdatedLabel = regexp.MustCompile(`^(?:last|updated|on|date|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*$`)
+var (
+	// reDateLine is what stands after a date line's day, and reDateLead
+	// what stands before it: the same, or a publication label behind a
+	// word or two ("Essay - Published:", the story's kind or section).
+	reDateLine = regexp.MustCompile(`^` + dateLabel + `$`)
+	reDateLead = regexp.MustCompile(`^(?:` + dateLabel + `|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?)$`)
+	// reUpdatedLine is what an updated stamp's line may hold beside its day.
+	reUpdatedLine = regexp.MustCompile(`^(?:last|updated|on|date|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*$`)
+)
 
 // dateLinesNearHeadline returns the texts of the elements around the
 // first <h1> whose own short text is a date line, in document order, but
-// none inside a comment, a teaser or other chrome (a reply's date), nor in
-// a quote (an embedded post's date).
-func dateLinesNearHeadline(nodes []*html.Node, hc hintCache) []string {
-	return labelledLinesNearHeadline(nodes, hc, reDateLabel)
+// none inside a comment, a teaser or other chrome (a reply's date), in a
+// quote (an embedded post's date) or in the site's menus (inPageChrome).
+func (pm *pageMeta) dateLinesNearHeadline() []string {
+	return pm.linesNearHeadline(reDateLead, reDateLine)
 }
 
-// labelledLinesNearHeadline is dateLinesNearHeadline with the label the
-// lines may hold.
-func labelledLinesNearHeadline(nodes []*html.Node, hc hintCache, label *regexp.Regexp) []string {
+// linesNearHeadline is dateLinesNearHeadline with what the lines may hold
+// before and after their day.
+func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
+	nodes := pm.nodes
 	h := slices.IndexFunc(nodes, func(n *html.Node) bool { return n.DataAtom == atom.H1 })
 	if h < 0 {
 		return nil
@@ -331,9 +335,8 @@ func labelledLinesNearHeadline(nodes []*html.Node, hc hintCache, label *regexp.R
 		if loc == nil {
 			continue
 		}
-		before := strings.TrimSpace(t[:loc[0]])
-		if (label.MatchString(before) || label == reDateLabel && reLeadLabel.MatchString(before)) && label.MatchString(strings.TrimSpace(t[loc[1]:])) &&
-			!inChrome(n, hc) && !inQuote(n) && !inPageChrome(n) {
+		if lead.MatchString(strings.TrimSpace(t[:loc[0]])) && rest.MatchString(strings.TrimSpace(t[loc[1]:])) &&
+			!inChrome(n, pm.hints) && !inQuote(n) && !pm.inPageChrome(n) {
 			lines = append(lines, t)
 		}
 	}

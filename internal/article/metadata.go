@@ -25,7 +25,8 @@ type pageMeta struct {
 	canonical string
 	ld        *ldData
 	times     []string            // datetime attributes of <time> elements, document order
-	pageTimes []string            // those of times outside the page's own header, nav, aside and footer
+	pageTimes []string            // those of times outside the site's header, nav, aside and footer (inPageChrome)
+	h1Holders map[*html.Node]bool // the elements that hold an <h1> (of the first five)
 	pubTimes  []string            // <time>/elements explicitly marked as publication date
 	bylines   []string            // texts of author/byline marked elements
 	images    []string            // src of <img> elements in document order (first few)
@@ -82,9 +83,13 @@ func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
 	})
 
 	signals := elems.FilterMatcher(signalTags)
+	pm.h1Holders = map[*html.Node]bool{}
 	signals.FilterMatcher(selH1).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 		pm.h1s = append(pm.h1s, cleanInline(s.Text()))
 		pm.h1Chrome = append(pm.h1Chrome, isMastheadHeading(s.Get(0)))
+		for p := s.Get(0).Parent; p != nil && !pm.h1Holders[p]; p = p.Parent {
+			pm.h1Holders[p] = true
+		}
 		return len(pm.h1s) < 5
 	})
 	pm.headLinks = signals.FilterMatcher(selLinkedHead).Length()
@@ -131,7 +136,7 @@ func (pm *pageMeta) addTime(_ int, s *goquery.Selection) {
 		dt = cleanInline(s.Text())
 	}
 	pm.times = append(pm.times, dt)
-	if !inPageChrome(s.Get(0)) {
+	if !pm.inPageChrome(s.Get(0)) {
 		pm.pageTimes = append(pm.pageTimes, dt)
 	}
 	_, pubdate := s.Attr("pubdate")
@@ -749,17 +754,15 @@ func (pm *pageMeta) headline(site string) string {
 // <footer> that no <article> or <main> encloses and that holds no <h1>:
 // the site's menus and columns (a mega-menu's dated news list), not the
 // story's own header, which some pages set outside their <article>.
-func inPageChrome(n *html.Node) bool {
+func (pm *pageMeta) inPageChrome(n *html.Node) bool {
 	chrome := false
 	for p := n.Parent; p != nil; p = p.Parent {
 		switch p.DataAtom {
 		case atom.Article, atom.Main:
 			return false
 		case atom.Header, atom.Nav, atom.Aside, atom.Footer:
-			for d := range p.Descendants() {
-				if d.DataAtom == atom.H1 {
-					return false
-				}
+			if pm.h1Holders[p] {
+				return false
 			}
 			chrome = true
 		}
@@ -941,7 +944,7 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared, undated
 	if t, found := shown(pm.shownDates); found {
 		return t, false, false
 	}
-	t, found := shown(dateLinesNearHeadline(pm.nodes, pm.hints)) // read only now: most pages never get here
+	t, found := shown(pm.dateLinesNearHeadline()) // read only now: most pages never get here
 	return t, false, !found
 }
 
@@ -971,7 +974,7 @@ func sameMonth(t, month *time.Time) bool {
 // day always wins.
 func (pm *pageMeta) updatedDay(pageURL string) *time.Time {
 	_, month := pm.urlDays(pageURL)
-	for _, s := range labelledLinesNearHeadline(pm.nodes, pm.hints, reUpdatedLabel) {
+	for _, s := range pm.linesNearHeadline(reUpdatedLine, reUpdatedLine) {
 		if t := shownDate(s); t != nil && sameMonth(t, month) {
 			return t
 		}
@@ -987,7 +990,7 @@ func (pm *pageMeta) updatedDay(pageURL string) *time.Time {
 // the declared instant stays.
 func (pm *pageMeta) earlierShownDay(declared time.Time) *time.Time {
 	day := time.Date(declared.Year(), declared.Month(), declared.Day(), 0, 0, 0, 0, time.UTC)
-	for _, s := range dateLinesNearHeadline(pm.nodes, pm.hints) {
+	for _, s := range pm.dateLinesNearHeadline() {
 		shown := shownDate(s)
 		if shown == nil {
 			continue
