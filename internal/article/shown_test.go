@@ -109,11 +109,7 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			page := `<html><head><title>A story</title>` + tc.head + `</head><body><article><h1>A story</h1>` + tc.dated + body + `</article></body></html>`
 			a := mustExtract(t, page, "https://example.com/news/a-story")
-			got := ""
-			if a.PublishedAt != nil {
-				got = a.PublishedAt.UTC().Format(time.DateOnly)
-			}
-			if got != tc.want {
+			if got := publishedDay(a); got != tc.want {
 				t.Errorf("PublishedAt = %q, want %q", got, tc.want)
 			}
 		})
@@ -289,6 +285,17 @@ func TestShortText_LooksAtFewNodes(t *testing.T) {
 	}
 }
 
+// servicePage is a removal firm's service page, with head in its <head>
+// and lead under its headline.
+func servicePage(head, lead string) string {
+	return `<html><head><title>Office Relocation Services | Example Movers</title><meta property="og:type" content="website">` + head +
+		`</head><body><nav><a href="/">Home</a><a href="/services/">Our services</a><a href="/pricing">Pricing</a><a href="/contact">Contact us</a></nav><main>
+		<h1>Office relocation</h1>` + lead + `<p>We move offices of every size, and our crews work nights and weekends so your team loses no working day. We plan every move with you, and our project managers stay with you until the last desk is in place.</p>
+		<h2>Why choose us</h2><ul><li>Our crews are trained and insured.</li><li>We pack, label and set up your IT equipment.</li><li>You get one fixed price, with no hidden fees.</li></ul>
+		<p>Call us for a free consultation, or request a quote online: we answer within one business day.</p>
+		<a class="btn" href="/quote">Get a quote</a><a class="btn" href="tel:5550100">Call now</a><form><input name="email"><input name="phone"><textarea></textarea><button>Request a quote</button></form></main></body></html>`
+}
+
 // A page rather than a post (Yoast) dates itself only in its WebPage
 // object: that day is the story's, but a service page's dates the page.
 func TestExtract_AStoryTakesItsWebPagesDay(t *testing.T) {
@@ -300,12 +307,7 @@ func TestExtract_AStoryTakesItsWebPagesDay(t *testing.T) {
 	story := func(head, shown string) string {
 		return `<html><head><title>A story</title>` + head + `</head><body><article><h1>A story</h1>` + shown + pTags(articleParas(6)) + `</article></body></html>`
 	}
-	service := `<html><head><title>Office Relocation Services | Example Movers</title><meta property="og:type" content="website">` + graph("2024-05-03T10:57:58+00:00") +
-		`</head><body><nav><a href="/">Home</a><a href="/services/">Our services</a><a href="/pricing">Pricing</a><a href="/contact">Contact us</a></nav><main>
-		<h1>Office relocation</h1><p>We move offices of every size, and our crews work nights and weekends so your team loses no working day. We plan every move with you, and our project managers stay with you until the last desk is in place.</p>
-		<h2>Why choose us</h2><ul><li>Our crews are trained and insured.</li><li>We pack, label and set up your IT equipment.</li><li>You get one fixed price, with no hidden fees.</li></ul>
-		<p>Call us for a free consultation, or request a quote online: we answer within one business day.</p>
-		<a class="btn" href="/quote">Get a quote</a><a class="btn" href="tel:5550100">Call now</a><form><input name="email"><input name="phone"><textarea></textarea><button>Request a quote</button></form></main></body></html>`
+	service := servicePage(graph("2024-05-03T10:57:58+00:00"), "")
 	cases := []struct {
 		name, page, url, want string
 	}{
@@ -318,11 +320,7 @@ func TestExtract_AStoryTakesItsWebPagesDay(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			a := mustExtract(t, tc.page, tc.url)
-			got := ""
-			if a.PublishedAt != nil {
-				got = a.PublishedAt.UTC().Format(time.DateOnly)
-			}
-			if got != tc.want {
+			if got := publishedDay(a); got != tc.want {
 				t.Errorf("PublishedAt = %q, want %q (is_article %v)", got, tc.want, a.IsArticle)
 			}
 		})
@@ -334,12 +332,7 @@ func TestExtract_AStoryShowingOnlyItsUpdatedDayIsDatedByIt(t *testing.T) {
 		return `<html><head><title>A guide</title>` + head + `</head><body><article><h1>A guide</h1>` + shown + pTags(articleParas(6)) + `</article></body></html>`
 	}
 	const updated = `<div class="intro"><span class="small">Updated November 18, 2025</span></div>`
-	service := `<html><head><title>Office Relocation Services | Example Movers</title><meta property="og:type" content="website"></head><body>
-		<nav><a href="/">Home</a><a href="/services/">Our services</a><a href="/pricing">Pricing</a><a href="/contact">Contact us</a></nav><main>
-		<h1>Office relocation</h1><p>Last updated: May 3, 2024</p><p>We move offices of every size, and our crews work nights and weekends so your team loses no working day. We plan every move with you, and our project managers stay with you until the last desk is in place.</p>
-		<h2>Why choose us</h2><ul><li>Our crews are trained and insured.</li><li>We pack, label and set up your IT equipment.</li><li>You get one fixed price, with no hidden fees.</li></ul>
-		<p>Call us for a free consultation, or request a quote online: we answer within one business day.</p>
-		<a class="btn" href="/quote">Get a quote</a><a class="btn" href="tel:5550100">Call now</a><form><input name="email"><input name="phone"><textarea></textarea><button>Request a quote</button></form></main></body></html>`
+	service := servicePage("", `<p>Last updated: May 3, 2024</p>`)
 	cases := []struct {
 		name, page, url, want string
 	}{
@@ -355,11 +348,7 @@ func TestExtract_AStoryShowingOnlyItsUpdatedDayIsDatedByIt(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			a := mustExtract(t, tc.page, tc.url)
-			got := ""
-			if a.PublishedAt != nil {
-				got = a.PublishedAt.UTC().Format(time.DateOnly)
-			}
-			if got != tc.want {
+			if got := publishedDay(a); got != tc.want {
 				t.Errorf("PublishedAt = %q, want %q (is_article %v, kind %s)", got, tc.want, a.IsArticle, a.PageKind)
 			}
 		})
@@ -384,11 +373,7 @@ func TestExtract_ATimeInTheSitesMenuIsNotTheStorys(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			a := mustExtract(t, tc.page, "https://example.com/newsletter-article/a-story")
-			got := ""
-			if a.PublishedAt != nil {
-				got = a.PublishedAt.UTC().Format(time.DateOnly)
-			}
-			if got != tc.want {
+			if got := publishedDay(a); got != tc.want {
 				t.Errorf("PublishedAt = %q, want %q", got, tc.want)
 			}
 		})

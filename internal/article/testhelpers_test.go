@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -47,6 +48,14 @@ func mustExtract(t *testing.T, page, url string) *Article {
 		t.Fatalf("Extract: %v", err)
 	}
 	return a
+}
+
+// publishedDay is a's publication day in UTC, or "" when it has none.
+func publishedDay(a *Article) string {
+	if a.PublishedAt == nil {
+		return ""
+	}
+	return a.PublishedAt.UTC().Format(time.DateOnly)
 }
 
 // checkText fails t for each of want missing from text and each of notWant in it.
