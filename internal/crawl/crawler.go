@@ -139,7 +139,11 @@ func (c *Crawler) Handle(ctx context.Context, m *streamkit.Message) (streamkit.R
 			return false
 		}
 		if n := mustNormalize(target); n != "" {
-			ends = append(ends, c.via.follow(n))
+			end, ok := c.via.follow(ctx, n)
+			if !ok {
+				return false // another redirect to it got it moments ago
+			}
+			ends = append(ends, end)
 		}
 		return true
 	}

@@ -42,9 +42,31 @@ type followed struct {
 // follow records that a fetch is following a redirect to url; end is
 // called once that fetch is over, with the URL it got a 2xx at ("" for
 // none): url itself means the page was fetched, not a further redirect.
-func (r *redirected) follow(url string) (end func(final string)) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// Another redirect may be on its way to url already (a short link and a
+// legacy link to one story): follow then waits for that fetch to end, and
+// ok is false if it got the page, which is this redirect's alias then. A
+// cancelled wait follows: the fetch fails on the same context.
+func (r *redirected) follow(ctx context.Context, url string) (end func(final string), ok bool) {
+	for {
+		r.mu.Lock()
+		if at, got := r.seen[url]; got && time.Since(at) <= redirectedFor {
+			r.mu.Unlock()
+			return nil, false
+		}
+		f := r.following[url]
+		if f == nil || ctx.Err() != nil {
+			defer r.mu.Unlock()
+			return r.followLocked(url), true
+		}
+		r.mu.Unlock()
+		select {
+		case <-f.over:
+		case <-ctx.Done():
+		}
+	}
+}
+
+func (r *redirected) followLocked(url string) (end func(final string)) {
 	if r.following == nil {
 		r.following = map[string]*followed{}
 	}

@@ -40,7 +40,7 @@ func TestRedirected_WaitsForARedirectOnItsWay(t *testing.T) {
 			final = "" // it failed, or was redirected further
 		}
 		var r redirected
-		end := r.follow("http://a.example/x")
+		end, _ := r.follow(context.Background(), "http://a.example/x")
 		got := make(chan bool)
 		go func() { got <- r.wait(context.Background(), "http://a.example/x") }()
 		select {
@@ -58,10 +58,46 @@ func TestRedirected_WaitsForARedirectOnItsWay(t *testing.T) {
 		}
 	}
 	var r redirected
-	r.follow("http://a.example/y")
+	r.follow(context.Background(), "http://a.example/y")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if r.wait(ctx, "http://a.example/y") {
 		t.Fatal("a wait cut short says the page was fetched")
+	}
+}
+
+// Two redirects to one page: the second waits for the first's fetch, and
+// follows only if that fetch did not get the page.
+func TestRedirected_ASecondRedirectWaitsForTheFirst(t *testing.T) {
+	for _, fetched := range []bool{true, false} {
+		final := "http://a.example/x"
+		if !fetched {
+			final = ""
+		}
+		var r redirected
+		end, ok := r.follow(context.Background(), "http://a.example/x")
+		if !ok {
+			t.Fatal("the first redirect to a page is not followed")
+		}
+		second := make(chan bool)
+		go func() {
+			end2, ok := r.follow(context.Background(), "http://a.example/x")
+			if ok {
+				end2("http://a.example/x")
+			}
+			second <- ok
+		}()
+		select {
+		case ok := <-second:
+			t.Fatalf("the second redirect decided (%v) while the first was on its way", ok)
+		case <-time.After(50 * time.Millisecond):
+		}
+		end(final)
+		if ok := <-second; ok == fetched {
+			t.Fatalf("the first fetch got the page: %v; the second followed: %v", fetched, ok)
+		}
+		if !r.has("http://a.example/x") {
+			t.Fatal("the page one of them got is not remembered")
+		}
 	}
 }

@@ -84,3 +84,39 @@ func TestCrawler_ForgottenPageIsNotFetched(t *testing.T) {
 		t.Fatalf("%d documents stored for the forgotten page", docs)
 	}
 }
+
+// Two redirects to one page not known yet (a short link and a legacy
+// link to one story): the second, given the host's turn while the first
+// is still on its way to the page, waits for it and records an alias
+// (CI: a demo article fetched twice on the Redis Cluster run).
+func TestCrawler_TwoRedirectsToOnePageFetchItOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := newSite(t)
+	s.page("/", "text/html", article(0, "/short/1", "/legacy/story"))
+	for _, p := range []string{"/short/1", "/legacy/story"} {
+		s.handle(p, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/story", http.StatusMovedPermanently)
+		})
+	}
+	s.handle("/story", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(time.Second) // holds the first redirect's fetch open
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(article(1)))
+	})
+	e.start(e.consumerConfig(), e.crawler(e.crawlConfig()))
+	e.seed(s.URL+"/", nil)
+	e.waitIdle(15 * time.Second)
+
+	if n := s.hit("/story"); n != 1 {
+		t.Fatalf("/story fetched %d times, want 1", n)
+	}
+	for _, p := range []string{"/short/1", "/legacy/story"} {
+		if n := s.hit(p); n != 1 {
+			t.Fatalf("%s fetched %d times, want 1", p, n)
+		}
+	}
+	if st := e.state(s.URL + "/story"); st != crawl.StateFetched && st != crawl.StateAlias {
+		t.Fatalf("/story is %q, want fetched or alias", st)
+	}
+}
