@@ -36,19 +36,7 @@ func TestCrawler_PageOnItsWayThroughARedirectIsFetchedOnce(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Write([]byte(article(1)))
 	})
-	e.start(e.consumerConfig(), e.crawler(e.crawlConfig()))
-	e.seed(s.URL+"/", nil)
-	e.waitIdle(15 * time.Second)
-
-	if n := s.hit("/story"); n != 1 {
-		t.Fatalf("/story fetched %d times, want 1", n)
-	}
-	if n := s.hit("/short/1"); n != 1 {
-		t.Fatalf("/short/1 fetched %d times, want 1", n)
-	}
-	if st := e.state(s.URL + "/story"); st != crawl.StateFetched && st != crawl.StateAlias {
-		t.Fatalf("/story is %q, want fetched or alias", st)
-	}
+	crawlFetchingStoryOnce(t, e, s, "/short/1")
 }
 
 // A forgotten page (a takedown's tombstone) is never fetched again, while
@@ -104,14 +92,18 @@ func TestCrawler_TwoRedirectsToOnePageFetchItOnce(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Write([]byte(article(1)))
 	})
+	crawlFetchingStoryOnce(t, e, s, "/short/1", "/legacy/story")
+}
+
+// crawlFetchingStoryOnce crawls s from its home page and fails t unless
+// /story and each of redirects were fetched once, and /story is fetched
+// or an alias.
+func crawlFetchingStoryOnce(t *testing.T, e *env, s *site, redirects ...string) {
+	t.Helper()
 	e.start(e.consumerConfig(), e.crawler(e.crawlConfig()))
 	e.seed(s.URL+"/", nil)
 	e.waitIdle(15 * time.Second)
-
-	if n := s.hit("/story"); n != 1 {
-		t.Fatalf("/story fetched %d times, want 1", n)
-	}
-	for _, p := range []string{"/short/1", "/legacy/story"} {
+	for _, p := range append([]string{"/story"}, redirects...) {
 		if n := s.hit(p); n != 1 {
 			t.Fatalf("%s fetched %d times, want 1", p, n)
 		}
