@@ -31,7 +31,7 @@ var (
 		"newsletter", "subscri", "signup", "sidebar", "widget", "breadcrumb", "masthead",
 		"footer", "navbar", "navigation", "menu", "cookie", "consent", "gdpr", "popup", "modal",
 		"banner", "sponsor", "advert", "outbrain", "taboola", "zergnet", "pagination", "pager",
-		"toolbar", "skipto", "skiplink", "jump", "login", "paywall", "mostpopular", "mostread",
+		"toolbar", "skipto", "skiplink", "jumpto", "jumplink", "jumpmenu", "login", "paywall", "mostpopular", "mostread",
 		"mostviewed", "trending", "morestories", "readmore", "alsoread", "caption", "credit",
 		"copyright", "byline", "authorbio", "authorinfo", "authorbox", "biobox", "contributor",
 		"tagcloud", "keywords", "rss", "print", "reply", "replies", "community", "shoutbox",

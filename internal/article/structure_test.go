@@ -41,6 +41,15 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"night buses", "new depot"},
 		},
 		{
+			name: "a table whose wrapper's generated name holds \"jump\" stays; a jump-to menu goes",
+			body: `<article>` + pTags(ps[:4]) + `<div class="jumpfactor-responsive-table-wrapper"><table>` +
+				`<tr><td>Set a clear goal</td><td>Decide what you want to learn before you register for any session.</td></tr>` +
+				`<tr><td>Review the agenda</td><td>Pick the sessions tied to operations and growth before the day.</td></tr></table></div>` +
+				pTags(ps[4:]) + `<div class="jump-to"><p>Jump to: the agenda, the speakers, the venue and the tickets.</p></div></article>`,
+			want:    append([]string{"Set a clear goal", "Pick the sessions tied"}, ps...),
+			notWant: []string{"Jump to:"},
+		},
+		{
 			name: "a most-popular box after the story ends it, teasers and all",
 			body: `<main><section class="article-section">` + pTags(ps[:4]) + `</section><section class="article-section">` + pTags(ps[4:]) +
 				`</section><section class="c-popular"><h2>Most Popular</h2><ol>` +
