@@ -98,6 +98,7 @@ func extractWith(raw []byte, pageURL string, opt Options, bud *budget) (*Article
 		return nil, fmt.Errorf("%s: %w", where, bud.err())
 	}
 	a := assemble(pm, res, counts, pageURL, opt.kindSample)
+	a.PublishedAt, a.ModifiedAt = notAfter(a.PublishedAt, opt.FetchedAt), notAfter(a.ModifiedAt, opt.FetchedAt)
 	if !a.IsArticle && regionKinds[a.PageKind] {
 		useRegion(a, regionBlocks(body, a.PageKind == KindProduct, bud))
 		if bud.over() {

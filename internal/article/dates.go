@@ -106,6 +106,20 @@ func plausible(t time.Time) *time.Time {
 	return &t
 }
 
+// notAfter drops a date later than the fetch (zero: now): a future day is
+// a scheduled or mistyped stamp, and none is better than a wrong one. A
+// day's slack keeps a date given without its zone, read as UTC midnight,
+// from a place ahead of UTC.
+func notAfter(t *time.Time, fetched time.Time) *time.Time {
+	if fetched.IsZero() {
+		fetched = time.Now()
+	}
+	if t != nil && t.After(fetched.Add(24*time.Hour)) {
+		return nil
+	}
+	return t
+}
+
 // dateFromParts builds a UTC date from numeric strings (empty time parts = 0).
 func dateFromParts(y, mo, d, h, mi, sec string) *time.Time {
 	num := func(s string) int {

@@ -43,6 +43,9 @@ type Options struct {
 	MaxDepth int           // element nesting limit
 	MaxWork  int           // work budget in steps for one page
 	Timeout  time.Duration // wall-clock guard for one page (a runaway, not a verdict)
+	// FetchedAt is when the page was fetched (an archive's capture time);
+	// a page is not published or modified after it. Zero means now.
+	FetchedAt time.Time
 
 	kindSample *KindSample // set by KindFeatures: where assemble leaves the page-kind model's input
 }

@@ -379,3 +379,40 @@ func TestExtract_ATimeInTheSitesMenuIsNotTheStorys(t *testing.T) {
 		})
 	}
 }
+
+// A page is neither published nor modified after it was fetched (none
+// rather than a wrong day); a day's slack keeps a zoneless date from a
+// place ahead of UTC. Without a fetch time the reference is now.
+func TestExtract_NoDayAfterTheFetch(t *testing.T) {
+	page := func(published string) string {
+		return `<html><head><title>A story</title><meta property="article:published_time" content="` + published + `">` +
+			`<meta property="article:modified_time" content="` + published + `"></head><body><article><h1>A story</h1>` +
+			pTags(articleParas(6)) + `</article></body></html>`
+	}
+	fetched := time.Date(2024, 3, 5, 12, 0, 0, 0, time.UTC)
+	nextYear := time.Now().AddDate(0, 6, 0).Format(time.DateOnly)
+	cases := []struct {
+		name, published string
+		fetched         time.Time
+		want            string
+	}{
+		{"declared before the fetch", "2024-03-04T09:00:00Z", fetched, "2024-03-04"},
+		{"a zoneless day ahead of UTC", "2024-03-06", fetched, "2024-03-06"},
+		{"declared days after the fetch", "2024-03-09T09:00:00Z", fetched, ""},
+		{"half a year from now, fetched now", nextYear, time.Time{}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := Extract([]byte(page(tc.published)), "https://example.com/news/a-story", Options{FetchedAt: tc.fetched})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := publishedDay(a); got != tc.want {
+				t.Errorf("PublishedAt = %q, want %q", got, tc.want)
+			}
+			if (a.ModifiedAt != nil) != (tc.want != "") {
+				t.Errorf("ModifiedAt = %v, want it only with a publication day", a.ModifiedAt)
+			}
+		})
+	}
+}

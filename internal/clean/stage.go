@@ -103,15 +103,15 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	}
 	var pageURL, bodyHash string
 	var body []byte
-	var firstSeen time.Time
+	var firstSeen, fetched time.Time
 	rendered := m.Get(pipeline.FieldRendered) == "1"
 	if rendered { // the renderer's DOM of the page, named by its own hash
-		err = s.db.QueryRow(ctx, `SELECT d.url, coalesce(r.rendered_hash, ''), r.body, d.first_seen_at FROM documents d
+		err = s.db.QueryRow(ctx, `SELECT d.url, coalesce(r.rendered_hash, ''), r.body, d.first_seen_at, coalesce(d.fetched_at, d.first_seen_at) FROM documents d
 			LEFT JOIN rendered r ON r.doc_id = d.doc_id AND r.rendered_hash = $2 WHERE d.doc_id = $1`, docID, wantHash).
-			Scan(&pageURL, &bodyHash, &body, &firstSeen)
+			Scan(&pageURL, &bodyHash, &body, &firstSeen, &fetched)
 	} else {
-		err = s.db.QueryRow(ctx, `SELECT url, body_hash, body, first_seen_at FROM documents WHERE doc_id = $1`, docID).
-			Scan(&pageURL, &bodyHash, &body, &firstSeen)
+		err = s.db.QueryRow(ctx, `SELECT url, body_hash, body, first_seen_at, coalesce(fetched_at, first_seen_at) FROM documents WHERE doc_id = $1`, docID).
+			Scan(&pageURL, &bodyHash, &body, &firstSeen, &fetched)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		switch gone, ferr := forget.Was(ctx, s.db, docID); {
@@ -132,7 +132,9 @@ func (s *Stage) Handle(ctx context.Context, m *streamkit.Message) (streamkit.Res
 	}
 
 	started := time.Now()
-	a, err := article.Extract(body, pageURL, s.cfg.Extract)
+	opt := s.cfg.Extract
+	opt.FetchedAt = fetched // an archived page's capture time: no day after it
+	a, err := article.Extract(body, pageURL, opt)
 	if err != nil {
 		return streamkit.Result{}, classify(err, time.Since(started))
 	}

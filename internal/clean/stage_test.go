@@ -400,3 +400,38 @@ func TestStage_PageThatAlwaysRunsAwayEndsAfterTheEndRule(t *testing.T) {
 		t.Fatalf("%d tries, want 3", n)
 	}
 }
+
+// A page is not published after it was fetched: an archive's capture from
+// before the day the page declares keeps no day, a fetch after it keeps
+// the day.
+func TestStage_NoPublicationDayAfterTheFetch(t *testing.T) {
+	t.Parallel()
+	f := &fixture{testenv.New(t)}
+	f.runCleaner()
+	ctx := context.Background()
+	body := []byte(articlePage("Council approves budget", story)) // declares 2024-03-05T10:00:00Z
+	hash := pipeline.BodyHash(body)
+	for doc, fetched := range map[string]string{"captured-before": "2024-03-01T00:00:00Z", "fetched-after": "2024-03-06T00:00:00Z"} {
+		url := "https://example.com/news/" + doc
+		if _, err := f.Pool.Exec(ctx, `INSERT INTO documents (doc_id, url, host, status, body, body_hash, fetched_at, first_seen_at)
+			VALUES ($1, $2, 'example.com', 200, $3, $4, $5, $5)`, doc, url, body, hash, fetched); err != nil {
+			t.Fatal(err)
+		}
+		f.publish(doc, hash, url)
+	}
+	f.waitFor("both cleaned", func(ctx context.Context) bool { return f.ledgerRows(ctx) == 2 })
+
+	for doc, want := range map[string]string{"captured-before": "", "fetched-after": "2024-03-05"} {
+		var published *time.Time
+		if err := f.Pool.QueryRow(ctx, `SELECT published_at FROM cleaned WHERE doc_id = $1`, doc).Scan(&published); err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if published != nil {
+			got = published.UTC().Format(time.DateOnly)
+		}
+		if got != want {
+			t.Errorf("%s: published_at %q, want %q", doc, got, want)
+		}
+	}
+}
