@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/newscrawl/newscrawl/internal/article"
 )
@@ -17,15 +18,16 @@ import (
 // extractor's own size check, so a gzip bomb cannot exhaust memory.
 const maxExtractInput = article.DefaultMaxBytes * 4
 
-// runExtract implements "cleaner extract [--url URL] [--json] [FILE|-]":
+// runExtract implements "cleaner extract [--url URL] [--fetched-at TIME] [--json] [FILE|-]":
 // it prints the main text (or a JSON object) of one HTML page.
 func runExtract(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	pageURL := fs.String("url", "", "page URL (resolves relative links, supplies URL dates)")
 	asJSON := fs.Bool("json", false, "print one JSON object with text and metadata")
+	fetched := fs.String("fetched-at", "", "when the page was fetched, RFC 3339 (an archive's capture time): no date after it is kept (default now)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cleaner extract [--url URL] [--json] [FILE|-]")
+		fmt.Fprintln(stderr, "usage: cleaner extract [--url URL] [--fetched-at TIME] [--json] [FILE|-]")
 		fs.PrintDefaults()
 	}
 	// Accept flags after the file name too ("extract page.html --json").
@@ -47,6 +49,15 @@ func runExtract(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	var opt article.Options
+	if *fetched != "" {
+		t, err := time.Parse(time.RFC3339, *fetched)
+		if err != nil {
+			fmt.Fprintf(stderr, "cleaner extract: --fetched-at: want an RFC 3339 time such as 2017-01-02T15:04:05Z: %v\n", err)
+			return 2
+		}
+		opt.FetchedAt = t
+	}
 	name := "-"
 	if len(files) == 1 {
 		name = files[0]
@@ -56,7 +67,7 @@ func runExtract(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cleaner extract: %v\n", err)
 		return 1
 	}
-	art, err := article.Extract(raw, *pageURL, article.Options{})
+	art, err := article.Extract(raw, *pageURL, opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "cleaner extract: %s: %v\n", name, err)
 		return 1

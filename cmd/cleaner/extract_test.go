@@ -110,3 +110,37 @@ func TestRunExtractJSON(t *testing.T) {
 		t.Errorf("tags = %#v, want []", got["tags"])
 	}
 }
+
+// --fetched-at judges dates against an archive's capture time; a bad time
+// is a usage error.
+func TestRunExtractFetchedAt(t *testing.T) {
+	for _, tc := range []struct {
+		fetched, published string
+		code               int
+	}{
+		{"2019-11-20T00:00:00Z", "2019-11-19T08:30:00Z", 0},
+		{"2018-06-01T00:00:00Z", "", 0}, // captured before the day the page declares
+		{"last tuesday", "", 2},
+	} {
+		var out, errb bytes.Buffer
+		code := runExtract([]string{"--json", "--fetched-at", tc.fetched}, strings.NewReader(testPage), &out, &errb)
+		if code != tc.code {
+			t.Fatalf("%s: exit %d, want %d (stderr %q)", tc.fetched, code, tc.code, errb.String())
+		}
+		if code != 0 {
+			if !strings.Contains(errb.String(), "RFC 3339") {
+				t.Errorf("%s: stderr %q does not say what time it wants", tc.fetched, errb.String())
+			}
+			continue
+		}
+		var got struct {
+			PublishedAt string `json:"published_at"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.PublishedAt != tc.published {
+			t.Errorf("%s: published_at %q, want %q", tc.fetched, got.PublishedAt, tc.published)
+		}
+	}
+}
