@@ -28,11 +28,11 @@ const (
 var (
 	negSubstrings = []string{
 		"comment", "disqus", "share", "sharing", "social", "related", "recommend", "promo",
-		"newsletter", "subscri", "signup", "sidebar", "widget", "breadcrumb", "masthead",
+		"newsletter", "subscri", "signup", "sidebar", "breadcrumb", "masthead",
 		"footer", "navbar", "navigation", "menu", "cookie", "consent", "gdpr", "popup", "modal",
 		"banner", "sponsor", "advert", "outbrain", "taboola", "zergnet", "pagination", "pager",
 		"toolbar", "skipto", "skiplink", "jumpto", "jumplink", "jumpmenu", "login", "paywall", "mostpopular", "mostread",
-		"mostviewed", "trending", "morestories", "readmore", "alsoread", "caption", "credit",
+		"mostviewed", "recentpost", "latestpost", "widgetposts", "trending", "morestories", "readmore", "alsoread", "caption", "credit",
 		"copyright", "byline", "authorbio", "authorinfo", "authorbox", "biobox", "contributor",
 		"tagcloud", "keywords", "rss", "print", "reply", "replies", "community", "shoutbox",
 		"sronly", "visuallyhidden", "screenreader", "offscreen", "teaser", "overlay", "subnav",

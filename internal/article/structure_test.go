@@ -50,6 +50,23 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"Jump to:"},
 		},
 		{
+			name: "a story built of page-builder widgets is read whole; a recent-posts widget is not",
+			body: `<main><div class="widget-area-content"><div class="WidgetWrapper_a1"><h2>Why the plan changed</h2>` + pTags(ps[:2]) + `</div>` +
+				`<div class="WidgetWrapper_a1 slim"><p>` + ps[2] + `</p></div>` +
+				`<div class="WidgetWrapper_a1"><h2>What the council said</h2>` + pTags(ps[3:]) + `</div></div>` +
+				`<div class="elementor-element elementor-widget elementor-widget-heading"><div class="elementor-widget-container"><h4>More to explore</h4></div></div>` +
+				`<div class="elementor-element elementor-grid-1 elementor-posts--thumbnail-left elementor-widget elementor-widget-posts"><div class="elementor-widget-container">` +
+				`<div class="elementor-posts-container elementor-posts"><article class="elementor-post post type-post hentry"><div class="elementor-post__text">` +
+				`<h4 class="elementor-post__title"><a href="/s/1">Next week's menu</a></h4><div class="elementor-post__meta-data"><span>December 16, 2025</span> <span>No Comments</span></div>` +
+				`<div class="elementor-post__excerpt"><p>For the week of the 14th, your new menu options will be: citrus soy beef with fried rice, and more.</p></div></div></article>` +
+				`<article class="elementor-post post type-post hentry"><div class="elementor-post__text">` +
+				`<h4 class="elementor-post__title"><a href="/s/2">This week's menu</a></h4><div class="elementor-post__meta-data"><span>December 9, 2025</span> <span>No Comments</span></div>` +
+				`<div class="elementor-post__excerpt"><p>For the week of the 7th, your new menu options will be: honey mustard beef with sweet potatoes.</p></div></div></article>` +
+				`</div></div></div></main>`,
+			want:    append([]string{"What the council said"}, ps...),
+			notWant: []string{"citrus soy", "No Comments"},
+		},
+		{
 			name: "a most-popular box after the story ends it, teasers and all",
 			body: `<main><section class="article-section">` + pTags(ps[:4]) + `</section><section class="article-section">` + pTags(ps[4:]) +
 				`</section><section class="c-popular"><h2>Most Popular</h2><ol>` +
