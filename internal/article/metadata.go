@@ -1116,15 +1116,22 @@ func (pm *pageMeta) authors(pageURL string) []string {
 	var site siteNames
 	var fallback []string
 	for i, raw := range sources {
-		var out []string
+		var out, desks []string
 		seen := map[string]bool{}
 		for _, r := range raw {
-			for _, name := range splitAuthors(r) {
+			names, desk := splitAuthors(r)
+			for _, name := range names {
 				if k := strings.ToLower(name); !seen[k] {
 					seen[k] = true
 					out = append(out, name)
 				}
 			}
+			if desk != "" {
+				desks = append(desks, desk)
+			}
+		}
+		if len(out) == 0 {
+			out = desks // a desk is the author only where no person is named
 		}
 		if len(out) == 0 {
 			continue
@@ -1265,36 +1272,46 @@ var (
 	reAuthorRole  = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
 	reByPrefix    = regexp.MustCompile(`(?i)^\s*(?:written\s+|authored\s+|posted\s+|reported\s+|words\s+|text\s+|story\s+)?(?:by|von|par|por|di|door|av|przez|от|автор)\s*[:\s]\s*`)
 	reAuthorSep   = regexp.MustCompile(`\s*(?:[,;&|]|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
-	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|staff|contributor$`)
+	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow`)
+	reAuthorGroup = regexp.MustCompile(`(?i)staff|contributor$`)
 )
 
 // splitAuthors turns a byline such as "By Jane Doe and John Roe" into names.
-func splitAuthors(s string) []string {
+// A credit that is a role and nothing else names a desk ("Resy Staff",
+// "SFist Contributor"), returned apart: beside a person, a role is the
+// person's title.
+func splitAuthors(s string) (names []string, desk string) {
 	s = cleanInline(s)
 	s = reByPrefix.ReplaceAllString(s, "")
 	s = reLeadDate.ReplaceAllString(s, "")
 	s = reByPrefix.ReplaceAllString(s, "")
 	s = reOnBehalf.ReplaceAllString(s, "")
 	s = reAuthorDate.ReplaceAllString(s, "")
-	var out []string
-	for _, p := range reAuthorSep.Split(s, -1) {
+	parts := reAuthorSep.Split(s, -1)
+	for _, p := range parts {
 		p = strings.Trim(p, " .:-–—|")
 		if cut := reAuthorTitle.ReplaceAllString(p, ""); len(strings.Fields(cut)) >= 2 {
 			p = cut
 		}
-		if p == "" || reAuthorJunk.MatchString(p) || reAuthorRole.MatchString(p) {
+		if p == "" || reAuthorJunk.MatchString(p) {
+			continue
+		}
+		if reAuthorRole.MatchString(p) || reAuthorGroup.MatchString(p) {
+			if len(parts) == 1 && len(strings.Fields(p)) <= 4 {
+				desk = p
+			}
 			continue
 		}
 		w := len(strings.Fields(p))
 		if w == 0 || w > 5 || len(p) > 60 {
 			continue
 		}
-		out = append(out, p)
+		names = append(names, p)
 	}
 	// First names alone joined by "&" or "and" are one credit ("Maria &
 	// Katerina", a couple's blog): each alone names nobody.
-	if len(out) == 2 && len(strings.Fields(out[0])) == 1 && len(strings.Fields(out[1])) == 1 && !strings.ContainsAny(s, ",;|") {
-		return []string{out[0] + " & " + out[1]}
+	if len(names) == 2 && len(strings.Fields(names[0])) == 1 && len(strings.Fields(names[1])) == 1 && !strings.ContainsAny(s, ",;|") {
+		return []string{names[0] + " & " + names[1]}, desk
 	}
-	return out
+	return names, desk
 }

@@ -210,6 +210,10 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 			[]string{"Joakim Edin"}},
 		{"a byline's name part beside the day", `<div class="byline"><span class="byline-name">Ana María Ruiz</span> <span>Updated daily since 2019</span></div>`,
 			[]string{"Ana María Ruiz"}},
+		{"a desk credited by its role", `<div class="byline">By Resy Staff</div>`, []string{"Resy Staff"}},
+		{"a contributor credit that names no one else", `<meta name="twitter:label1" content="Written by"><meta name="twitter:data1" content="SFist Contributor">`,
+			[]string{"SFist Contributor"}},
+		{"a role beside a name is the name's title", `<div class="byline">By Jane Roe, Staff Writer</div>`, []string{"Jane Roe"}},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
