@@ -156,6 +156,9 @@ func (pm *pageMeta) addItemprop(s *goquery.Selection) {
 			v = cleanInline(s.Text())
 		}
 	case "author", "creator":
+		if inTeaser(s.Get(0)) {
+			return // another story's credit, on its card
+		}
 		// An author scope holds a name property; otherwise take the text.
 		s.FindMatcher(selPropName).EachWithBreak(func(_ int, name *goquery.Selection) bool {
 			v = name.AttrOr("content", "")
@@ -175,6 +178,17 @@ func (pm *pageMeta) addItemprop(s *goquery.Selection) {
 	if v != "" && len(v) < 200 {
 		pm.meta["itemprop:"+key] = append(pm.meta["itemprop:"+key], v)
 	}
+}
+
+// inTeaser reports an element inside a link or an aside: a card that
+// leads to another story, whose credits are that story's.
+func inTeaser(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && (p.DataAtom == atom.A || p.DataAtom == atom.Aside) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxBylines bounds how many byline texts a page contributes; maxBylineRaw

@@ -214,6 +214,11 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"a contributor credit that names no one else", `<meta name="twitter:label1" content="Written by"><meta name="twitter:data1" content="SFist Contributor">`,
 			[]string{"SFist Contributor"}},
 		{"a role beside a name is the name's title", `<div class="byline">By Jane Roe, Staff Writer</div>`, []string{"Jane Roe"}},
+		{"a related story's card credits its own author, not this story's",
+			`<div class="author" itemscope itemtype="http://schema.org/Person"><div itemprop="name">by <a href="/profile/linda-rosencrance/">Linda Rosencrance</a></div></div>` +
+				`<aside class="related-small"><article itemscope itemtype="https://schema.org/Article"><a class="card" href="/article/4144306/why-integrations-are-hard.html">` +
+				`<h3>Why integrations are harder than expected</h3><div class="card__info" itemprop="author" itemscope itemtype="https://schema.org/Person"><span itemprop="name">By Thai Vong</span></div></a></article></aside>`,
+			[]string{"Linda Rosencrance"}},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
