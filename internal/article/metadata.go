@@ -1258,7 +1258,7 @@ func (pm *pageMeta) labelledAuthors() []string {
 }
 
 // reCardAuthor matches a summary-card label that names the author.
-var reCardAuthor = regexp.MustCompile(`(?i)^\s*(?:written by|author|authored by|by)\s*$`)
+var reCardAuthor = regexp.MustCompile(`(?i)^\s*(?:(?:written|authored|interview|interviewed|reported|words)\s+by|author|by)\s*$`)
 
 // citationNames turns scholarly citation_author values, one author each,
 // into names: "Roy, Aniruddha" is Aniruddha Roy (splitAuthors would make
@@ -1288,6 +1288,8 @@ var (
 	reAuthorSep   = regexp.MustCompile(`\s*(?:[,;&|]|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
 	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow`)
 	reAuthorGroup = regexp.MustCompile(`(?i)staff|contributor$`)
+	// reColophon is a credit by trade ("design: Jane Roe, code: John Doe").
+	reColophon = regexp.MustCompile(`(?i)(?:^|[,;]\s*)(?:design|code|development|hosting|photos?|illustrations?)\s*:`)
 )
 
 // splitAuthors turns a byline such as "By Jane Doe and John Roe" into names.
@@ -1301,6 +1303,9 @@ func splitAuthors(s string) (names []string, desk string) {
 	s = reByPrefix.ReplaceAllString(s, "")
 	s = reOnBehalf.ReplaceAllString(s, "")
 	s = reAuthorDate.ReplaceAllString(s, "")
+	if reColophon.MatchString(s) {
+		return nil, "" // the site's makers by their trades, not the story's writer
+	}
 	parts := reAuthorSep.Split(s, -1)
 	for _, p := range parts {
 		p = strings.Trim(p, " .:-–—|")

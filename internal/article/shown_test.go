@@ -219,6 +219,12 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 				`<aside class="related-small"><article itemscope itemtype="https://schema.org/Article"><a class="card" href="/article/4144306/why-integrations-are-hard.html">` +
 				`<h3>Why integrations are harder than expected</h3><div class="card__info" itemprop="author" itemscope itemtype="https://schema.org/Person"><span itemprop="name">By Thai Vong</span></div></a></article></aside>`,
 			[]string{"Linda Rosencrance"}},
+		{"a summary card's interview-by label", `<meta name="twitter:label1" content="Interview by"><meta name="twitter:data1" content="Sylvia Bishop">`,
+			[]string{"Sylvia Bishop"}},
+		{"a colophon in the author meta credits the site's makers, not the writer",
+			`<meta name="author" content="content: MarketingSherpa, design: Scott McDaniel, code: Steve Beger, MECLABS">` +
+				`<div id="content_authors">by <span class="author"><a href="/about/#daniel-burstein-bio">Daniel Burstein</a></span></div>`,
+			[]string{"Daniel Burstein"}},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
