@@ -1288,6 +1288,12 @@ var (
 	reAuthorSep   = regexp.MustCompile(`\s*(?:[,;&|]|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
 	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow`)
 	reAuthorGroup = regexp.MustCompile(`(?i)staff|contributor$`)
+	// reAuthorLabel is what stands before a name in a credit's part
+	// ("Author: Jane Roe", "About Jane Roe", "and Jane Roe").
+	reAuthorLabel = regexp.MustCompile(`(?i)^\s*(?:(?:author|about|and)\s*:?\s+|author\s*:\s*)`)
+	// reAuthorControl is an author box's link or button, a label alone, or
+	// a numbered heading: no name.
+	reAuthorControl = regexp.MustCompile(`(?i)^(?:(?:view|see|read|more|all)\b.*\b(?:posts?|articles?|stories|author)$|(?:read\s+)?more\s+(?:from|by)\s|(?:the\s+)?author$|\d+\.\s)`)
 	// reColophon is a credit by trade ("design: Jane Roe, code: John Doe").
 	reColophon = regexp.MustCompile(`(?i)(?:^|[,;]\s*)(?:design|code|development|hosting|photos?|illustrations?)\s*:`)
 )
@@ -1308,11 +1314,11 @@ func splitAuthors(s string) (names []string, desk string) {
 	}
 	parts := reAuthorSep.Split(s, -1)
 	for _, p := range parts {
-		p = strings.Trim(p, " .:-–—|")
+		p = strings.Trim(reAuthorLabel.ReplaceAllString(p, ""), " .:-–—|")
 		if cut := reAuthorTitle.ReplaceAllString(p, ""); len(strings.Fields(cut)) >= 2 {
 			p = cut
 		}
-		if p == "" || reAuthorJunk.MatchString(p) {
+		if p == "" || reAuthorJunk.MatchString(p) || reAuthorControl.MatchString(p) {
 			continue
 		}
 		if reAuthorRole.MatchString(p) || reAuthorGroup.MatchString(p) {

@@ -225,6 +225,10 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 			`<meta name="author" content="content: MarketingSherpa, design: Scott McDaniel, code: Steve Beger, MECLABS">` +
 				`<div id="content_authors">by <span class="author"><a href="/about/#daniel-burstein-bio">Daniel Burstein</a></span></div>`,
 			[]string{"Daniel Burstein"}},
+		{"an author box's link and label are no names",
+			`<h2 class="author-heading">By Damien Walter</h2>` + body + `<p class="bio"><a class="more" href="/author/damiengwalter/" rel="author">View more posts</a></p>`,
+			[]string{"Damien Walter"}},
+		{"a label before the name", `<div class="byline">Author: Ashley Biancuzzo</div>`, []string{"Ashley Biancuzzo"}},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
