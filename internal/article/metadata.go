@@ -1163,7 +1163,7 @@ func (pm *pageMeta) authors(pageURL string) []string {
 		if i >= declared {
 			out = pm.linkedNames(out)
 		}
-		return out
+		return site.without(out)
 	}
 	return fallback
 }
@@ -1209,6 +1209,15 @@ func (pm *pageMeta) siteNames(pageURL string) siteNames {
 		}
 	}
 	return names
+}
+
+// without drops the site's own name from names that also credit someone
+// else ("Ashley Biancuzzo, PCWorld").
+func (s siteNames) without(names []string) []string {
+	if len(names) < 2 || s.namesAll(names) {
+		return names
+	}
+	return slices.DeleteFunc(names, func(n string) bool { return s[letters(n)] })
 }
 
 // namesAll tells whether every name is one the site goes by.
@@ -1328,8 +1337,8 @@ func splitAuthors(s string) (names []string, desk string) {
 			continue
 		}
 		w := len(strings.Fields(p))
-		if w == 0 || w > 5 || len(p) > 60 {
-			continue
+		if w == 0 || w > 5 || len(p) > 60 || reAuthorTitle.ReplaceAllString(" "+p, "") == "" {
+			continue // a job title alone is the title of the name before it
 		}
 		names = append(names, p)
 	}

@@ -229,6 +229,9 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 			`<h2 class="author-heading">By Damien Walter</h2>` + body + `<p class="bio"><a class="more" href="/author/damiengwalter/" rel="author">View more posts</a></p>`,
 			[]string{"Damien Walter"}},
 		{"a label before the name", `<div class="byline">Author: Ashley Biancuzzo</div>`, []string{"Ashley Biancuzzo"}},
+		{"the site's name beside the writer's is no second author", `<meta name="author" content="Ashley Biancuzzo, PCWorld"><meta property="og:site_name" content="PCWorld">`,
+			[]string{"Ashley Biancuzzo"}},
+		{"a job title alone after the name", `<div class="byline">By Mayank Gupta, CEO of CaseBasix</div>`, []string{"Mayank Gupta"}},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
