@@ -479,7 +479,10 @@ const maxWrittenBy = 4
 
 var (
 	// reCredit is a line that credits a writer, the name (if any) after it.
-	reCredit = regexp.MustCompile(`^(?i:written by|words by|text by|posted by|authored by|article by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author|by)\s*:?\s*(.*)$`)
+	reCredit = regexp.MustCompile(`^(?i:written by|words by|text by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|authored by|article by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author|by)\s*:?\s*(.*)$`)
+	// reCreditTail is what a credit line holds after the name: a day, or
+	// a separator and what follows it ("Jane Roe | March 3, 2024").
+	reCreditTail = regexp.MustCompile(`\s*(?:[|•·]|\s[–—-]\s).*$`)
 	// rePersonName is a name as a byline writes it: two to four words,
 	// each capitalised ("Jane Roe", "Lisa D. Ellis", "Md Najmul Hossain").
 	rePersonName = regexp.MustCompile(`^\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){1,3}$`)
@@ -569,7 +572,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 		if m == nil {
 			continue
 		}
-		name := strings.TrimSpace(m[1])
+		name := strings.TrimSpace(reCreditTail.ReplaceAllString(reAuthorDate.ReplaceAllString(m[1], ""), ""))
 		if name == "" { // a label: the name is the next element's text
 			for sib := n.NextSibling; sib != nil; sib = sib.NextSibling {
 				if sib.Type == html.ElementNode {

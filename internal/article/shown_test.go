@@ -232,6 +232,9 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"the site's name beside the writer's is no second author", `<meta name="author" content="Ashley Biancuzzo, PCWorld"><meta property="og:site_name" content="PCWorld">`,
 			[]string{"Ashley Biancuzzo"}},
 		{"a job title alone after the name", `<div class="byline">By Mayank Gupta, CEO of CaseBasix</div>`, []string{"Mayank Gupta"}},
+		{"published by", `<div class="entry-meta">Published by Damien Walter</div>`, []string{"Damien Walter"}},
+		{"posted on a day by", `<p>Posted on March 3, 2024 by Jane Roe</p>`, []string{"Jane Roe"}},
+		{"a credit line going on with a separator and the day", `<div>By <strong>Jane Roe</strong> | March 3, 2024</div>`, []string{"Jane Roe"}},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
