@@ -479,10 +479,10 @@ const maxWrittenBy = 4
 
 var (
 	// reCredit is a line that credits a writer, the name (if any) after it.
-	reCredit = regexp.MustCompile(`^(?i:written by|words by|text by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|authored by|article by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author|by)\s*:?\s*(.*)$`)
+	reCredit = regexp.MustCompile(`^(?i:written by|words by|text by|story by|reporting by|(?:photos? and text|text and photos?) by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|authored by|article by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author|by)\s*:?\s*(.*)$`)
 	// reCreditTail is what a credit line holds after the name: a day, or
 	// a separator and what follows it ("Jane Roe | March 3, 2024").
-	reCreditTail = regexp.MustCompile(`\s*(?:[|•·]|\s[–—-]\s).*$`)
+	reCreditTail = regexp.MustCompile(`\s*(?:[|•·;]|\s[–—-]\s).*$`)
 	// rePersonName is a name as a byline writes it: two to four words,
 	// each capitalised ("Jane Roe", "Lisa D. Ellis", "Md Najmul Hossain").
 	rePersonName = regexp.MustCompile(`^\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){1,3}$`)
@@ -565,7 +565,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 			continue
 		}
 		lead := strings.TrimSpace(first.Data)
-		if len(lead) < 2 || !strings.ContainsAny(lead[:1], "BbWwAaPpTMmVvSs") {
+		if len(lead) < 2 || !strings.ContainsAny(lead[:1], "BbWwAaPpTMmVvSsRr") {
 			continue
 		}
 		m := reCredit.FindStringSubmatch(cleanInline(shortText(n, 80)))

@@ -235,6 +235,8 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"published by", `<div class="entry-meta">Published by Damien Walter</div>`, []string{"Damien Walter"}},
 		{"posted on a day by", `<p>Posted on March 3, 2024 by Jane Roe</p>`, []string{"Jane Roe"}},
 		{"a credit line going on with a separator and the day", `<div>By <strong>Jane Roe</strong> | March 3, 2024</div>`, []string{"Jane Roe"}},
+		{"story by", `<p>Story by Jane Roe</p>`, []string{"Jane Roe"}},
+		{"a wire story's reporting and editing credits", `<p>Reporting by Jane Roe; Editing by John Doe</p>`, []string{"Jane Roe"}},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
