@@ -223,7 +223,7 @@ func shownDay(m []string) *time.Time {
 
 // reClock is a time of day and its zone written just after a shown date
 // ("10:07 AM EST", "at 3:15 p.m. ET", "14:30 CET", "13h36 UTC+2").
-var reClock = regexp.MustCompile(`^\s*(?:[,|/·•@–—-]\s*)?(?:at\s+)?(\d{1,2})[:h](\d{2})(?::\d{2})?\s*(?:([ap])\.?\s?m\.?)?\s*\(?(?:(utc|gmt)\s*([+-]\d{1,2})(?::?(\d{2}))?|([a-z]{2,5}))?\b`)
+var reClock = regexp.MustCompile(`^\s*(?:[,|/·•@–—-]\s*)?(?:at\s+)?(\d{1,2})[:h.](\d{2})(?::\d{2})?\s*(?:([ap])\.?\s?m\.?)?\s*\(?(?:(utc|gmt)\s*([+-]\d{1,2})(?::?(\d{2}))?|([a-z]{2,5}))?\b`)
 
 // clockZones are the offsets, in minutes east of UTC, of the zone names
 // news pages write after a time. Names used for two zones (IST) are left
@@ -311,7 +311,10 @@ const (
 // publication, a reading time and punctuation. "Updated" is not one: an
 // updated stamp is not the publication day, and dates only a story that
 // shows no other (pageMeta.updatedDay).
-const dateLabel = `(?:published|posted|date|on|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*`
+const dateLabel = `(?:published|posted|date|on|` + weekday + `|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*`
+
+// weekday is a day's name before its date ("Tuesday 3 March 2024").
+const weekday = `(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?`
 
 var (
 	// reDateLine is what stands after a date line's day, and reDateLead
@@ -349,13 +352,41 @@ func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
 		if loc == nil {
 			continue
 		}
-		if lead.MatchString(strings.TrimSpace(t[:loc[0]])) && rest.MatchString(strings.TrimSpace(t[loc[1]:])) &&
-			!inChrome(n, pm.hints) && !inQuote(n) && !pm.inPageChrome(n) {
+		if lead.MatchString(strings.TrimSpace(t[:loc[0]])) && rest.MatchString(afterDateLine(t[loc[1]:])) &&
+			!inChrome(n, pm.hints) && !inQuote(n) && !pm.inPageChrome(n) && !namesToday(n) {
 			lines = append(lines, t)
 		}
 	}
 	return lines
 }
+
+// namesToday reports a date its element or that element's parent names
+// as today's: a masthead's "Friday, December 19, 2025".
+func namesToday(n *html.Node) bool {
+	for i := 0; i < 2 && n != nil; i, n = i+1, n.Parent {
+		if names := strings.ToLower(attr(n, "class") + " " + attr(n, "id")); strings.Contains(names, "today") || strings.Contains(names, "current-date") {
+			return true
+		}
+	}
+	return false
+}
+
+// afterDateLine is what stands after a date line's day once its time of
+// day and an updated stamp are cut ("3 March 2024 10.00 GMT", "Published:
+// March 3, 2024 | Last updated: March 5, 2024"): neither makes the line
+// something other than a date line.
+func afterDateLine(s string) string {
+	s = reClock.ReplaceAllString(s, "")
+	if m := reUpdatedLabel.FindStringIndex(s); m != nil {
+		if d := reShownDate.FindStringIndex(s[m[1]:]); d != nil && d[0] == 0 {
+			s = s[:m[0]] + reClock.ReplaceAllString(s[m[1]+d[1]:], "")
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+// reUpdatedLabel is an updated stamp's label after a date line's day.
+var reUpdatedLabel = regexp.MustCompile(`^[\s|,.•·—–-]*(?:last\s+)?(?:updated|modified)(?:\s+on)?\s*:?\s*`)
 
 // ownTextHasDigit says whether a text child of n (not of its descendants)
 // holds a digit: the element that writes the date, not its wrappers.

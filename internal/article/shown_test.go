@@ -103,6 +103,9 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 		{"an author's bio that mentions a day", "", `<div class="author-bio"><p>Jane Roe has covered the council since March 3, 2019.</p></div>`, ""},
 		{"a date line after share buttons and an avatar", "",
 			`<div class="share">` + strings.Repeat(`<a href="/share"><span>Share</span></a>`, 14) + `</div><div class="avatar"><img src="a.jpg" alt=""></div><div>Published March 9, 2026</div>`, "2026-03-09"},
+		{"a date line with its weekday", "", `<p>Tuesday 3 March 2024</p>`, "2024-03-03"},
+		{"a date line with its time of day, written with a dot", "", `<p>Tue 3 Mar 2024 10.00 GMT</p>`, "2024-03-03"},
+		{"a date line going on with its updated stamp", "", `<div>Published: March 3, 2024 | Last updated: March 5, 2024</div>`, "2024-03-03"},
 		{"today's date in the masthead is not the story's", "", `<div class="block-date"><p id="todays-date">Friday, December 19, 2025</p></div>`, ""},
 	}
 	for _, tc := range cases {
