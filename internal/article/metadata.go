@@ -180,11 +180,12 @@ func (pm *pageMeta) addItemprop(s *goquery.Selection) {
 	}
 }
 
-// inTeaser reports an element inside a link or an aside: a card that
-// leads to another story, whose credits are that story's.
+// inTeaser reports an element inside a link: a card that leads to
+// another story, whose credits are that story's. (An aside is not enough:
+// some themes set the story's own byline box in one.)
 func inTeaser(n *html.Node) bool {
 	for p := n.Parent; p != nil; p = p.Parent {
-		if p.Type == html.ElementNode && (p.DataAtom == atom.A || p.DataAtom == atom.Aside) {
+		if p.Type == html.ElementNode && p.DataAtom == atom.A {
 			return true
 		}
 	}
@@ -1299,7 +1300,7 @@ var (
 	reByPrefix    = regexp.MustCompile(`(?i)^\s*(?:written\s+|authored\s+|posted\s+|reported\s+|words\s+|text\s+|story\s+)?(?:by|von|par|por|di|door|av|przez|от|автор)\s*[:\s]\s*`)
 	reAuthorSep   = regexp.MustCompile(`\s*(?:[,;&|]|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
 	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow`)
-	reAuthorGroup = regexp.MustCompile(`(?i)staff|contributor$`)
+	reAuthorGroup = regexp.MustCompile(`(?i)\bstaff\b|contributor$`)
 	// reAuthorLabel is what stands before a name in a credit's part
 	// ("Author: Jane Roe", "About Jane Roe", "and Jane Roe").
 	reAuthorLabel = regexp.MustCompile(`(?i)^\s*(?:(?:author|about|and)\s*:?\s+|author\s*:\s*)`)

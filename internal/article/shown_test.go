@@ -240,6 +240,7 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"a credit line going on with a separator and the day", `<div>By <strong>Jane Roe</strong> | March 3, 2024</div>`, []string{"Jane Roe"}},
 		{"story by", `<p>Story by Jane Roe</p>`, []string{"Jane Roe"}},
 		{"a wire story's reporting and editing credits", `<p>Reporting by Jane Roe; Editing by John Doe</p>`, []string{"Jane Roe"}},
+		{"a given name that begins with staff is a name", `<div class="byline">By Staffan Lindberg and Jane Roe</div>`, []string{"Staffan Lindberg", "Jane Roe"}},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
 	}
 	for _, tc := range cases {
