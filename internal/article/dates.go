@@ -324,6 +324,9 @@ var (
 	reDateLead = regexp.MustCompile(`^(?:` + dateLabel + `|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?)$`)
 	// reUpdatedLine is what an updated stamp's line may hold beside its day.
 	reUpdatedLine = regexp.MustCompile(`^(?:last|updated|on|date|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*$`)
+	// reUpdatedAfterDay is an updated stamp's label after a date line's
+	// day ("| Last updated: "), its own day to follow (afterDateLine).
+	reUpdatedAfterDay = regexp.MustCompile(`^[\s|,.•·—–-]*(?:last\s+)?(?:updated|modified)(?:\s+on)?\s*:?\s*`)
 )
 
 // dateLinesNearHeadline returns the texts of the elements around the
@@ -377,16 +380,13 @@ func namesToday(n *html.Node) bool {
 // something other than a date line.
 func afterDateLine(s string) string {
 	s = reClock.ReplaceAllString(s, "")
-	if m := reUpdatedLabel.FindStringIndex(s); m != nil {
+	if m := reUpdatedAfterDay.FindStringIndex(s); m != nil {
 		if d := reShownDate.FindStringIndex(s[m[1]:]); d != nil && d[0] == 0 {
 			s = s[:m[0]] + reClock.ReplaceAllString(s[m[1]+d[1]:], "")
 		}
 	}
 	return strings.TrimSpace(s)
 }
-
-// reUpdatedLabel is an updated stamp's label after a date line's day.
-var reUpdatedLabel = regexp.MustCompile(`^[\s|,.•·—–-]*(?:last\s+)?(?:updated|modified)(?:\s+on)?\s*:?\s*`)
 
 // ownTextHasDigit says whether a text child of n (not of its descendants)
 // holds a digit: the element that writes the date, not its wrappers.

@@ -104,8 +104,14 @@ func reconcileLD(blocks []block, ldBody string) []block {
 // inQuote reports text inside a blockquote: quoted posts are part of the
 // story but usually missing from articleBody.
 func inQuote(n *html.Node) bool {
-	for ; n != nil; n = n.Parent {
-		if n.DataAtom == atom.Blockquote {
+	return n.DataAtom == atom.Blockquote || enclosedBy(n, atom.Blockquote)
+}
+
+// enclosedBy reports whether an ancestor of n (not n itself) is an
+// element of kind a: a link around a card, a quote around a post.
+func enclosedBy(n *html.Node, a atom.Atom) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && p.DataAtom == a {
 			return true
 		}
 	}

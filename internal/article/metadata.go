@@ -156,8 +156,11 @@ func (pm *pageMeta) addItemprop(s *goquery.Selection) {
 			v = cleanInline(s.Text())
 		}
 	case "author", "creator":
-		if inTeaser(s.Get(0)) {
-			return // another story's credit, on its card
+		if enclosedBy(s.Get(0), atom.A) {
+			// A card's link leads to another story, and the credit is
+			// that story's. (An aside is not enough: some themes set the
+			// story's own byline box in one.)
+			return
 		}
 		// An author scope holds a name property; otherwise take the text.
 		s.FindMatcher(selPropName).EachWithBreak(func(_ int, name *goquery.Selection) bool {
@@ -178,18 +181,6 @@ func (pm *pageMeta) addItemprop(s *goquery.Selection) {
 	if v != "" && len(v) < 200 {
 		pm.meta["itemprop:"+key] = append(pm.meta["itemprop:"+key], v)
 	}
-}
-
-// inTeaser reports an element inside a link: a card that leads to
-// another story, whose credits are that story's. (An aside is not enough:
-// some themes set the story's own byline box in one.)
-func inTeaser(n *html.Node) bool {
-	for p := n.Parent; p != nil; p = p.Parent {
-		if p.Type == html.ElementNode && p.DataAtom == atom.A {
-			return true
-		}
-	}
-	return false
 }
 
 // maxBylines bounds how many byline texts a page contributes; maxBylineRaw
