@@ -26,7 +26,7 @@ func crossValidate(tune []sample, classes []string, k, steps int, want float64) 
 					train = append(train, s)
 				}
 			}
-			folds = append(folds, fold{fit(train, classes, l2, steps), held})
+			folds = append(folds, fold{fit(judged(train), classes, l2, steps), held})
 		}
 		best, bestFloor, bestRecall := 0.0, 0.0, 0.0
 		for step := 1; step < 400; step++ {

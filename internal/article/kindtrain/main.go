@@ -10,7 +10,9 @@
 //
 // The model is a multinomial logistic regression over
 // article.KindFeatureNames, fitted by full-batch gradient descent with an L2
-// penalty from zero weights, so the same data gives the same model. The
+// penalty from zero weights, so the same data gives the same model. It
+// learns from the pages it will judge only: the rules' empty pages,
+// videos and firm verdicts keep their kind whatever it says. The
 // "article" floor is the lowest probability that keeps the rules'
 // article recall on the tune half at -recall.
 package main
@@ -87,7 +89,7 @@ func run(data, out string, l2 float64, steps int, recall, rescue float64) error 
 		crossValidate(tune, classes, *folds, steps, 0.97)
 		return nil
 	}
-	m := fit(tune, classes, l2, steps)
+	m := fit(judged(tune), classes, l2, steps)
 	m.ArticleFloor, m.RescueFloor = floorFor(m, tune, recall), rescue
 	if rescue <= 0 {
 		m.RescueFloor = m.ArticleFloor
@@ -267,6 +269,17 @@ func softmax(m *model, x []float64, p []float64) {
 	}
 }
 
+// judged keeps the samples whose kind the model decides (KindModel.decide).
+func judged(set []sample) []sample {
+	var out []sample
+	for _, s := range set {
+		if !s.input.Firm && s.input.RuleKind != article.KindEmpty && s.input.RuleKind != article.KindVideo {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // probArticle is the model's probability of "article" for a sample.
 func probArticle(m *model, s sample) float64 {
 	return m.Probabilities(s.input.Features)[article.KindArticle]
@@ -277,8 +290,8 @@ func probArticle(m *model, s sample) float64 {
 // would fall.
 func floorFor(m *model, train []sample, recall float64) float64 {
 	var ps []float64
-	for _, s := range train {
-		if s.kind == article.KindArticle && !s.input.Firm && s.input.RuleKind != article.KindEmpty && s.input.RuleKind != article.KindVideo {
+	for _, s := range judged(train) {
+		if s.kind == article.KindArticle {
 			ps = append(ps, probArticle(m, s))
 		}
 	}
