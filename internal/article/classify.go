@@ -44,8 +44,13 @@ func classify(s pageSignals) (bool, string) {
 		return true, KindArticle
 	}
 	if s.words < 20 && s.ld.body == "" {
-		if galleryType || s.images >= 6 {
+		switch {
+		case galleryType || s.images >= 6:
 			return false, KindGallery
+		case s.bodyLinkDens > 0.5:
+			// Next to no words of its own, and those mostly links: a home
+			// or section page that lists a few stories, not an empty one.
+			return false, KindListing
 		}
 		return false, KindEmpty
 	}
@@ -92,14 +97,15 @@ func classify(s pageSignals) (bool, string) {
 
 // firmVerdict reports a kind the page's form alone decides, which the
 // page-kind model (pagekind.go) does not overturn: a main text that is a
-// run of linked headlines, or a gallery with a caption's worth of words
-// and no article markup. Linked headlines with two paragraphs or more
-// under each are as likely a long guide's or a manual's section heads as a
-// river of teasers: the model decides.
+// run of linked headlines, a page of links with next to no words of its
+// own, or a gallery with a caption's worth of words and no article markup.
+// Linked headlines with two paragraphs or more under each are as likely a
+// long guide's or a manual's section heads as a river of teasers: the
+// model decides.
 func firmVerdict(s pageSignals, kind string) bool {
 	switch kind {
 	case KindListing:
-		return s.teaserHeads >= 8 && s.paras < 2*s.teaserHeads || s.words < 150 && (s.headLinks >= 8 || s.articles >= 6)
+		return s.words < 20 || s.teaserHeads >= 8 && s.paras < 2*s.teaserHeads || s.words < 150 && (s.headLinks >= 8 || s.articles >= 6)
 	case KindGallery:
 		return s.words < 40 && s.ld.articleCounts == 0 && !strings.HasPrefix(s.ogType, "article")
 	}

@@ -62,6 +62,9 @@ func TestExtractClassifiesNonArticles(t *testing.T) {
 		{"section listing", listing.String(), "https://example.com/world/", KindListing},
 		{"listing with excerpts", excerpts.String(), "https://example.com/world/", KindListing},
 		{"gallery", gallery.String(), "https://example.com/photos/storm", KindGallery},
+		{"a section page of three links", `<html><head><title>Science - The Courier</title></head><body><header><a href="/">The Courier</a><nav><a href="/local/">Local</a> <a href="/science/">Science</a></nav></header>` +
+			`<main><h1>Science</h1><ul><li><a href="/science/a">Comet seen over the valley</a></li><li><a href="/science/b">New lab opens at the college</a></li><li><a href="/science/c">River survey counts otters</a></li></ul></main>` +
+			`<footer><p>© The Courier. <a href="/about">About us</a></p></footer></body></html>`, "https://example.com/science/", KindListing},
 		{"empty shell", `<html><head><title>App</title><script>render()</script></head><body><div id="root"></div><noscript>Enable JavaScript.</noscript></body></html>`, "", KindEmpty},
 		{"article", `<html><body><article>` + pTags(articleParas(6)) + `</article></body></html>`, "https://example.com/2020/01/02/x", KindArticle},
 	}
