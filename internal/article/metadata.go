@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -469,9 +470,18 @@ func holdsToday(n *html.Node) bool {
 // maxWrittenBy bounds the credit lines read per page.
 const maxWrittenBy = 4
 
+// creditVerbs are the words that credit a writer before "by" ("Written
+// by", "Interview by"), for the credit line, the byline's prefix and the
+// summary card's label alike. creditInitials must hold each one's first
+// letter, and those of reCredit's other openers.
+const (
+	creditVerbs    = `written|authored|words|text|story|article|reporting|reported|interview|interviewed`
+	creditInitials = "abimprstvw"
+)
+
 var (
 	// reCredit is a line that credits a writer, the name (if any) after it.
-	reCredit = regexp.MustCompile(`^(?i:written by|words by|text by|story by|reporting by|(?:photos? and text|text and photos?) by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|authored by|article by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author|by)\s*:?\s*(.*)$`)
+	reCredit = regexp.MustCompile(`^(?i:(?:` + creditVerbs + `) by|(?:photos? and text|text and photos?) by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author|by)\s*:?\s*(.*)$`)
 	// reCreditTail is what a credit line holds after the name: a day, or
 	// a separator and what follows it ("Jane Roe | March 3, 2024").
 	reCreditTail = regexp.MustCompile(`\s*(?:[|•·;]|\s[–—-]\s).*$`)
@@ -557,7 +567,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 			continue
 		}
 		lead := strings.TrimSpace(first.Data)
-		if len(lead) < 2 || !strings.ContainsAny(lead[:1], "BbWwAaPpTMmVvSsRr") {
+		if len(lead) < 2 || !strings.ContainsRune(creditInitials, unicode.ToLower(rune(lead[0]))) {
 			continue
 		}
 		m := reCredit.FindStringSubmatch(cleanInline(shortText(n, 80)))
@@ -1262,7 +1272,7 @@ func (pm *pageMeta) labelledAuthors() []string {
 }
 
 // reCardAuthor matches a summary-card label that names the author.
-var reCardAuthor = regexp.MustCompile(`(?i)^\s*(?:(?:written|authored|interview|interviewed|reported|words)\s+by|author|by)\s*$`)
+var reCardAuthor = regexp.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `)\s+by|author|by)\s*$`)
 
 // citationNames turns scholarly citation_author values, one author each,
 // into names: "Roy, Aniruddha" is Aniruddha Roy (splitAuthors would make
@@ -1288,7 +1298,7 @@ var (
 	// reAuthorTitle is a job title after a name ("Jane Roe Founder at Acme").
 	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:founder|co-?founder|ceo|cto|editor|writer|correspondent|reporter|columnist|director|manager|president)\b.*$`)
 	reAuthorRole  = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
-	reByPrefix    = regexp.MustCompile(`(?i)^\s*(?:written\s+|authored\s+|posted\s+|reported\s+|words\s+|text\s+|story\s+)?(?:by|von|par|por|di|door|av|przez|от|автор)\s*[:\s]\s*`)
+	reByPrefix    = regexp.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `|posted)\s+)?(?:by|von|par|por|di|door|av|przez|от|автор)\s*[:\s]\s*`)
 	reAuthorSep   = regexp.MustCompile(`\s*(?:[,;&|]|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
 	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow`)
 	reAuthorGroup = regexp.MustCompile(`(?i)\bstaff\b|contributor$`)

@@ -261,3 +261,23 @@ func eqTime(t *testing.T, what string, got *time.Time, want string) {
 		t.Errorf("%s = %s, want %s", what, got.Format(time.RFC3339Nano), want)
 	}
 }
+
+// The credit-line pre-filter passes over elements by their first letter:
+// a credit verb or opener it lacks would never be read.
+func TestCreditInitialsCoverEveryOpener(t *testing.T) {
+	verbs := strings.Split(creditVerbs, "|")
+	for _, w := range append(verbs, "photos", "posted", "published", "view", "see", "all", "more", "posts", "articles", "stories", "author", "by") {
+		if !strings.ContainsRune(creditInitials, rune(w[0])) {
+			t.Errorf("creditInitials %q lacks %q, the first letter of %q", creditInitials, w[:1], w)
+		}
+	}
+	for _, w := range verbs {
+		line := strings.ToUpper(w[:1]) + w[1:] + " by Jane Roe"
+		if m := reCredit.FindStringSubmatch(line); m == nil || m[1] != "Jane Roe" {
+			t.Errorf("reCredit on %q: %q, want the name", line, m)
+		}
+		if !reCardAuthor.MatchString(w + " by") {
+			t.Errorf("reCardAuthor does not take %q", w+" by")
+		}
+	}
+}
