@@ -117,3 +117,13 @@ func enclosedBy(n *html.Node, a atom.Atom) bool {
 	}
 	return false
 }
+
+// holds reports whether an element a is below n.
+func holds(n *html.Node, a atom.Atom) bool {
+	found := false
+	walkElements(n, func(c *html.Node) bool {
+		found = found || c.DataAtom == a
+		return !found
+	})
+	return found
+}

@@ -299,6 +299,9 @@ func bylineText(n *html.Node, limit int) (string, bool) {
 					cutTopicLead(&sb)
 					continue
 				}
+				if isHeading(c.DataAtom) && (enclosedBy(c, atom.A) || holds(c, atom.A)) && countWords(rawText(c)) > 5 {
+					return false // a linked headline longer than a name: a story's card
+				}
 				sb.WriteByte(' ')
 				if !rec(c) {
 					return false

@@ -239,6 +239,11 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"posted on a day by", `<p>Posted on March 3, 2024 by Jane Roe</p>`, []string{"Jane Roe"}},
 		{"a credit line going on with a separator and the day", `<div>By <strong>Jane Roe</strong> | March 3, 2024</div>`, []string{"Jane Roe"}},
 		{"story by", `<p>Story by Jane Roe</p>`, []string{"Jane Roe"}},
+		{"the author box's cards of her other stories are no credits",
+			`<div class="author-bio"><div class="author-bio__name">By Linda Rosencrance</div><details><summary><h2 class="author-bio__cards-title">More from this author</h2></summary>` +
+				`<ul class="author-bio__cards"><li class="author-bio__card"><a class="card" href="/article/4063419/ways.html"><span class="card__content-type">feature</span>` +
+				`<h3 class="card__title"><span>Ways CIOs can synergize modernization and legacy infrastructure</span></h3><div><span>Oct 8, 2025</span></div></a></li></ul></details></div>`,
+			[]string{"Linda Rosencrance"}},
 		{"interview by", `<p>Interview by Jane Roe</p>`, []string{"Jane Roe"}},
 		{"a summary card's story-by label", `<meta name="twitter:label1" content="Story by"><meta name="twitter:data1" content="Jane Roe">`,
 			[]string{"Jane Roe"}},
