@@ -1306,8 +1306,14 @@ var (
 	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow`)
 	reAuthorGroup = regexp.MustCompile(`(?i)\bstaff\b|contributor$`)
 	// reAuthorLabel is what stands before a name in a credit's part
-	// ("Author: Jane Roe", "About Jane Roe", "and Jane Roe").
-	reAuthorLabel = regexp.MustCompile(`(?i)^\s*(?:(?:author|about|and)\s*:?\s+|author\s*:\s*)`)
+	// ("Author: Jane Roe", "Authors: Jane Roe and …", "About Jane Roe").
+	reAuthorLabel = regexp.MustCompile(`(?i)^\s*(?:(?:authors?|about|and)\s*:?\s+|authors?\s*:\s*)`)
+	// rePostNominal is a degree, a credential or a suffix after a name
+	// ("Jane Roe, MS, RD", "Ph.D.", "Jr."): the name's, not a second one.
+	rePostNominal = regexp.MustCompile(`^(?:\p{Lu}{2,5}|Ph\.?\s?D|M\.D|Jr|Sr|I{2,3}|Esq)\.?$`)
+	// reAside is a parenthesised note after a name ("Jane Roe (Data
+	// Analyst)", "Jean Doe (CNXSoft)"), cut unless it names a role.
+	reAside = regexp.MustCompile(`\s*\([^()]*\)$`)
 	// reAuthorControl is an author box's link or button, a label alone, or
 	// a numbered heading: no name.
 	reAuthorControl = regexp.MustCompile(`(?i)^(?:(?:view|see|read|more|all)\b.*\b(?:posts?|articles?|stories|author)$|(?:read\s+)?more\s+(?:from|by)\s|(?:the\s+)?author$|\d+\.\s)`)
@@ -1330,8 +1336,15 @@ func splitAuthors(s string) (names []string, desk string) {
 		return nil, "" // the site's makers by their trades, not the story's writer
 	}
 	parts := reAuthorSep.Split(s, -1)
+	titled := false // a job title was dropped: one word after it is its department
 	for _, p := range parts {
 		p = strings.Trim(reAuthorLabel.ReplaceAllString(p, ""), " .:-–—|")
+		if aside := reAside.FindString(p); aside != "" && !reAuthorRole.MatchString(aside) {
+			p = strings.TrimSuffix(p, aside)
+		}
+		if len(names) > 0 && rePostNominal.MatchString(p) || titled && !strings.Contains(p, " ") {
+			continue
+		}
 		if cut := reAuthorTitle.ReplaceAllString(p, ""); len(strings.Fields(cut)) >= 2 {
 			p = cut
 		}
@@ -1345,8 +1358,12 @@ func splitAuthors(s string) (names []string, desk string) {
 			continue
 		}
 		w := len(strings.Fields(p))
-		if w == 0 || w > 5 || len(p) > 60 || reAuthorTitle.ReplaceAllString(" "+p, "") == "" {
-			continue // a job title alone is the title of the name before it
+		if w == 0 || w > 5 || len(p) > 60 {
+			continue
+		}
+		if reAuthorTitle.ReplaceAllString(" "+p, "") == "" {
+			titled = true // a job title alone is the title of the name before it
+			continue
 		}
 		names = append(names, p)
 	}

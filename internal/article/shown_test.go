@@ -244,6 +244,10 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 				`<ul class="author-bio__cards"><li class="author-bio__card"><a class="card" href="/article/4063419/ways.html"><span class="card__content-type">feature</span>` +
 				`<h3 class="card__title"><span>Ways CIOs can synergize modernization and legacy infrastructure</span></h3><div><span>Oct 8, 2025</span></div></a></li></ul></details></div>`,
 			[]string{"Linda Rosencrance"}},
+		{"degrees after the name are the name's", `<div class="byline">By Dylan Bailey, MS, RD, FAND</div>`, []string{"Dylan Bailey"}},
+		{"a department after a job title is no name", `<div class="byline">By Daniel Burstein, Senior Director, Content & Marketing</div>`, []string{"Daniel Burstein"}},
+		{"a note in brackets after each name", `<div class="byline">By Lance Ryan (Content Manager) and Jeffrey Callahan (Data Analyst)</div>`, []string{"Lance Ryan", "Jeffrey Callahan"}},
+		{"an authors label", `<div class="byline">Authors: Julie Weisenhorn and Natalie Hoidal</div>`, []string{"Julie Weisenhorn", "Natalie Hoidal"}},
 		{"interview by", `<p>Interview by Jane Roe</p>`, []string{"Jane Roe"}},
 		{"a summary card's story-by label", `<meta name="twitter:label1" content="Story by"><meta name="twitter:data1" content="Jane Roe">`,
 			[]string{"Jane Roe"}},
