@@ -239,16 +239,32 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 
 // namedPart is the text of the part of a byline its markup names as the
 // name (<div class="author-name">Joakim Edin</div> beside the author's
-// job title or the day), or "" when no such part holds a short text.
+// job title or the day), else of its one link to an author's page that
+// reads as a name ("<a href="/author/ben-silverman">Ben Silverman</a>
+// Games Editor"), or "" when no such part holds a short text.
 func namedPart(n *html.Node) string {
+	var link string
+	links := 0
 	for d := range n.Descendants() {
-		if d.Type != html.ElementNode || !classNamesName(attr(d, "class")) {
+		if d.Type != html.ElementNode {
+			continue
+		}
+		if d.DataAtom == atom.A {
+			if _, ok := authorPagePath(attr(d, "href")); ok && !reAuthorControl.MatchString(cleanInline(shortText(d, 60))) {
+				links++
+				link = cleanInline(shortText(d, 60))
+			}
+		}
+		if !classNamesName(attr(d, "class")) {
 			continue
 		}
 		if t := cleanInline(rawText(d)); t != "" && len(strings.Fields(t)) <= 5 {
 			return t
 		}
 		return ""
+	}
+	if links == 1 && rePersonName.MatchString(link) {
+		return link
 	}
 	return ""
 }
@@ -638,23 +654,26 @@ func (pm *pageMeta) collectAuthorLinks(nodes []*html.Node, hc hintCache) {
 		if n.DataAtom != atom.A {
 			continue
 		}
-		href := ""
-		for _, a := range n.Attr {
-			if a.Key == "href" {
-				href = a.Val
-			}
-		}
-		if !strings.Contains(href, "/author") { // most links: no parse
+		path, ok := authorPagePath(attr(n, "href"))
+		if !ok {
 			continue
 		}
-		u, err := url.Parse(href)
-		if err != nil || !reAuthorPage.MatchString(u.Path) {
-			continue
-		}
-		if name := cleanInline(shortText(n, 60)); (rePersonName.MatchString(name) || sluggedFirstName(name, u.Path)) && !inChrome(n, hc) {
+		if name := cleanInline(shortText(n, 60)); (rePersonName.MatchString(name) || sluggedFirstName(name, path)) && !inChrome(n, hc) {
 			pm.authorLinks = append(pm.authorLinks, name)
 		}
 	}
+}
+
+// authorPagePath is the path of href when it is an author's page.
+func authorPagePath(href string) (string, bool) {
+	if !strings.Contains(href, "/author") { // most links: no parse
+		return "", false
+	}
+	u, err := url.Parse(href)
+	if err != nil || !reAuthorPage.MatchString(u.Path) {
+		return "", false
+	}
+	return u.Path, true
 }
 
 // isAncestor reports whether a is n or one of its ancestors.
@@ -1316,7 +1335,7 @@ var (
 	reAside = regexp.MustCompile(`\s*\([^()]*\)$`)
 	// reAuthorControl is an author box's link or button, a label alone, or
 	// a numbered heading: no name.
-	reAuthorControl = regexp.MustCompile(`(?i)^(?:(?:view|see|read|more|all)\b.*\b(?:posts?|articles?|stories|author)$|(?:read\s+)?more\s+(?:from|by)\s|(?:the\s+)?author$|\d+\.\s)`)
+	reAuthorControl = regexp.MustCompile(`(?i)^(?:(?:view|see|read|more|all)\b.*\b(?:posts?|articles?|stories|author)$|(?:read\s+)?more\s+(?:from|by)\s|(?:learn|read)\s+more$|(?:the\s+)?author$|\d+\.\s)`)
 	// reColophon is a credit by trade ("design: Jane Roe, code: John Doe").
 	reColophon = regexp.MustCompile(`(?i)(?:^|[,;]\s*)(?:design|code|development|hosting|photos?|illustrations?)\s*:`)
 )

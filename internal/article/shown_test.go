@@ -248,6 +248,12 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"a department after a job title is no name", `<div class="byline">By Daniel Burstein, Senior Director, Content & Marketing</div>`, []string{"Daniel Burstein"}},
 		{"a note in brackets after each name", `<div class="byline">By Lance Ryan (Content Manager) and Jeffrey Callahan (Data Analyst)</div>`, []string{"Lance Ryan", "Jeffrey Callahan"}},
 		{"an authors label", `<div class="byline">Authors: Julie Weisenhorn and Natalie Hoidal</div>`, []string{"Julie Weisenhorn", "Natalie Hoidal"}},
+		{"a byline's one author link beside a beat and a job title, past a list of columnists",
+			`<ul class="columnists"><li><a href="/blogs/author/andy-serwer/">Andy Serwer</a></li><li><a href="/blogs/author/sam-ro/">Sam Ro</a></li></ul>` +
+				`<div class="author"><a class="author-link" href="https://news.example/author/ben-silverman">Ben Silverman</a> <div class="author-title">Games Editor</div></div>`,
+			[]string{"Ben Silverman"}},
+		{"an author box's learn-more link is no name", `<div class="author-bio">Paramita Ghosh writes about data. <a href="/author/paramita-ghosh/">Learn More</a></div>`,
+			nil},
 		{"interview by", `<p>Interview by Jane Roe</p>`, []string{"Jane Roe"}},
 		{"a summary card's story-by label", `<meta name="twitter:label1" content="Story by"><meta name="twitter:data1" content="Jane Roe">`,
 			[]string{"Jane Roe"}},
