@@ -593,7 +593,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 		if m == nil {
 			continue
 		}
-		name := strings.TrimSpace(reCreditTail.ReplaceAllString(reAuthorDate.ReplaceAllString(m[1], ""), ""))
+		name := strings.TrimSpace(reCreditTail.ReplaceAllString(reOnBehalf.ReplaceAllString(reAuthorDate.ReplaceAllString(m[1], ""), ""), ""))
 		if name == "" { // a label: the name is the next element's text
 			for sib := n.NextSibling; sib != nil; sib = sib.NextSibling {
 				if sib.Type == html.ElementNode {
@@ -1315,8 +1315,10 @@ var (
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
 	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4}|\d{4}-\d{2}-\d{2})\s*(?:[|,·•–—-]\s*)?`)
-	// reOnBehalf cuts whom a writer speaks for ("Jane Roe on behalf of the team").
-	reOnBehalf = regexp.MustCompile(`(?i)\s+on behalf of\b.*$`)
+	// reOnBehalf cuts whom a writer speaks for ("Jane Roe on behalf of the
+	// team") and the credits after the writer's that are not for writing
+	// ("Written by Jane Roe Edited by John Doe", "Medically reviewed by …").
+	reOnBehalf = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$`)
 	// reAuthorTitle is a job title after a name ("Jane Roe Founder at Acme").
 	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:founder|co-?founder|ceo|cto|editor|writer|correspondent|reporter|columnist|director|manager|president)\b.*$`)
 	reAuthorRole  = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)

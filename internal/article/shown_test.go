@@ -254,6 +254,8 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 			[]string{"Ben Silverman"}},
 		{"an author box's learn-more link is no name", `<div class="author-bio">Paramita Ghosh writes about data. <a href="/author/paramita-ghosh/">Learn More</a></div>`,
 			nil},
+		{"an editor's credit after the writer's", `<p class="byline">Written by Rob Ewaschuk<br>Edited by Betsy Beyer</p>`, []string{"Rob Ewaschuk"}},
+		{"a medical reviewer after the writer", `<div class="byline">By Jane Roe Medically reviewed by John Doe, MD</div>`, []string{"Jane Roe"}},
 		{"interview by", `<p>Interview by Jane Roe</p>`, []string{"Jane Roe"}},
 		{"a summary card's story-by label", `<meta name="twitter:label1" content="Story by"><meta name="twitter:data1" content="Jane Roe">`,
 			[]string{"Jane Roe"}},
