@@ -974,7 +974,7 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared, undated
 	shown := func(lines []string) (t *time.Time, found bool) {
 		for _, s := range lines {
 			if t := shownDate(s); t != nil && inMonth(t) {
-				if mod := pm.modifiedAt(); mod != nil && mod.UTC().Format(time.DateOnly) == t.Format(time.DateOnly) {
+				if mod := pm.modifiedAt(); mod != nil && mod.UTC().Format(time.DateOnly) == t.Format(time.DateOnly) && !pm.showsOtherUpdatedDay(t) {
 					return nil, true
 				}
 				return t, true
@@ -1021,6 +1021,18 @@ func (pm *pageMeta) updatedDay(pageURL string) *time.Time {
 		}
 	}
 	return nil
+}
+
+// showsOtherUpdatedDay reports an "Updated" line near the headline on
+// another day than t: beside it, t is the day the story was published,
+// whatever day the page declares as modified (a stale declaration).
+func (pm *pageMeta) showsOtherUpdatedDay(t *time.Time) bool {
+	for _, s := range pm.linesNearHeadline(reUpdatedLine, reUpdatedLine) {
+		if u := shownDate(s); u != nil && strings.Contains(s, "updated") && u.Format(time.DateOnly) != t.Format(time.DateOnly) {
+			return true
+		}
+	}
+	return false
 }
 
 // earlierShownDay is the day shown in the page's first date line near the

@@ -66,6 +66,8 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 		{"a post's date line", "", `<div class="post-meta"><span class="author">Jane Roe</span> <span class="post-date">March 12, 2025</span></div>`, "2025-03-12"},
 		{"metadata wins over what is shown", `<meta property="article:published_time" content="2024-01-05T08:00:00Z">`, `<span class="date">March 12, 2025</span>`, "2024-01-05"},
 		{"the modified day is no publication", `<meta property="article:modified_time" content="2025-03-12T10:00:00Z">`, `<p class="updated">Updated March 12, 2025</p>`, ""},
+		{"the declared modified day beside a shown later update is the publication", `<meta name="last-modified" content="December 22, 2022">`,
+			`<div class="dateline-wrapper"><span class="dateline">DECEMBER 22, 2022</span><span class="dateline updated">Updated: JANUARY 02, 2026</span></div>`, "2022-12-22"},
 		{"a comment's date is not the story's", "", `<div class="comment"><span class="comment-date">May 2, 2025</span><p>Nice.</p></div>`, ""},
 		{"a date line under the headline", "", `<p class="text-muted">December 15, 2025</p>`, "2025-12-15"},
 		{"a date line with its reading time", "", `<p>February 4, 2025 - 11 minutes</p>`, "2025-02-04"},
