@@ -340,14 +340,15 @@ func numbersInstance(t string, toks []string) bool {
 }
 
 // styledPart returns the ancestor of top, up to three levels up and
-// holding nothing else of weight, that has a sibling styled like it and
+// holding at most half as much text again (a section's other widgets: a
+// short FAQ, a call to action), that has a sibling styled like it and
 // holding prose: a page builder's section ("elementor-element e-con
 // e-parent") of a story told in several, whose other sections then join
 // as its siblings.
 func (s *scorer) styledPart(top *html.Node) *html.Node {
 	text := s.st.get(top).text
 	for a, up := top, 0; a != nil && a != s.body && up <= 3; a, up = a.Parent, up+1 {
-		if s.st.get(a).text*10 > text*11 {
+		if s.st.get(a).text*2 > text*3 {
 			break
 		}
 		class := style(attr(a, "class"))

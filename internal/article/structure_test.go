@@ -1,6 +1,7 @@
 package article
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -275,6 +276,16 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"All rights reserved"},
 		},
 		{
+			name: "a page builder's story whose long section also holds a short FAQ, after an opening with a contents list",
+			body: `<div class="elementor elementor-15342">` + builderSection("aa1", "bb1", pTags(ps[:3])+toc(8)+`<h2 id="s1">Why the plan changed</h2>`+pTags(ps[3:4])) +
+				`<div class="elementor-element elementor-element-aa2 e-flex e-con-boxed e-con e-parent"><div class="e-con-inner">` +
+				`<div class="elementor-element elementor-element-bb2 elementor-widget elementor-widget-text-editor"><div class="elementor-widget-container">` +
+				pTags(ps[4:]) + pTags(articleParas(24)[8:]) + `</div></div>` +
+				`<div class="elementor-element elementor-element-cc2 elementor-widget elementor-widget-accordion"><div class="elementor-tab-content">` +
+				pTags(articleParas(28)[24:]) + `</div></div></div></div></div>`,
+			want: ps,
+		},
+		{
 			name: "a header styled like the story's section is not a part of it",
 			body: `<header class="content-max-width"><div class="logo"><a href="/">Gazette</a></div><p>The Gazette: news from the city and the valley since 1887, every morning.</p></header>` +
 				`<div class="content-max-width"><div class="sidebar-container"><div><div class="lr-content">` + pTags(ps) + `</div></div></div>` +
@@ -322,6 +333,17 @@ func sectioned(ps []string, heading string) string {
 // builderSection is one top-level section of a page builder's layout
 // (Elementor's): every element is named by its kind and its instance, and
 // every block of text sits in a "widget".
+// toc is a table of contents of n entries, each a link to a section.
+func toc(n int) string {
+	var b strings.Builder
+	b.WriteString(`<div class="lwptoc"><div class="lwptoc_header">Contents</div><div class="lwptoc_items">`)
+	for i := range n {
+		fmt.Fprintf(&b, `<div class="lwptoc_item"><a href="#s%d"><span class="lwptoc_item_number">%d.</span> <span class="lwptoc_item_label">A section of the story, number %d</span></a></div>`, i, i+1, i+1)
+	}
+	b.WriteString(`</div></div>`)
+	return b.String()
+}
+
 func builderSection(section, widget, inner string) string {
 	return `<div class="elementor-element elementor-element-` + section + ` e-flex e-con-boxed e-con e-parent"><div class="e-con-inner">` +
 		`<div class="elementor-element elementor-element-` + widget + ` elementor-widget elementor-widget-text-editor"><div class="elementor-widget-container">` +
