@@ -249,10 +249,10 @@ func namedPart(n *html.Node) string {
 		if d.Type != html.ElementNode {
 			continue
 		}
-		if d.DataAtom == atom.A {
-			if _, ok := authorPagePath(attr(d, "href")); ok && !reAuthorControl.MatchString(cleanInline(shortText(d, 60))) {
+		if _, ok := authorPagePath(attr(d, "href")); ok && d.DataAtom == atom.A {
+			if t := cleanInline(shortText(d, 60)); !reAuthorControl.MatchString(t) {
 				links++
-				link = cleanInline(shortText(d, 60))
+				link = t
 			}
 		}
 		if !classNamesName(attr(d, "class")) {
@@ -593,7 +593,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 		if m == nil {
 			continue
 		}
-		name := strings.TrimSpace(reCreditTail.ReplaceAllString(reOnBehalf.ReplaceAllString(reAuthorDate.ReplaceAllString(m[1], ""), ""), ""))
+		name := strings.TrimSpace(reCreditTail.ReplaceAllString(reAfterWriter.ReplaceAllString(reAuthorDate.ReplaceAllString(m[1], ""), ""), ""))
 		if name == "" { // a label: the name is the next element's text
 			for sib := n.NextSibling; sib != nil; sib = sib.NextSibling {
 				if sib.Type == html.ElementNode {
@@ -1327,10 +1327,11 @@ var (
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
 	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4}|\d{4}-\d{2}-\d{2})\s*(?:[|,·•–—-]\s*)?`)
-	// reOnBehalf cuts whom a writer speaks for ("Jane Roe on behalf of the
-	// team") and the credits after the writer's that are not for writing
-	// ("Written by Jane Roe Edited by John Doe", "Medically reviewed by …").
-	reOnBehalf = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$`)
+	// reAfterWriter is what follows a writer's name and is no credit for
+	// writing: whom the writer speaks for ("Jane Roe on behalf of the
+	// team"), an editor's or a reviewer's credit ("Written by Jane Roe
+	// Edited by John Doe", "Medically reviewed by …").
+	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$`)
 	// reAuthorTitle is a job title after a name ("Jane Roe Founder at Acme").
 	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:founder|co-?founder|ceo|cto|editor|writer|correspondent|reporter|columnist|director|manager|president)\b.*$`)
 	reAuthorRole  = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
@@ -1363,7 +1364,7 @@ func splitAuthors(s string) (names []string, desk string) {
 	s = reByPrefix.ReplaceAllString(s, "")
 	s = reLeadDate.ReplaceAllString(s, "")
 	s = reByPrefix.ReplaceAllString(s, "")
-	s = reOnBehalf.ReplaceAllString(s, "")
+	s = reAfterWriter.ReplaceAllString(s, "")
 	s = reAuthorDate.ReplaceAllString(s, "")
 	if reColophon.MatchString(s) {
 		return nil, "" // the site's makers by their trades, not the story's writer
