@@ -65,6 +65,7 @@ func extractWith(raw []byte, pageURL string, opt Options, bud *budget) (*Article
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
+	src = repairMojibake(src)
 	doc, err := parseHTML(src, opt, bud)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
