@@ -106,24 +106,3 @@ func reconcileLD(blocks []block, ldBody string) []block {
 func inQuote(n *html.Node) bool {
 	return n.DataAtom == atom.Blockquote || enclosedBy(n, atom.Blockquote)
 }
-
-// enclosedBy reports whether an ancestor of n (not n itself) is an
-// element of kind a: a link around a card, a quote around a post.
-func enclosedBy(n *html.Node, a atom.Atom) bool {
-	for p := n.Parent; p != nil; p = p.Parent {
-		if p.Type == html.ElementNode && p.DataAtom == a {
-			return true
-		}
-	}
-	return false
-}
-
-// holds reports whether an element a is below n.
-func holds(n *html.Node, a atom.Atom) bool {
-	found := false
-	walkElements(n, func(c *html.Node) bool {
-		found = found || c.DataAtom == a
-		return !found
-	})
-	return found
-}
