@@ -23,7 +23,8 @@ import (
 var (
 	// pageElements matches every element outside svg and template
 	// subtrees, which hold icon titles and inert markup, never metadata or
-	// text (pruneJunk removes them later).
+	// text; the svg or template element itself is matched, so that
+	// pruneJunk removes it.
 	pageElements = nodeMatcher{match: isElement, skip: func(n *html.Node) bool {
 		return n.DataAtom == atom.Svg || n.DataAtom == atom.Template
 	}}
@@ -90,11 +91,11 @@ func (m nodeMatcher) MatchAll(n *html.Node) []*html.Node {
 
 // matchInto appends the selected nodes of n's subtree to out.
 func (m nodeMatcher) matchInto(n *html.Node, out []*html.Node) []*html.Node {
-	if m.skip != nil && m.skip(n) {
-		return out
-	}
 	if m.match(n) {
 		out = append(out, n)
+	}
+	if m.skip != nil && m.skip(n) {
+		return out
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		out = m.matchInto(c, out)
