@@ -23,6 +23,7 @@ func TestExtractRemovesBoilerplate(t *testing.T) {
 		{"caption credit", `<figure><img src="a.jpg"><figcaption>The council chamber on Tuesday. Photo: Jane Roe/Agency</figcaption></figure>`, "Jane Roe/Agency"},
 		{"newsletter", `<div class="newsletter-signup"><p>Get the morning briefing delivered to your inbox, every single weekday.</p></div>`, "morning briefing"},
 		{"advertisement label", `<p>Advertisement</p>`, "Advertisement"},
+		{"loading placeholder", `<div class="skeleton"><p>Loading paragraph...</p></div>`, "Loading paragraph"},
 		{"svg icon", `<p><svg viewBox="0 0 24 24"><title>Share on Facebook</title><style>.icon { fill: red }</style><text>Star Seller</text></svg></p>`, "Star Seller"},
 		{"svg icon style", `<svg viewBox="0 0 24 24"><style>.is-in-view #badge { animation: spin 2s }</style></svg>`, "is-in-view"},
 	}

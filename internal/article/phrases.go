@@ -42,8 +42,12 @@ func isBoilerplateText(s string) bool {
 		return false
 	}
 	t := strings.ToLower(strings.TrimRight(strings.TrimSpace(s), ".:!…>»›→ "))
-	return boilerplatePhrases[t]
+	return boilerplatePhrases[t] || reLoading.MatchString(s)
 }
+
+// reLoading matches a placeholder that a script replaces once the page has
+// loaded: "Loading paragraph...", "Loading reviews…", "Please wait...".
+var reLoading = regexp.MustCompile(`(?i)^\s*(?:loading|please wait)\b.{0,24}(?:\.\.\.|…)\s*$`)
 
 // maxPromo is the longest block (runes) read as a call to action.
 const maxPromo = 250
