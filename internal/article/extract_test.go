@@ -110,3 +110,23 @@ func TestExtractSiblingContainers(t *testing.T) {
 		t.Errorf("boilerplate kept:\n%s", a.Text)
 	}
 }
+
+func TestExtractDropsPermalinks(t *testing.T) {
+	body := articleParas(4)
+	page := `<html><body><article><h1>Caching</h1>` + pTags(body[:2]) +
+		`<h2 id="setup">Setting up the cache<a class="headerlink" href="#setup">¶</a></h2>` +
+		`<dl><dt id="m">class CacheMiddleware<a href="#m" title="Link to this definition">§</a></dt><dd>` + body[2] + `</dd></dl>` +
+		`<h2 id="section3">Expiry<a class="anchor" href="#section3">#section3</a></h2>` +
+		`<p>` + body[3] + `<a href="#fn1">1</a></p></article></body></html>`
+	a := mustExtract(t, page, "")
+	for _, want := range []string{"Setting up the cache\n", "class CacheMiddleware\n", "Expiry\n", "1"} {
+		if !strings.Contains(a.Text, want) {
+			t.Errorf("want %q in text:\n%s", want, a.Text)
+		}
+	}
+	for _, bad := range []string{"¶", "§", "#section3"} {
+		if strings.Contains(a.Text, bad) {
+			t.Errorf("permalink %q kept in text:\n%s", bad, a.Text)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package article
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -63,4 +64,19 @@ func isHidden(n *html.Node) bool {
 		return true
 	}
 	return hidden && !(attr(n, "role") == "region" && attr(n, "aria-labelledby") != "")
+}
+
+// isPermalink reports a link to a place on the page that shows only a mark
+// ("¶", "#", "§") or its own href ("#section2"): the permalink documentation
+// generators and blogs put beside each heading and definition.
+func isPermalink(n *html.Node) bool {
+	if n.DataAtom != atom.A {
+		return false
+	}
+	href := attr(n, "href")
+	if len(href) < 2 || href[0] != '#' {
+		return false
+	}
+	t := strings.TrimSpace(rawText(n))
+	return t == href || !strings.ContainsFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
 }

@@ -28,10 +28,10 @@ var (
 	pageElements = nodeMatcher{match: isElement, skip: func(n *html.Node) bool {
 		return n.DataAtom == atom.Svg || n.DataAtom == atom.Template
 	}}
-	// junkElements are the elements pruneJunk removes: junkTags and
-	// hidden elements.
+	// junkElements are the elements pruneJunk removes: junkTags, hidden
+	// elements and permalinks.
 	junkElements = nodeMatcher{match: func(n *html.Node) bool {
-		return n.Type == html.ElementNode && (junkTags[n.DataAtom] || isHidden(n))
+		return n.Type == html.ElementNode && (junkTags[n.DataAtom] || isHidden(n) || isPermalink(n))
 	}}
 
 	// Head metadata (metadata.go, jsonld.go), run on headTags candidates.
