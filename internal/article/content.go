@@ -85,7 +85,9 @@ func markUnlikely(body *html.Node, st *statTable, total int, paid map[*html.Node
 		if !st.hc.unlikely(n) || paid[n] {
 			return true
 		}
-		if h := st.hc.node(n); h&hHardNeg != 0 && h&hStrongPos == 0 {
+		// A dialog is shown over the page on a click: however much prose
+		// it holds (a site's privacy policy), it is not the page's.
+		if h := st.hc.node(n); isModal(n) || h&hHardNeg != 0 && h&hStrongPos == 0 {
 			s.drop = true
 			return false
 		}

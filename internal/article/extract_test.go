@@ -23,6 +23,7 @@ func TestExtractRemovesBoilerplate(t *testing.T) {
 		{"caption credit", `<figure><img src="a.jpg"><figcaption>The council chamber on Tuesday. Photo: Jane Roe/Agency</figcaption></figure>`, "Jane Roe/Agency"},
 		{"newsletter", `<div class="newsletter-signup"><p>Get the morning briefing delivered to your inbox, every single weekday.</p></div>`, "morning briefing"},
 		{"advertisement label", `<p>Advertisement</p>`, "Advertisement"},
+		{"modal policy", `<div id="modal-privacy-policy" aria-modal="true" class="fixed"><div class="prose">` + strings.Repeat(`<p>Our privacy policy explains which personal information we collect online and offline, how we use it and with whom we share it.</p>`, 30) + `</div></div>`, "privacy policy explains"},
 		{"loading placeholder", `<div class="skeleton"><p>Loading paragraph...</p></div>`, "Loading paragraph"},
 		{"svg icon", `<p><svg viewBox="0 0 24 24"><title>Share on Facebook</title><style>.icon { fill: red }</style><text>Star Seller</text></svg></p>`, "Star Seller"},
 		{"svg icon style", `<svg viewBox="0 0 24 24"><style>.is-in-view #badge { animation: spin 2s }</style></svg>`, "is-in-view"},

@@ -172,6 +172,16 @@ var negativeRoles = map[string]bool{
 	"tooltip": true,
 }
 
+// isModal reports a dialog built of divs (role="dialog", aria-modal): a
+// policy, a size chart or a sign-up box shown over the page on a click.
+func isModal(n *html.Node) bool {
+	switch strings.ToLower(attr(n, "role")) {
+	case "dialog", "alertdialog":
+		return true
+	}
+	return attr(n, "aria-modal") == "true"
+}
+
 // classID returns the class and id as one string.
 func classID(n *html.Node) string {
 	c, id := "", ""
@@ -228,7 +238,7 @@ func (c hintCache) unlikely(n *html.Node) bool {
 	case atom.Body, atom.Html, atom.Article, atom.Main, atom.A, atom.Table, atom.Tbody, atom.Tr, atom.Td, atom.Th:
 		return false
 	}
-	if role := attr(n, "role"); role != "" && negativeRoles[strings.ToLower(role)] {
+	if isModal(n) || negativeRoles[strings.ToLower(attr(n, "role"))] {
 		return true
 	}
 	if attr(n, "itemprop") == "articleBody" {

@@ -63,7 +63,7 @@ func regionBlocks(body *html.Node, product bool, bud *budget) []block {
 		roots = mains
 	}
 	return renderBlocks(roots, func(n *html.Node) bool {
-		return regionChrome[n.DataAtom] || (product && namedAmong(n, productAsides))
+		return regionChrome[n.DataAtom] || isModal(n) || (product && namedAmong(n, productAsides))
 	}, bud)
 }
 
