@@ -67,6 +67,22 @@ func regionBlocks(body *html.Node, product bool, bud *budget) []block {
 	}, bud)
 }
 
+// mostlyAside reports blocks whose text lies mostly inside elements named
+// for a product page's reviews or other products.
+func mostlyAside(bs []block) bool {
+	aside, all := 0, 0
+	for _, b := range bs {
+		all += b.runes
+		for n := b.node; n != nil; n = n.Parent {
+			if namedAmong(n, productAsides) {
+				aside += b.runes
+				break
+			}
+		}
+	}
+	return aside*2 > all
+}
+
 // namedAmong reports an element whose class or id holds one of words.
 func namedAmong(n *html.Node, words map[string]bool) bool {
 	for _, a := range n.Attr {
@@ -83,11 +99,14 @@ func namedAmong(n *html.Node, words map[string]bool) bool {
 }
 
 // useRegion makes the region's text a's text, unless the story extraction
-// already kept half of it or more.
-func useRegion(a *Article, region []block) {
+// already kept half of it or more; story holds that extraction's blocks.
+// A product page's story that is mostly its customers' reviews or other
+// products (productAsides) gives way to a region with text, whatever its
+// length.
+func useRegion(a *Article, story, region []block) {
 	text := joinBlocks(region)
 	words := countWords(text)
-	if float64(a.WordCount) < regionShare*float64(words) {
+	if a.PageKind == KindProduct && words >= minRegionWords && mostlyAside(story) || float64(a.WordCount) < regionShare*float64(words) {
 		a.Text, a.WordCount = text, words
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
@@ -47,15 +48,37 @@ func TestUseRegion_KeepsAStoryThatHoldsHalfTheRegion(t *testing.T) {
 	region := []block{{text: "Menu Home News Sport"}, {text: "The council approved the budget on Tuesday after a long debate."}}
 	story := &Article{Text: "The council approved the budget on Tuesday after a long debate."}
 	story.WordCount = countWords(story.Text)
-	useRegion(story, region)
+	useRegion(story, nil, region)
 	if strings.Contains(story.Text, "Menu") {
 		t.Errorf("a story holding most of the region took the region's text: %q", story.Text)
 	}
 	teasers := &Article{Text: "Latest"}
 	teasers.WordCount = countWords(teasers.Text)
-	useRegion(teasers, region)
+	useRegion(teasers, nil, region)
 	if !strings.Contains(teasers.Text, "The council approved") || teasers.WordCount != countWords(teasers.Text) {
 		t.Errorf("a page whose extraction found little kept it: %q (%d words)", teasers.Text, teasers.WordCount)
+	}
+}
+
+// A product page whose story extraction found its customers' reviews (the
+// page's longest prose) takes the region, the product, however short.
+func TestUseRegion_AProductsReviewsGiveWay(t *testing.T) {
+	reviews := &html.Node{Type: html.ElementNode, Data: "section", DataAtom: atom.Section, Attr: []html.Attribute{{Key: "class", Val: "product-reviews"}}}
+	var story []block
+	for range 3 {
+		p := &html.Node{Type: html.ElementNode, Data: "p", DataAtom: atom.P}
+		reviews.AppendChild(p)
+		text := "Carried it for three weeks in the Alps and my shoulders never hurt once, though the lid leaks in heavy rain."
+		story = append(story, block{text: text, tag: atom.P, node: p, runes: len(text)})
+	}
+	region := []block{{text: "Trail Backpack 65L"}, {text: "A 65-litre pack for long trails, with a frame that moves the load to the hips and a rain cover in the lid."}}
+	for _, kind := range []string{KindProduct, KindService} {
+		a := &Article{Text: joinBlocks(story), PageKind: kind}
+		a.WordCount = countWords(a.Text)
+		useRegion(a, story, region)
+		if took := strings.Contains(a.Text, "A 65-litre pack"); took != (kind == KindProduct) {
+			t.Errorf("%s page: took the region %v, want %v:\n%s", kind, took, kind == KindProduct, a.Text)
+		}
 	}
 }
 
