@@ -22,7 +22,7 @@ var boilerplatePhrases = map[string]bool{
 	"related": true, "related articles": true, "related stories": true, "related content": true,
 	"recommended": true, "more from": true, "you may also like": true, "you might also like": true,
 	"sign up": true, "subscribe": true, "subscribe now": true, "follow us": true, "skip to content": true,
-	"back to top": true, "click here": true, "loading": true, "scroll to continue with content": true,
+	"skip to main content": true, "view all": true, "add to cart": true, "add to basket": true, "shop now": true, "back to top": true, "click here": true, "loading": true, "scroll to continue with content": true,
 	"photo": true, "image": true, "video": true, "getty images": true, "close": true, "menu": true,
 	"whatsapp": true, "facebook": true, "twitter": true, "linkedin": true, "pinterest": true, "reddit": true,
 	"copy link": true, "link copied": true, "view comments": true, "show comments": true,

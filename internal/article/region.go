@@ -1,6 +1,7 @@
 package article
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -62,9 +63,10 @@ func regionBlocks(body *html.Node, product bool, bud *budget) []block {
 	if words >= minRegionWords {
 		roots = mains
 	}
-	return renderBlocks(roots, func(n *html.Node) bool {
+	blocks := renderBlocks(roots, func(n *html.Node) bool {
 		return regionChrome[n.DataAtom] || isModal(n) || (product && namedAmong(n, productAsides))
 	}, bud)
+	return slices.DeleteFunc(blocks, func(b block) bool { return isBoilerplateText(b.text) })
 }
 
 // mostlyAside reports blocks whose text lies mostly inside elements named

@@ -19,7 +19,7 @@ func TestExtract_ListingTextIsItsMainRegion(t *testing.T) {
 	}
 	intro := `<p>The week's news from the harbour: the ferry timetable, the fish market, the new quay and what the council plans for the summer season, as our reporters saw it.</p>`
 	page := func(main string) string {
-		return `<html><head><title>Latest news | Harbour Gazette</title></head><body>` +
+		return `<html><head><title>Latest news | Harbour Gazette</title></head><body><a href="#content">Skip to main content</a>` +
 			`<header><a href="/">Harbour Gazette</a><nav><a href="/news">News</a><a href="/sport">Sport</a><a href="/about">About us</a></nav></header>` +
 			main + `<footer><p>Copyright 2025 Harbour Gazette. All rights reserved.</p></footer></body></html>`
 	}
@@ -34,7 +34,7 @@ func TestExtract_ListingTextIsItsMainRegion(t *testing.T) {
 				t.Fatalf("IsArticle %v, PageKind %q: want a listing-like kind", a.IsArticle, a.PageKind)
 			}
 			checkText(t, a.Text, []string{"Latest news", "Harbour ferry story number 0 returns", "Summary 11 of the harbour news."},
-				[]string{"About us", "All rights reserved", "Tram line opens"})
+				[]string{"About us", "All rights reserved", "Tram line opens", "Read more", "Skip to main content"})
 			if a.WordCount != countWords(a.Text) {
 				t.Errorf("WordCount %d, the text has %d words", a.WordCount, countWords(a.Text))
 			}
