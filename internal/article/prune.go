@@ -63,7 +63,26 @@ func isHidden(n *html.Node) bool {
 		// then shows it only when toggled: a menu, a sign-up form.
 		return true
 	}
-	return hidden && !(attr(n, "role") == "region" && attr(n, "aria-labelledby") != "")
+	return (hidden || hiddenByClass(attr(n, "class"))) && !(attr(n, "role") == "region" && attr(n, "aria-labelledby") != "")
+}
+
+// hiddenByClass reports a utility class that hides an element at every
+// screen width: Tailwind's "hidden", Bootstrap's "d-none", without a
+// responsive class that shows it again ("md:block", "d-lg-flex").
+func hiddenByClass(class string) bool {
+	if class == "" {
+		return false
+	}
+	hides := false
+	for _, c := range strings.Fields(class) {
+		switch {
+		case c == "hidden" || c == "d-none":
+			hides = true
+		case strings.Contains(c, ":") || strings.HasPrefix(c, "d-sm-") || strings.HasPrefix(c, "d-md-") || strings.HasPrefix(c, "d-lg-") || strings.HasPrefix(c, "d-xl-") || strings.HasPrefix(c, "d-xxl-"):
+			return false
+		}
+	}
+	return hides
 }
 
 // isPermalink reports a link to a place on the page that shows only a mark

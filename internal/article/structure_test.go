@@ -302,6 +302,14 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"Be the first", "texted right to your phone"},
 		},
 		{
+			name: "a block a utility class hides at every width stays out; one shown from some width stays in",
+			body: `<article>` + pTags(ps[:4]) + `<div class="hidden promo-box"><p>Get editor selected deals texted right to your phone, every single morning of the week!</p></div>` +
+				`<div class="d-none"><p>Be the first to know about the deals our editors pick for you, every single week of the year.</p></div>` +
+				`<div class="d-none d-md-block"><p>Prices were checked on Tuesday morning and may have changed since this story was published.</p></div>` + pTags(ps[4:]) + `</article>`,
+			want:    append([]string{"Prices were checked on Tuesday"}, ps...),
+			notWant: []string{"Be the first", "texted right to your phone"},
+		},
+		{
 			name: "a table of contents' label stays out with its links",
 			body: `<article>` + pTags(ps[:2]) + `<div id="ez-toc-container"><div class="ez-toc-title-container"><p class="ez-toc-title">Table of Contents</p></div>` +
 				`<nav><ul><li><a href="#why">Why the plan changed</a></li><li><a href="#next">What comes next</a></li></ul></nav></div><h2 id="why">Why the plan changed</h2>` + pTags(ps[2:]) + `</article>`,
