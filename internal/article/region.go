@@ -102,13 +102,15 @@ func namedAmong(n *html.Node, words map[string]bool) bool {
 
 // useRegion makes the region's text a's text, unless the story extraction
 // already kept half of it or more; story holds that extraction's blocks.
-// A product page's story that is mostly its customers' reviews or other
-// products (productAsides) gives way to a region with text, whatever its
-// length.
+// Two kinds take a region with text whatever the story's length: a
+// collection, whose items are its content and whose longest prose is a
+// shop's copy beside them, and a product page whose story is mostly its
+// customers' reviews or other products (productAsides).
 func useRegion(a *Article, story, region []block) {
 	text := joinBlocks(region)
 	words := countWords(text)
-	if a.PageKind == KindProduct && words >= minRegionWords && mostlyAside(story) || float64(a.WordCount) < regionShare*float64(words) {
+	always := a.PageKind == KindCollection || a.PageKind == KindProduct && mostlyAside(story)
+	if always && words >= minRegionWords || float64(a.WordCount) < regionShare*float64(words) {
 		a.Text, a.WordCount = text, words
 	}
 }

@@ -82,6 +82,21 @@ func TestUseRegion_AProductsReviewsGiveWay(t *testing.T) {
 	}
 }
 
+// A collection's items are its content: a shop's copy beside them, however
+// long, gives way to the region that holds both.
+func TestUseRegion_ACollectionTakesItsItems(t *testing.T) {
+	copyText := strings.Repeat("Our selection of dress shoes and socks suits every taste, from classic black leather to bold patterns for the wedding party. ", 4)
+	region := []block{{text: "Dress Shoes & Socks"}, {text: "Black Dress Shoes $30"}, {text: "Brown Leather Dress Shoes $35"}, {text: "Stance Navy Icon Socks $14"}, {text: copyText}}
+	for _, kind := range []string{KindCollection, KindService} {
+		a := &Article{Text: copyText, PageKind: kind}
+		a.WordCount = countWords(a.Text)
+		useRegion(a, nil, region)
+		if took := strings.Contains(a.Text, "Brown Leather Dress Shoes $35"); took != (kind == KindCollection) {
+			t.Errorf("%s page: took the region %v, want %v:\n%s", kind, took, kind == KindCollection, a.Text)
+		}
+	}
+}
+
 // A product page's region is the product: its customers' reviews and the
 // other products shown beside it are not part of it; another kind's
 // region keeps such sections (a review site's listing is its reviews).
