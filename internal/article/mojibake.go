@@ -86,8 +86,9 @@ func cp1252Byte(c rune) (byte, bool) {
 }
 
 // mojibakeResult reports a character that mojibake of a page's text
-// stands for: Latin letters with their accents, and punctuation (quotes,
-// dashes, the ellipsis, €, ™).
+// stands for: Latin letters with their accents, and the punctuation and
+// symbols of U+2000–U+2BFF (quotes, dashes, zero-width joiners, €, ™, ℃,
+// arrows, ≤, ⟨).
 func mojibakeResult(d rune) bool {
-	return d >= 0xA0 && d <= 0x17F || d >= 0x2010 && d <= 0x206F || d == '€' || d == '™'
+	return d >= 0xA0 && d <= 0x17F || d >= 0x2000 && d <= 0x2BFF
 }

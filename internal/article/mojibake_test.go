@@ -14,6 +14,8 @@ func TestRepairMojibake(t *testing.T) {
 		{"clean text is left alone", "Café, naïve, “quoted” – São Paulo, SÃO PAULO", "Café, naïve, “quoted” – São Paulo, SÃO PAULO"},
 		{"an accented capital before a closing quote spells nothing", "“CAFÉ” and “PÂTÉ—”", "“CAFÉ” and “PÂTÉ—”"},
 		{"a lead letter at the very end", "abc Ã", "abc Ã"},
+		{"symbols: arrows, comparison, degrees", "A â†’ B, x â‰¤ 3, 20 â„ƒ", "A → B, x ≤ 3, 20 ℃"},
+		{"a zero-width joiner read as Latin-1", "â\u0080\u008dBusiness Plan", "\u200dBusiness Plan"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -34,6 +36,20 @@ func TestExtract_RepairsMojibakeInTheSource(t *testing.T) {
 		t.Errorf("Title = %q, Description = %q", a.Title, a.Description)
 	}
 	if !strings.Contains(a.Text, "It’s the plan we’ve used for years — and it works.") {
+		t.Errorf("Text lacks the repaired sentence:\n%s", a.Text)
+	}
+}
+
+// Mojibake written as entities is text only once they are read: it is
+// repaired in the text and the metadata the cleaner writes.
+func TestExtract_RepairsMojibakeWrittenAsEntities(t *testing.T) {
+	page := `<html><head><title>Why AI isn&acirc;&euro;&trade;t magic</title></head><body><article><h1>Why AI isn&acirc;&euro;&trade;t magic</h1>` +
+		pTags(articleParas(5)) + `<p>Artificial intelligence isn&acirc;&euro;&trade;t just changing how we work &acirc;&euro;&rdquo; it changes what we do.</p></article></body></html>`
+	a := mustExtract(t, page, "https://example.com/ai")
+	if a.Title != "Why AI isn’t magic" {
+		t.Errorf("Title = %q", a.Title)
+	}
+	if !strings.Contains(a.Text, "Artificial intelligence isn’t just changing how we work — it changes what we do.") {
 		t.Errorf("Text lacks the repaired sentence:\n%s", a.Text)
 	}
 }

@@ -167,7 +167,7 @@ func joinBlocks(bs []block) string {
 		}
 		sb.WriteString(b.text)
 	}
-	return nfc(sb.String())
+	return nfc(repairMojibake(sb.String())) // mojibake written as entities ("isn&acirc;&euro;&trade;t") is text only now
 }
 
 // nfc normalises to NFC, cheaply skipping text that already is.
@@ -207,7 +207,7 @@ func cleanInline(s string) string {
 		// Metadata is often double-escaped ("&amp;#8220;" in the source).
 		out = html.UnescapeString(out)
 	}
-	return nfc(strings.ToValidUTF8(out, "\uFFFD"))
+	return nfc(repairMojibake(strings.ToValidUTF8(out, "\uFFFD")))
 }
 
 // countWords counts words; runs of letters/digits in space-less scripts
