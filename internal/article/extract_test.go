@@ -131,3 +131,15 @@ func TestExtractDropsPermalinks(t *testing.T) {
 		}
 	}
 }
+
+// A template's content is not shown, unless the template is a declarative
+// shadow root, which the browser attaches to its parent and shows.
+func TestExtract_TemplatesShowOnlyAsShadowRoots(t *testing.T) {
+	body := articleParas(5)
+	page := `<html><body><article><h1>Budget approved</h1>` + pTags(body[:3]) +
+		`<template id="row"><p>Template row placeholder text that a script would clone into the page later.</p></template>` +
+		`<budget-note><template shadowrootmode="open"><p>` + body[3] + `</p></template></budget-note>` +
+		pTags(body[4:]) + `</article></body></html>`
+	a := mustExtract(t, page, "")
+	checkText(t, a.Text, body, []string{"Template row placeholder"})
+}

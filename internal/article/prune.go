@@ -99,3 +99,9 @@ func isPermalink(n *html.Node) bool {
 	t := strings.TrimSpace(rawText(n))
 	return t == href || !strings.ContainsFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
 }
+
+// isShadowRoot reports a declarative shadow root: a <template> whose content
+// the browser attaches to its parent and shows, unlike any other template's.
+func isShadowRoot(n *html.Node) bool {
+	return n.DataAtom == atom.Template && (hasAttr(n, "shadowrootmode") || hasAttr(n, "shadowroot"))
+}

@@ -26,12 +26,12 @@ var (
 	// text; the svg or template element itself is matched, so that
 	// pruneJunk removes it.
 	pageElements = nodeMatcher{match: isElement, skip: func(n *html.Node) bool {
-		return n.DataAtom == atom.Svg || n.DataAtom == atom.Template
+		return n.DataAtom == atom.Svg || n.DataAtom == atom.Template && !isShadowRoot(n)
 	}}
 	// junkElements are the elements pruneJunk removes: junkTags, hidden
 	// elements and permalinks.
 	junkElements = nodeMatcher{match: func(n *html.Node) bool {
-		return n.Type == html.ElementNode && (junkTags[n.DataAtom] || isHidden(n) || isPermalink(n))
+		return n.Type == html.ElementNode && (junkTags[n.DataAtom] && !isShadowRoot(n) || isHidden(n) || isPermalink(n))
 	}}
 
 	// Head metadata (metadata.go, jsonld.go), run on headTags candidates.
