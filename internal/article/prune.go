@@ -70,11 +70,11 @@ func isHidden(n *html.Node) bool {
 // screen width: Tailwind's "hidden", Bootstrap's "d-none", without a
 // responsive class that shows it again ("md:block", "d-lg-flex").
 func hiddenByClass(class string) bool {
-	if class == "" {
-		return false
+	if !strings.Contains(class, "hidden") && !strings.Contains(class, "d-none") {
+		return false // most classes; the test costs no allocation
 	}
 	hides := false
-	for _, c := range strings.Fields(class) {
+	for c := range strings.FieldsSeq(class) {
 		switch {
 		case c == "hidden" || c == "d-none":
 			hides = true

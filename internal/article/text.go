@@ -158,7 +158,8 @@ func (r *renderer) flush() {
 }
 
 // joinBlocks produces the final article text: blocks separated by blank
-// lines, NFC-normalised.
+// lines, mojibake repaired (written as entities, "isn&acirc;&euro;&trade;t",
+// it is text only now), NFC-normalised.
 func joinBlocks(bs []block) string {
 	var sb strings.Builder
 	for i, b := range bs {
@@ -167,7 +168,7 @@ func joinBlocks(bs []block) string {
 		}
 		sb.WriteString(b.text)
 	}
-	return nfc(repairMojibake(sb.String())) // mojibake written as entities ("isn&acirc;&euro;&trade;t") is text only now
+	return nfc(repairMojibake(sb.String()))
 }
 
 // nfc normalises to NFC, cheaply skipping text that already is.
