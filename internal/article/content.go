@@ -17,7 +17,8 @@ type contentResult struct {
 
 // extractContent finds the main text below body. It first strips
 // chrome-looking elements; if that leaves too little, it retries without
-// the class/id based stripping (which sometimes hits a page wrapper).
+// the class/id based stripping (which sometimes hits a page wrapper), but
+// still without the overlays.
 func extractContent(body *html.Node, pm *pageMeta, hc hintCache, bud *budget) contentResult {
 	titles := []string{pm.htmlTitle, pm.get("og:title"), pm.get("twitter:title"), pm.ldTitle()}
 	size := len(pm.nodes) // every element of the page: the most the stat table holds
@@ -39,8 +40,10 @@ func attempt(body *html.Node, strip bool, titles []string, paid map[*html.Node]b
 	wrappers := storyWrappers(body, st, root.text)
 	if strip {
 		markUnlikely(body, st, root.text, paid, wrappers, bud)
-		st.measure(body, false, bud)
+	} else {
+		markOverlays(body, st, bud)
 	}
+	st.measure(body, false, bud)
 	sc := &scorer{st: st, body: body, bud: bud, titles: titles}
 	sc.scoreParagraphs()
 	roots := sc.pick()
@@ -60,6 +63,21 @@ func attempt(body *html.Node, strip bool, titles []string, paid map[*html.Node]b
 		n += b.runes
 	}
 	return contentResult{blocks: blocks, runes: n, bodyText: root.text, bodyLink: root.link}
+}
+
+// markOverlays flags the dialogs and consent banners as dropped: never the
+// page's text, even where nothing else is stripped.
+func markOverlays(body *html.Node, st *statTable, bud *budget) {
+	walkElements(body, func(n *html.Node) bool {
+		if bud.tick() {
+			return false
+		}
+		if st.hc.overlay(n) {
+			st.get(n).drop = true
+			return false
+		}
+		return true
+	})
 }
 
 // markUnlikely flags chrome elements as dropped, except containers that hold
@@ -85,9 +103,9 @@ func markUnlikely(body *html.Node, st *statTable, total int, paid map[*html.Node
 		if !st.hc.unlikely(n) || paid[n] {
 			return true
 		}
-		// A dialog is shown over the page on a click: however much prose
-		// it holds (a site's privacy policy), it is not the page's.
-		if h := st.hc.node(n); isModal(n) || h&hHardNeg != 0 && h&hStrongPos == 0 {
+		// A dialog or a consent banner is shown over the page: however
+		// much prose it holds (a site's privacy policy), it is not the page's.
+		if h := st.hc.node(n); st.hc.overlay(n) || h&hHardNeg != 0 && h&hStrongPos == 0 {
 			s.drop = true
 			return false
 		}

@@ -19,6 +19,7 @@ const (
 	hHardNeg                    // comments: never content, whatever its size
 	hByline                     // author/byline element
 	hDated                      // names a date, a time stamp or an entry's meta line
+	hConsent                    // a consent manager's banner: never content, whatever its size
 )
 
 // Class/id vocabulary, matched on the lower-cased value with '-' and '_'
@@ -55,6 +56,10 @@ var (
 		"singlecontent", "newstext", "detailcontent", "articledetail", "storydetail",
 	}
 	hardNegSubstrings = []string{"comment", "disqus", "respond"}
+	// consentSubstrings name the banners of consent managers (OneTrust,
+	// Cookiebot, Didomi, Usercentrics, Quantcast's CMP), whose policy text
+	// can outweigh a listing's own.
+	consentSubstrings = []string{"consent", "onetrust", "cookiebot", "didomi", "usercentrics", "cookiebanner", "cookienotice", "cookielaw", "gdpr", "qccmp", "cmpbox"}
 	bylineSubstrings  = []string{"byline", "author", "writer", "reporter", "contributor"}
 	datedSubstrings   = []string{"date", "time", "posted", "publish", "updated", "byline", "meta"}
 	negTokens         = map[string]bool{
@@ -83,7 +88,7 @@ var substringIndex = func() [256][]flaggedSubstring {
 	for _, l := range []struct {
 		words []string
 		flag  hint
-	}{{negSubstrings, hNeg}, {posSubstrings, hPos}, {strongPosSubstrings, hStrongPos}, {hardNegSubstrings, hHardNeg}, {bylineSubstrings, hByline}, {datedSubstrings, hDated}} {
+	}{{negSubstrings, hNeg}, {posSubstrings, hPos}, {strongPosSubstrings, hStrongPos}, {hardNegSubstrings, hHardNeg}, {consentSubstrings, hConsent}, {bylineSubstrings, hByline}, {datedSubstrings, hDated}} {
 		for _, w := range l.words {
 			idx[w[0]] = append(idx[w[0]], flaggedSubstring{w, l.flag})
 		}
@@ -172,6 +177,12 @@ var negativeRoles = map[string]bool{
 	"tooltip": true,
 }
 
+// overlay reports what is shown over the page rather than in it: a dialog
+// (isModal) or a consent manager's banner.
+func (c hintCache) overlay(n *html.Node) bool {
+	return isModal(n) || c.node(n)&hConsent != 0
+}
+
 // isModal reports a dialog built of divs (role="dialog", aria-modal): a
 // policy, a size chart or a sign-up box shown over the page on a click.
 func isModal(n *html.Node) bool {
@@ -238,7 +249,7 @@ func (c hintCache) unlikely(n *html.Node) bool {
 	case atom.Body, atom.Html, atom.Article, atom.Main, atom.A, atom.Table, atom.Tbody, atom.Tr, atom.Td, atom.Th:
 		return false
 	}
-	if isModal(n) || negativeRoles[strings.ToLower(attr(n, "role"))] {
+	if c.overlay(n) || negativeRoles[strings.ToLower(attr(n, "role"))] {
 		return true
 	}
 	if attr(n, "itemprop") == "articleBody" {

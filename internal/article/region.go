@@ -63,8 +63,9 @@ func regionBlocks(body *html.Node, product bool, bud *budget) []block {
 	if words >= minRegionWords {
 		roots = mains
 	}
+	hc := hintCache{}
 	blocks := renderBlocks(roots, func(n *html.Node) bool {
-		return regionChrome[n.DataAtom] || isModal(n) || (product && namedAmong(n, productAsides))
+		return regionChrome[n.DataAtom] || hc.overlay(n) || (product && namedAmong(n, productAsides))
 	}, bud)
 	return slices.DeleteFunc(blocks, func(b block) bool { return isBoilerplateText(b.text) })
 }

@@ -26,6 +26,10 @@ func TestExtract_ListingTextIsItsMainRegion(t *testing.T) {
 	cases := []struct{ name, page string }{
 		{"in a main element", page(`<main><h1>Latest news</h1>` + intro + items.String() + `<aside><h3>Most read</h3><a href="/x">Tram line opens</a></aside></main>`)},
 		{"in the body, without a main element", page(`<div id="content"><h1>Latest news</h1>` + intro + items.String() + `</div><aside><h3>Most read</h3><a href="/x">Tram line opens</a></aside>`)},
+		{"beside a consent banner of more prose than the page's", page(`<main><h1>Latest news</h1>` + intro + items.String() + `</main>` +
+			`<div id="onetrust-consent-sdk"><div id="onetrust-banner-sdk"><h2>We Care About Your Privacy</h2>` +
+			strings.Repeat(`<p>We and our 100 partners store and access information on a device, such as unique IDs in cookies, to process personal data for advertising.</p>`, 12) +
+			`</div></div>`)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -34,7 +38,7 @@ func TestExtract_ListingTextIsItsMainRegion(t *testing.T) {
 				t.Fatalf("IsArticle %v, PageKind %q: want a listing-like kind", a.IsArticle, a.PageKind)
 			}
 			checkText(t, a.Text, []string{"Latest news", "Harbour ferry story number 0 returns", "Summary 11 of the harbour news."},
-				[]string{"About us", "All rights reserved", "Tram line opens", "Read more", "Skip to main content"})
+				[]string{"About us", "All rights reserved", "Tram line opens", "Read more", "Skip to main content", "our 100 partners"})
 			if a.WordCount != countWords(a.Text) {
 				t.Errorf("WordCount %d, the text has %d words", a.WordCount, countWords(a.Text))
 			}
