@@ -101,7 +101,7 @@ func extractWith(raw []byte, pageURL string, opt Options, bud *budget) (*Article
 	a := assemble(pm, res, counts, pageURL, opt.kindSample)
 	a.PublishedAt, a.ModifiedAt = notAfter(a.PublishedAt, opt.FetchedAt), notAfter(a.ModifiedAt, opt.FetchedAt)
 	if !a.IsArticle && regionKinds[a.PageKind] {
-		useRegion(a, res.blocks, regionBlocks(body, a.PageKind == KindProduct, bud))
+		useRegion(a, res.blocks, regionBlocks(body, a.PageKind == KindProduct, hc, bud))
 		if bud.over() {
 			return nil, fmt.Errorf("%s: %w", where, bud.err())
 		}

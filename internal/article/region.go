@@ -46,9 +46,10 @@ const minRegionWords = 20
 
 // regionBlocks renders the page's main region: its <main> elements (or
 // role=main) when they hold text, else the whole body, without the
-// header, navigation, footer, asides and forms around it, and, on a
-// product page, without its reviews and other products (productAsides).
-func regionBlocks(body *html.Node, product bool, bud *budget) []block {
+// header, navigation, footer, asides and forms around it, the overlays
+// (hc.overlay) and the blocks of UI text, and, on a product page, without
+// its reviews and other products (productAsides).
+func regionBlocks(body *html.Node, product bool, hc hintCache, bud *budget) []block {
 	var mains []*html.Node
 	words := 0
 	walkElements(body, func(n *html.Node) bool {
@@ -63,7 +64,6 @@ func regionBlocks(body *html.Node, product bool, bud *budget) []block {
 	if words >= minRegionWords {
 		roots = mains
 	}
-	hc := hintCache{}
 	blocks := renderBlocks(roots, func(n *html.Node) bool {
 		return regionChrome[n.DataAtom] || hc.overlay(n) || (product && namedAmong(n, productAsides))
 	}, bud)

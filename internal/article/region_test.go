@@ -113,10 +113,10 @@ func TestRegionBlocks_ProductLeavesOutReviewsAndOtherProducts(t *testing.T) {
 		<div class="related products"><h2>You may also like</h2><ul><li><a href="/p/1">Summit Daypack 30L</a> $89.00</li></ul></div>
 		</main><footer>Example Outfitters</footer></body></html>`
 	body := firstElement(t, page, atom.Body)
-	product := joinBlocks(regionBlocks(body, true, newBudget(DefaultMaxWork, DefaultTimeout)))
+	product := joinBlocks(regionBlocks(body, true, hintCache{}, newBudget(DefaultMaxWork, DefaultTimeout)))
 	checkText(t, product, []string{"Trail Backpack 65L", "$189.00", "A 65-litre pack for long trails", "Weight: 1.9 kg"},
 		[]string{"Carried it for three weeks", "Summit Daypack", "View cart", "Example Outfitters"})
-	if other := joinBlocks(regionBlocks(body, false, newBudget(DefaultMaxWork, DefaultTimeout))); !strings.Contains(other, "Carried it for three weeks") {
+	if other := joinBlocks(regionBlocks(body, false, hintCache{}, newBudget(DefaultMaxWork, DefaultTimeout))); !strings.Contains(other, "Carried it for three weeks") {
 		t.Errorf("another kind's region left out the reviews:\n%s", other)
 	}
 }
