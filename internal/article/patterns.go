@@ -90,38 +90,65 @@ var substringIndex = func() [256][]flaggedSubstring {
 		flag  hint
 	}{{negSubstrings, hNeg}, {posSubstrings, hPos}, {strongPosSubstrings, hStrongPos}, {hardNegSubstrings, hHardNeg}, {consentSubstrings, hConsent}, {bylineSubstrings, hByline}, {datedSubstrings, hDated}} {
 		for _, w := range l.words {
+			if len(w) < 2 {
+				panic("hint vocabulary: " + w + " is shorter than computeHints' two-byte test")
+			}
 			idx[w[0]] = append(idx[w[0]], flaggedSubstring{w, l.flag})
 		}
 	}
 	return idx
 }()
 
-// squash removes the separators that vary between naming styles.
-var squash = strings.NewReplacer("-", "", "_", "")
-
-// computeHints classifies one class/id string.
+// computeHints classifies one class/id string: the substring vocabularies
+// are matched with "-" and "_" squashed out ("side-bar" is a sidebar), the
+// token sets on the lower-case words. It works in buffers on the stack:
+// it runs once for every distinct class name of every page.
 func computeHints(s string) hint {
-	low := strings.ToLower(s)
-	squashed := squash.Replace(low)
+	var lowBuf, squashBuf [256]byte
+	low, squashed := lowBuf[:0], squashBuf[:0]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low = append(low, c)
+		if c != '-' && c != '_' {
+			squashed = append(squashed, c)
+		}
+	}
 	var h hint
 	for i := 0; i < len(squashed); i++ {
 		for _, p := range substringIndex[squashed[i]] {
-			if h&p.flag == 0 && strings.HasPrefix(squashed[i:], p.s) {
+			if h&p.flag == 0 && len(squashed)-i >= len(p.s) && squashed[i+1] == p.s[1] && string(squashed[i:i+len(p.s)]) == p.s {
 				h |= p.flag
 			}
 		}
 	}
-	for _, tok := range strings.FieldsFunc(low, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
-	}) {
-		if negTokens[tok] {
-			h |= hNegTok
+	for i := 0; i < len(low); {
+		for i < len(low) && !isWordByte(low[i]) {
+			i++
 		}
-		if posTokens[tok] {
-			h |= hPosTok
+		j := i
+		for j < len(low) && isWordByte(low[j]) {
+			j++
 		}
+		if j > i {
+			if negTokens[string(low[i:j])] {
+				h |= hNegTok
+			}
+			if posTokens[string(low[i:j])] {
+				h |= hPosTok
+			}
+		}
+		i = j
 	}
 	return h
+}
+
+// isWordByte reports the bytes of a class name's words: ASCII letters
+// (lower-cased already) and digits.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
 }
 
 // hintCache memoises computeHints per distinct string: pages repeat the
