@@ -498,6 +498,20 @@ const (
 	creditInitials = "abimprstvw"
 )
 
+// mayCredit is reCredit's cheap first test: every credit but "Author"
+// says "by".
+func mayCredit(t string) bool {
+	if len(t) >= 6 && strings.EqualFold(t[:6], "author") {
+		return true
+	}
+	for i := 0; i+1 < len(t); i++ {
+		if t[i]|0x20 == 'b' && t[i+1]|0x20 == 'y' {
+			return true
+		}
+	}
+	return false
+}
+
 var (
 	// reCredit is a line that credits a writer, the name (if any) after it.
 	reCredit = regexp.MustCompile(`^(?i:(?:` + creditVerbs + `) by|(?:photos? and text|text and photos?) by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author|by)\s*:?\s*(.*)$`)
@@ -589,7 +603,11 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 		if len(lead) < 2 || !strings.ContainsRune(creditInitials, unicode.ToLower(rune(lead[0]))) {
 			continue
 		}
-		m := reCredit.FindStringSubmatch(cleanInline(shortText(n, 80)))
+		t := cleanInline(shortText(n, 80))
+		if !mayCredit(t) {
+			continue
+		}
+		m := reCredit.FindStringSubmatch(t)
 		if m == nil {
 			continue
 		}
