@@ -85,12 +85,12 @@ func extractWith(raw []byte, pageURL string, opt Options, bud *budget) (*Article
 	hc := hintCache{}
 	pm := collectMeta(elems, hc)
 	counts := countPage(elems.Nodes)
-	pruneJunk(elems)
-	pm.paid = paidContent(page, pm.ld.paidParts)
 	body := doc
 	if b := page.FindMatcher(selBody); b.Length() > 0 {
 		body = b.Get(0)
 	}
+	pruneJunk(elems, body)
+	pm.paid = paidContent(page, pm.ld.paidParts)
 	res := extractContent(body, pm, hc, bud)
 	if pm.ld.body != "" {
 		res.blocks = reconcileLD(res.blocks, pm.ld.body)

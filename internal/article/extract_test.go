@@ -132,6 +132,37 @@ func TestExtractDropsPermalinks(t *testing.T) {
 	}
 }
 
+// A page that hides its content until its scripts run (a "defer-block"
+// with display:none holding the <h1> and most of the prose) shows it then;
+// a hidden block without the page's title, or a hidden dialog, stays out.
+func TestExtract_ContentHiddenUntilScriptsRun(t *testing.T) {
+	body := articleParas(5)
+	menu := `<header><nav><ul><li><a href="/a">Shop all</a></li><li><a href="/b">Deals of the week</a></li></ul></nav></header>`
+	compare := `<div class="compare hidden"><p>` + strings.Repeat("Compare the battery, the weight and the price of each model side by side. ", 20) + `</p></div>`
+	dialog := `<div role="dialog" style="display:none"><h1>Privacy</h1><p>` + strings.Repeat("We store cookies to measure the use of the site and remember choices. ", 20) + `</p></div>`
+	cases := []struct {
+		name, page string
+		want, not  []string
+	}{
+		{name: "the hidden block holds the title and the prose",
+			page: `<html><body>` + menu + `<div class="product-wrapper defer-block" style="display: none"><article><h1>Almond thins</h1>` + pTags(body) + `</article></div>` +
+				`<div class="compare hidden"><p>Compare the battery, the weight and the price of each model.</p></div></body></html>`,
+			want: body, not: []string{"Compare the battery"}},
+		{name: "a hidden block without the title",
+			page: `<html><body>` + menu + `<article><h2>Headphones</h2><p>` + body[0] + `</p></article>` + compare + `</body></html>`,
+			want: body[:1], not: []string{"Compare the battery"}},
+		{name: "a hidden dialog",
+			page: `<html><body>` + menu + `<article><h2>Headphones</h2><p>` + body[0] + `</p></article>` + dialog + `</body></html>`,
+			want: body[:1], not: []string{"We store cookies"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := mustExtract(t, tc.page, "https://shop.example.com/p/1")
+			checkText(t, a.Text, tc.want, tc.not)
+		})
+	}
+}
+
 // A template's content is not shown, unless the template is a declarative
 // shadow root, which the browser attaches to its parent and shows.
 func TestExtract_TemplatesShowOnlyAsShadowRoots(t *testing.T) {

@@ -26,8 +26,15 @@ var junkTags = map[atom.Atom]bool{
 // which is harmless. Comments and the doctype stay: every later step reads
 // only element and text nodes. This is one filter over a list bounded by
 // Options.MaxNodes, so it needs no budget checks of its own.
-func pruneJunk(elems *goquery.Selection) {
-	elems.FilterMatcher(junkElements).Remove()
+func pruneJunk(elems *goquery.Selection, body *html.Node) {
+	shown := hiddenStory(body)
+	if shown == nil {
+		elems.FilterMatcher(junkElements).Remove()
+		return
+	}
+	elems.FilterMatcher(nodeMatcher{match: func(n *html.Node) bool {
+		return n != shown && junkElements.Match(n)
+	}}).Remove()
 }
 
 // isHidden reports elements a browser would not display at first. A collapsed
@@ -83,6 +90,62 @@ func hiddenByClass(class string) bool {
 		}
 	}
 	return hides
+}
+
+// hiddenStory returns the hidden element that holds the page's <h1> and
+// most of its prose (its text outside links): a page that hides its
+// content until its scripts have run ("defer-block" with display:none)
+// and shows it then. Nil when there is none, or when it is a dialog.
+func hiddenStory(body *html.Node) *html.Node {
+	if body == nil {
+		return nil
+	}
+	var best *html.Node
+	total, bestProse := 0, 0
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				total += len(strings.TrimSpace(c.Data))
+			}
+			if c.Type != html.ElementNode || junkTags[c.DataAtom] || c.DataAtom == atom.A {
+				continue // links are not prose
+			}
+			if isHidden(c) {
+				p, titled := prose(c)
+				if titled && p > bestProse {
+					best, bestProse = c, p
+				}
+				total += p
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(body)
+	if best == nil || bestProse*2 <= total || isModal(best) {
+		return nil
+	}
+	return best
+}
+
+// prose measures the text under n outside links and junkTags, and says
+// whether it holds an <h1>.
+func prose(n *html.Node) (size int, titled bool) {
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				size += len(strings.TrimSpace(c.Data))
+			case c.Type == html.ElementNode && !junkTags[c.DataAtom] && c.DataAtom != atom.A:
+				titled = titled || c.DataAtom == atom.H1
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return size, titled
 }
 
 // isPermalink reports a link to a place on the page that shows only a mark
