@@ -226,12 +226,8 @@ func lexTag(s string, i int) lexedTag {
 	unquotedEnd := -1 // where the last unquoted value ends
 	k := n
 	for {
-		for k < len(s) && isTagSpace(s[k]) {
-			k++
-		}
-		if k >= len(s) {
-			t.end = -1
-			return t
+		if k = skipTagSpace(s, k); k >= len(s) {
+			return lexedTag{end: -1}
 		}
 		if s[k] == '>' {
 			t.end = k + 1
@@ -247,12 +243,8 @@ func lexTag(s string, i int) lexedTag {
 			continue
 		}
 		key := s[ks:k]
-		for k < len(s) && isTagSpace(s[k]) {
-			k++
-		}
-		if k >= len(s) {
-			t.end = -1
-			return t
+		if k = skipTagSpace(s, k); k >= len(s) {
+			return lexedTag{end: -1}
 		}
 		if s[k] == '/' {
 			k++
@@ -262,12 +254,8 @@ func lexTag(s string, i int) lexedTag {
 			continue
 		}
 		k++
-		for k < len(s) && isTagSpace(s[k]) {
-			k++
-		}
-		if k >= len(s) {
-			t.end = -1
-			return t
+		if k = skipTagSpace(s, k); k >= len(s) {
+			return lexedTag{end: -1}
 		}
 		vs, ve := k, k
 		switch q := s[k]; q {
@@ -275,8 +263,7 @@ func lexTag(s string, i int) lexedTag {
 		case '\'', '"':
 			e := strings.IndexByte(s[k+1:], q)
 			if e < 0 {
-				t.end = -1
-				return t
+				return lexedTag{end: -1}
 			}
 			vs, ve = k+1, k+1+e
 			k = ve + 1
@@ -334,6 +321,14 @@ func closeAngle(s string, i int) int {
 		return -1
 	}
 	return i + j + 1
+}
+
+// skipTagSpace returns the first index from k that is not white space.
+func skipTagSpace(s string, k int) int {
+	for k < len(s) && isTagSpace(s[k]) {
+		k++
+	}
+	return k
 }
 
 func isTagSpace(c byte) bool {

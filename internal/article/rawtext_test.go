@@ -146,24 +146,10 @@ func TestDropScriptText(t *testing.T) {
 	}
 }
 
-// TestDropScriptText_DevSets holds dropScriptText to the parser on every
-// page of the dev sets beside the repository (when ../shared is there).
+// TestDropScriptText_DevSets holds dropScriptText to the parser on pages
+// of the dev sets beside the repository (when ../shared is there).
 func TestDropScriptText_DevSets(t *testing.T) {
-	var files []string
-	for _, set := range []string{"extraction-bench", "extraction-bench-wcxb", "extraction-bench-readability"} {
-		m, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", set, "html", "*.html.gz"))
-		files = append(files, m...)
-	}
-	if len(files) == 0 {
-		t.Skip("no dev sets beside the repository")
-	}
-	{ // every page once when dropScriptText changes (about 40 s); a spread here
-		var some []string
-		for i := 0; i < len(files); i += 12 {
-			some = append(some, files[i])
-		}
-		files = some
-	}
+	files := devSetSpread(t) // all 1,782 pages held, once, when it was written
 	before, after := 0, 0
 	for _, f := range files {
 		raw, err := readGz(f)

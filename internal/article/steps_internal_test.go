@@ -14,21 +14,7 @@ import (
 // than an eighth of DefaultMaxWork: the budget must stop pathological pages,
 // never a real one, whatever the machine's load.
 func TestWorkBudget_DevSetsFitWellInside(t *testing.T) {
-	var files []string
-	for _, set := range []string{"extraction-bench", "extraction-bench-wcxb", "extraction-bench-readability"} {
-		m, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", set, "html", "*.html.gz"))
-		files = append(files, m...)
-	}
-	if len(files) == 0 {
-		t.Skip("no dev sets beside the repository")
-	}
-	{ // the whole of the three sets is bench-cleaner's; a spread of them here
-		var some []string
-		for i := 0; i < len(files); i += 12 {
-			some = append(some, files[i])
-		}
-		files = some
-	}
+	files := devSetSpread(t) // the whole of the three sets is bench-cleaner's
 	var steps []int
 	worst := ""
 	for _, f := range files {
@@ -52,6 +38,24 @@ func TestWorkBudget_DevSetsFitWellInside(t *testing.T) {
 	if top > DefaultMaxWork/8 {
 		t.Fatalf("%s takes %d steps, more than an eighth of the budget (%d)", worst, top, DefaultMaxWork)
 	}
+}
+
+// devSetSpread returns every twelfth page of the three dev sets beside
+// the repository (../shared), skipping the test when they are not there.
+func devSetSpread(t *testing.T) []string {
+	var files []string
+	for _, set := range []string{"extraction-bench", "extraction-bench-wcxb", "extraction-bench-readability"} {
+		m, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", set, "html", "*.html.gz"))
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Skip("no dev sets beside the repository")
+	}
+	var some []string
+	for i := 0; i < len(files); i += 12 {
+		some = append(some, files[i])
+	}
+	return some
 }
 
 func readGz(path string) ([]byte, error) {
