@@ -41,7 +41,7 @@ func (r *budgetReader) Read(p []byte) (int, error) {
 // parseHTML parses decoded markup after a cheap tag count, then enforces the
 // node and depth limits on the resulting tree.
 func parseHTML(src string, opt Options, bud *budget) (*html.Node, error) {
-	src = dropScriptText(src) // nothing reads it, and it is half the page
+	src = dropScriptText(src) // scripts' and style sheets' text: unread, and 40% of a page
 	if n := countTags(src); n > opt.MaxNodes {
 		return nil, fmt.Errorf("%w: %d tags (limit %d)", ErrTooComplex, n, opt.MaxNodes)
 	}

@@ -21,11 +21,13 @@ var junkTags = map[atom.Atom]bool{
 }
 
 // pruneJunk removes non-content elements (junkTags) and hidden subtrees in
-// place; elems is every element of the page (see Extract). An element
-// already inside a removed subtree is detached from its detached parent,
-// which is harmless. Comments and the doctype stay: every later step reads
-// only element and text nodes. This is one filter over a list bounded by
-// Options.MaxNodes, so it needs no budget checks of its own.
+// place, but not a story hidden until the page's scripts run
+// (hiddenStory); elems is every element of the page (see Extract), body
+// its body. An element already inside a removed subtree is detached from
+// its detached parent, which is harmless. Comments and the doctype stay:
+// every later step reads only element and text nodes. This is a walk and
+// a filter over a list bounded by Options.MaxNodes, so it needs no budget
+// checks of its own.
 func pruneJunk(elems *goquery.Selection, body *html.Node) {
 	shown := hiddenStory(body)
 	if shown == nil {
