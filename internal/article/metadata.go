@@ -514,7 +514,7 @@ func mayCredit(t string) bool {
 
 var (
 	// reCredit is a line that credits a writer, the name (if any) after it.
-	reCredit = regexp.MustCompile(`^(?i:(?:` + creditVerbs + `) by|(?:photos? and text|text and photos?) by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author|by)\s*:?\s*(.*)$`)
+	reCredit = regexp.MustCompile(`^(?i:(?:` + creditVerbs + `) by|(?:photos? and text|text and photos?) by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by)\s*:?\s*(.*)$`)
 	// reCreditTail is what a credit line holds after the name: a day, or
 	// a separator and what follows it ("Jane Roe | March 3, 2024").
 	reCreditTail = regexp.MustCompile(`\s*(?:[|•·;]|\s[–—-]\s).*$`)
@@ -611,19 +611,38 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 		if m == nil {
 			continue
 		}
-		name := strings.TrimSpace(reCreditTail.ReplaceAllString(reAfterWriter.ReplaceAllString(reAuthorDate.ReplaceAllString(m[1], ""), ""), ""))
-		if name == "" { // a label: the name is the next element's text
-			for sib := n.NextSibling; sib != nil; sib = sib.NextSibling {
-				if sib.Type == html.ElementNode {
-					name = cleanInline(shortText(sib, 60))
-					break
-				}
+		names := []string{strings.TrimSpace(reCreditTail.ReplaceAllString(reAfterWriter.ReplaceAllString(reAuthorDate.ReplaceAllString(m[1], ""), ""), ""))}
+		if names[0] == "" {
+			names = labelledNames(n)
+		}
+		for _, name := range names {
+			if rePersonName.MatchString(name) && !inChrome(n, hc) && !inMenu(n) {
+				pm.writtenBy = append(pm.writtenBy, name)
 			}
 		}
-		if rePersonName.MatchString(name) && !inChrome(n, hc) && !inMenu(n) {
-			pm.writtenBy = append(pm.writtenBy, name)
+	}
+}
+
+// labelledNames returns what a label ("Written by", "Authors") names: the
+// next element's text, or each item's when it is a list.
+func labelledNames(label *html.Node) []string {
+	sib := label.NextSibling
+	for sib != nil && sib.Type != html.ElementNode {
+		sib = sib.NextSibling
+	}
+	if sib == nil {
+		return nil
+	}
+	if sib.DataAtom != atom.Ul && sib.DataAtom != atom.Ol {
+		return []string{cleanInline(shortText(sib, 60))}
+	}
+	var names []string
+	for li := sib.FirstChild; li != nil && len(names) < maxWrittenBy; li = li.NextSibling {
+		if li.DataAtom == atom.Li {
+			names = append(names, cleanInline(shortText(li, 60)))
 		}
 	}
+	return names
 }
 
 // inMenu reports whether n is inside a navigation or menu (its tag or

@@ -262,8 +262,9 @@ func eqTime(t *testing.T, what string, got *time.Time, want string) {
 	}
 }
 
-// The credit-line pre-filter passes over elements by their first letter:
-// a credit verb or opener it lacks would never be read.
+// The credit-line pre-filters pass over elements by their first letter
+// and by "by" (mayCredit): a credit verb or opener they lack would never
+// be read.
 func TestCreditInitialsCoverEveryOpener(t *testing.T) {
 	verbs := strings.Split(creditVerbs, "|")
 	for _, w := range append(verbs, "photos", "posted", "published", "view", "see", "all", "more", "posts", "articles", "stories", "author", "by") {
@@ -271,10 +272,18 @@ func TestCreditInitialsCoverEveryOpener(t *testing.T) {
 			t.Errorf("creditInitials %q lacks %q, the first letter of %q", creditInitials, w[:1], w)
 		}
 	}
+	for _, line := range []string{"Author: Jane Roe", "AUTHORS", "Author(s)"} {
+		if !mayCredit(line) || reCredit.FindStringSubmatch(line) == nil {
+			t.Errorf("the credit tests pass over %q", line)
+		}
+	}
 	for _, w := range verbs {
 		line := strings.ToUpper(w[:1]) + w[1:] + " by Jane Roe"
 		if m := reCredit.FindStringSubmatch(line); m == nil || m[1] != "Jane Roe" {
 			t.Errorf("reCredit on %q: %q, want the name", line, m)
+		}
+		if !mayCredit(line) {
+			t.Errorf("mayCredit passes over %q", line)
 		}
 		if !reCardAuthor.MatchString(w + " by") {
 			t.Errorf("reCardAuthor does not take %q", w+" by")

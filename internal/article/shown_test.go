@@ -170,6 +170,8 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 	}{
 		{"a written-by line", `<p>Written by Cassidy Horton</p>`, []string{"Cassidy Horton"}},
 		{"a label and the name after it", `<div><p>Written by</p><p>Edzel Tabing</p></div>`, []string{"Edzel Tabing"}},
+		{"an authors label over a list of names", `<div class="hero-metadata"><h6>Author(s)</h6><ul><li><a href="/library/?_author=John%20A.%20Alic">John A. Alic</a></li>` +
+			`<li><a href="/library/?_author=David%20C.%20Mowery">David C. Mowery</a></li></ul></div>`, []string{"John A. Alic", "David C. Mowery"}},
 		{"text by", `<p>Text by Hunter Dukes</p>`, []string{"Hunter Dukes"}},
 		{"a sentence that opens with By", `<p>By 2030 most homes will have one.</p>`, nil},
 		{"by and one word", `<p>By car</p>`, nil},
