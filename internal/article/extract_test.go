@@ -3,6 +3,9 @@ package article
 import (
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html/atom"
 )
 
 func TestExtractRemovesBoilerplate(t *testing.T) {
@@ -160,6 +163,12 @@ func TestExtract_ContentHiddenUntilScriptsRun(t *testing.T) {
 			a := mustExtract(t, tc.page, "https://shop.example.com/p/1")
 			checkText(t, a.Text, tc.want, tc.not)
 		})
+	}
+	// The overlay rules drop a kept dialog later too; hiddenStory itself
+	// must not keep it.
+	dialogPage := firstElement(t, cases[2].page, atom.Body)
+	if n := hiddenStory(goquery.NewDocumentFromNode(dialogPage).FindMatcher(pageElements).Nodes, dialogPage); n != nil {
+		t.Errorf("hiddenStory kept the hidden dialog %v", n.Attr)
 	}
 }
 

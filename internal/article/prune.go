@@ -29,7 +29,7 @@ var junkTags = map[atom.Atom]bool{
 // a filter over a list bounded by Options.MaxNodes, so it needs no budget
 // checks of its own.
 func pruneJunk(elems *goquery.Selection, body *html.Node) {
-	shown := hiddenStory(body)
+	shown := hiddenStory(elems.Nodes, body)
 	if shown == nil {
 		elems.FilterMatcher(junkElements).Remove()
 		return
@@ -98,8 +98,10 @@ func hiddenByClass(class string) bool {
 // most of its prose (its text outside links): a page that hides its
 // content until its scripts have run ("defer-block" with display:none)
 // and shows it then. Nil when there is none, or when it is a dialog.
-func hiddenStory(body *html.Node) *html.Node {
-	if body == nil {
+// elems is every element of the page: the body is walked only when one of
+// its <h1> elements is hidden, which few pages' are.
+func hiddenStory(elems []*html.Node, body *html.Node) *html.Node {
+	if body == nil || !hiddenH1(elems, body) {
 		return nil
 	}
 	var best *html.Node
@@ -129,6 +131,21 @@ func hiddenStory(body *html.Node) *html.Node {
 		return nil
 	}
 	return best
+}
+
+// hiddenH1 reports an <h1> among elems inside a hidden element of body.
+func hiddenH1(elems []*html.Node, body *html.Node) bool {
+	for _, n := range elems {
+		if n.DataAtom != atom.H1 {
+			continue
+		}
+		for a := n; a != nil && a != body; a = a.Parent {
+			if isHidden(a) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // prose measures the text under n outside links and junkTags, and says
