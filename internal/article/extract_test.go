@@ -151,8 +151,8 @@ func TestExtract_ContentHiddenUntilScriptsRun(t *testing.T) {
 			page: `<html><body>` + menu + `<div class="product-wrapper defer-block" style="display: none"><article><h1>Almond thins</h1>` + pTags(body) + `</article></div>` +
 				`<div class="compare hidden"><p>Compare the battery, the weight and the price of each model.</p></div></body></html>`,
 			want: body, not: []string{"Compare the battery"}},
-		{name: "a hidden block without the title",
-			page: `<html><body>` + menu + `<article><h2>Headphones</h2><p>` + body[0] + `</p></article>` + compare + `</body></html>`,
+		{name: "a hidden block without the title, beside a hidden title",
+			page: `<html><body>` + menu + `<div class="mobile-title hidden"><h1>Headphones</h1></div><article><h2>Headphones</h2><p>` + body[0] + `</p></article>` + compare + `</body></html>`,
 			want: body[:1], not: []string{"Compare the battery"}},
 		{name: "a hidden dialog",
 			page: `<html><body>` + menu + `<article><h2>Headphones</h2><p>` + body[0] + `</p></article>` + dialog + `</body></html>`,
