@@ -1373,8 +1373,17 @@ var (
 	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:founder|co-?founder|ceo|cto|editor|writer|correspondent|reporter|columnist|director|manager|president)\b.*$`)
 	reAuthorRole  = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
 	reByPrefix    = regexp.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `|posted)\s+)?(?:by|von|par|por|di|door|av|przez|от|автор)\s*[:\s]\s*`)
-	reAuthorSep   = regexp.MustCompile(`\s*(?:[,;&|]|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
-	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow`)
+	// A credit is a list (reListSep) of names joined by "and" (reAndSep).
+	reListSep = regexp.MustCompile(`\s*[,;|]\s*`)
+	reAndSep  = regexp.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
+	// reWithAside is a note naming who wrote with the writer ("Martin
+	// Untersinger (avec Damien Leloup et Morgane Tual)"): more names.
+	reWithAside = regexp.MustCompile(`(?i)\s*\((?:with|avec|mit|con|com|met|med)\s+([^()]+)\)`)
+	// reJobTitleEnd is a list item that ends in a job ("Paul Frew, Home
+	// and Digital Security Expert"): the title of the name before it,
+	// however many words it runs to.
+	reJobTitleEnd = regexp.MustCompile(`(?i)\b(?:expert|specialist|educator|veterinarian|horticultur(?:al)?ist|analyst|strategist|consultant|advis[oe]r|scientist|researcher|engineer|designer|developer|nutritionist|dietitian|therapist|physician|instructor|professor|attorney|lawyer|officer|coordinator|producer|journalist|photographer|editor|writer|correspondent|reporter|columnist|director|manager)s?$|\b(?:founder|ceo|cto|president)$`)
+	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|[<>{}=]|^undefined$`)
 	reAuthorGroup = regexp.MustCompile(`(?i)\bstaff\b|contributor$`)
 	// reAuthorLabel is what stands before a name in a credit's part
 	// ("Author: Jane Roe", "Authors: Jane Roe and …", "About Jane Roe").
@@ -1385,12 +1394,18 @@ var (
 	// reAside is a parenthesised note after a name ("Jane Roe (Data
 	// Analyst)", "Jean Doe (CNXSoft)"), cut unless it names a role.
 	reAside = regexp.MustCompile(`\s*\([^()]*\)$`)
-	// reAuthorControl is an author box's link or button, a label alone, or
-	// a numbered heading: no name.
-	reAuthorControl = regexp.MustCompile(`(?i)^(?:(?:view|see|read|more|all)\b.*\b(?:posts?|articles?|stories|author)$|(?:read\s+)?more\s+(?:from|by)\s|(?:learn|read)\s+more$|(?:the\s+)?author$|\d+\.\s)`)
+	// reAuthorControl is an author box's link or button, a label alone, a
+	// numbered heading or a commenter's credit: no name.
+	reAuthorControl = regexp.MustCompile(`(?i)^(?:(?:view|see|read|more|all)\b.*\b(?:posts?|articles?|stories|author)$|(?:read\s+)?more\s+(?:from|by)\s|(?:learn|read)\s+more\b|(?:the\s+)?authors?$|write\s+(?:a|your)\s+review|\d+\.\s)|\scommented(?:\s+on)?$`)
 	// reColophon is a credit by trade ("design: Jane Roe, code: John Doe").
 	reColophon = regexp.MustCompile(`(?i)(?:^|[,;]\s*)(?:design|code|development|hosting|photos?|illustrations?)\s*:`)
 )
+
+// hasLetters says whether s holds a letter: a name, not a bullet or a
+// number.
+func hasLetters(s string) bool {
+	return strings.IndexFunc(s, unicode.IsLetter) >= 0
+}
 
 // splitAuthors turns a byline such as "By Jane Doe and John Roe" into names.
 // A credit that is a role and nothing else names a desk ("Resy Staff",
@@ -1406,37 +1421,45 @@ func splitAuthors(s string) (names []string, desk string) {
 	if reColophon.MatchString(s) {
 		return nil, "" // the site's makers by their trades, not the story's writer
 	}
-	parts := reAuthorSep.Split(s, -1)
-	titled := false // a job title was dropped: one word after it is its department
-	for _, p := range parts {
-		p = strings.Trim(reAuthorLabel.ReplaceAllString(p, ""), " .:-–—|")
-		if aside := reAside.FindString(p); aside != "" && !reAuthorRole.MatchString(aside) {
-			p = strings.TrimSuffix(p, aside)
-		}
-		if len(names) > 0 && rePostNominal.MatchString(p) || titled && !strings.Contains(p, " ") {
+	s = reWithAside.ReplaceAllString(s, ", $1")
+	items := reListSep.Split(s, -1)
+	single := len(items) == 1 && !reAndSep.MatchString(s) // desk credits are one part
+	titled := false                                       // a job title was dropped: one word after it is its department
+	for i, item := range items {
+		if i > 0 && len(names) > 0 && reJobTitleEnd.MatchString(item) {
+			titled = true
 			continue
 		}
-		if cut := reAuthorTitle.ReplaceAllString(p, ""); len(strings.Fields(cut)) >= 2 {
-			p = cut
-		}
-		if p == "" || reAuthorJunk.MatchString(p) || reAuthorControl.MatchString(p) {
-			continue
-		}
-		if reAuthorRole.MatchString(p) || reAuthorGroup.MatchString(p) {
-			if len(parts) == 1 && len(strings.Fields(p)) <= 4 {
-				desk = p
+		for _, p := range reAndSep.Split(item, -1) {
+			p = strings.Trim(reAuthorLabel.ReplaceAllString(p, ""), " .:-–—|")
+			if aside := reAside.FindString(p); aside != "" && !reAuthorRole.MatchString(aside) {
+				p = strings.TrimSuffix(p, aside)
 			}
-			continue
+			if len(names) > 0 && rePostNominal.MatchString(p) || titled && !strings.Contains(p, " ") {
+				continue
+			}
+			if cut := reAuthorTitle.ReplaceAllString(p, ""); len(strings.Fields(cut)) >= 2 {
+				p = cut
+			}
+			if !hasLetters(p) || reAuthorJunk.MatchString(p) || reAuthorControl.MatchString(p) || strings.Count(p, "(") != strings.Count(p, ")") {
+				continue // a bullet, a placeholder, a fragment of a bracketed note
+			}
+			if reAuthorRole.MatchString(p) || reAuthorGroup.MatchString(p) || reJobTitleEnd.MatchString(p) {
+				if single && len(strings.Fields(p)) <= 4 {
+					desk = p
+				}
+				continue
+			}
+			w := len(strings.Fields(p))
+			if w > 5 || len(p) > 60 {
+				continue
+			}
+			if reAuthorTitle.ReplaceAllString(" "+p, "") == "" {
+				titled = true // a job title alone is the title of the name before it
+				continue
+			}
+			names = append(names, p)
 		}
-		w := len(strings.Fields(p))
-		if w == 0 || w > 5 || len(p) > 60 {
-			continue
-		}
-		if reAuthorTitle.ReplaceAllString(" "+p, "") == "" {
-			titled = true // a job title alone is the title of the name before it
-			continue
-		}
-		names = append(names, p)
 	}
 	// First names alone joined by "&" or "and" are one credit ("Maria &
 	// Katerina", a couple's blog): each alone names nobody.

@@ -290,3 +290,36 @@ func TestCreditInitialsCoverEveryOpener(t *testing.T) {
 		}
 	}
 }
+
+// A credit's list items and the names joined in each: job titles of any
+// length, writers named in a note, and what is no name at all.
+func TestSplitAuthors(t *testing.T) {
+	cases := []struct {
+		credit, want, desk string
+	}{
+		{"Paul Frew, Home and Digital Security Expert", "Paul Frew", ""},
+		{"Nicole Forbes, Master Horticulturalist, Garden Educator", "Nicole Forbes", ""},
+		{"TOM KRISHER, AP Auto Writer", "TOM KRISHER", ""},
+		{"Julie Weisenhorn and Natalie Hoidal, Extension horticulture educators", "Julie Weisenhorn|Natalie Hoidal", ""},
+		{"Par Martin Untersinger (avec Damien Leloup et Morgane Tual)", "Martin Untersinger|Damien Leloup|Morgane Tual", ""},
+		{"Jane Roe (with John Doe)", "Jane Roe|John Doe", ""},
+		{"Bruno (Henrique Zecchin) Rodrigues", "Bruno (Henrique Zecchin) Rodrigues", ""},
+		{"Luxury Travel Expert", "", "Luxury Travel Expert"},
+		{"Daniel Burstein, Senior Director, Content & Marketing", "Daniel Burstein", ""},
+		{"•", "", ""},
+		{"26, 42", "", ""},
+		{"undefined", "", ""},
+		{"author= <author>", "", ""},
+		{"Write a review", "", ""},
+		{"Learn more about our contributors", "", ""},
+		{"Authors", "", ""},
+		{"Colin Rust commented on", "", ""},
+		{"Holiday Edition (Red, Green) $", "", ""},
+	}
+	for _, tc := range cases {
+		names, desk := splitAuthors(tc.credit)
+		if got := strings.Join(names, "|"); got != tc.want || desk != tc.desk {
+			t.Errorf("splitAuthors(%q) = %q, desk %q; want %q, desk %q", tc.credit, got, desk, tc.want, tc.desk)
+		}
+	}
+}
