@@ -1,6 +1,7 @@
 package article
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -170,16 +171,35 @@ func urlHasDate(u string) bool {
 // "2025-12-17", "2025.12.17", "2019/1/22", "23.07.2025" (with dots the
 // day comes first), "2/24/2026" (with slashes, only an order one number
 // settles: above 12 is the day). Other numeric orders that only the site
-// knows (03/10/2023) are not read.
+// knows (03/10/2023) are not read. Months are named in any language of
+// monthNumbers, and the day written as those languages write it ("12.
+// märz 2024", "1er mars 2024", "12 de marzo de 2024").
 var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
-	`(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)` +
-	`|(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+((?:19|20)\d\d)` +
+	shownMonth + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)` +
+	`|(\d{1,2})(?:st|nd|rd|th|er|\.)?\s+(?:of\s+|de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?((?:19|20)\d\d)` +
 	`|((?:19|20)\d\d)[-/.](\d{1,2})[-/.](\d{1,2})(?:[^0-9]|$)` +
 	`|(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)(?:[^0-9]|$)` +
 	`|(\d{1,2})/(\d{1,2})/((?:19|20)\d\d)(?:[^0-9]|$))`)
 
-var monthNumbers = map[string]string{"jan": "1", "feb": "2", "mar": "3", "apr": "4", "may": "5", "jun": "6",
-	"jul": "7", "aug": "8", "sep": "9", "oct": "10", "nov": "11", "dec": "12"}
+// shownMonth is a month's name or abbreviation (monthNumbers).
+var shownMonth = `(` + strings.Join(slices.Sorted(maps.Keys(monthNumbers)), "|") + `)`
+
+// monthNumbers are the months' names and abbreviations in English,
+// German, French, Spanish, Italian, Portuguese and Dutch, lower-cased.
+var monthNumbers = map[string]string{
+	"jan": "1", "january": "1", "januar": "1", "jänner": "1", "januari": "1", "janvier": "1", "janv": "1", "enero": "1", "ene": "1", "gennaio": "1", "gen": "1", "janeiro": "1",
+	"feb": "2", "february": "2", "februar": "2", "februari": "2", "février": "2", "fevrier": "2", "févr": "2", "fév": "2", "febrero": "2", "febbraio": "2", "fevereiro": "2", "fev": "2",
+	"mar": "3", "march": "3", "märz": "3", "mär": "3", "mrz": "3", "maart": "3", "mrt": "3", "mars": "3", "marzo": "3", "março": "3",
+	"apr": "4", "april": "4", "avril": "4", "avr": "4", "abril": "4", "abr": "4", "aprile": "4",
+	"may": "5", "mai": "5", "mei": "5", "mayo": "5", "maggio": "5", "mag": "5", "maio": "5",
+	"jun": "6", "june": "6", "juni": "6", "juin": "6", "junio": "6", "giugno": "6", "giu": "6", "junho": "6",
+	"jul": "7", "july": "7", "juli": "7", "juillet": "7", "juil": "7", "julio": "7", "luglio": "7", "lug": "7", "julho": "7",
+	"aug": "8", "august": "8", "augustus": "8", "août": "8", "aout": "8", "agosto": "8", "ago": "8",
+	"sep": "9", "sept": "9", "september": "9", "septembre": "9", "septiembre": "9", "setiembre": "9", "settembre": "9", "sett": "9", "setembro": "9", "set": "9",
+	"oct": "10", "october": "10", "oktober": "10", "okt": "10", "octobre": "10", "octubre": "10", "ottobre": "10", "ott": "10", "outubro": "10",
+	"nov": "11", "november": "11", "novembre": "11", "noviembre": "11", "novembro": "11",
+	"dec": "12", "december": "12", "dezember": "12", "dez": "12", "décembre": "12", "decembre": "12", "déc": "12", "diciembre": "12", "dic": "12", "dicembre": "12", "dezembro": "12",
+}
 
 // shownDate is the first day reShownDate finds in text, or nil, at the
 // time of day written after it where that names its zone (withClock).
@@ -222,8 +242,9 @@ func shownDay(m []string) *time.Time {
 }
 
 // reClock is a time of day and its zone written just after a shown date
-// ("10:07 AM EST", "at 3:15 p.m. ET", "14:30 CET", "13h36 UTC+2").
-var reClock = regexp.MustCompile(`^\s*(?:[,|/·•@–—-]\s*)?(?:at\s+)?(\d{1,2})[:h.](\d{2})(?::\d{2})?\s*(?:([ap])\.?\s?m\.?)?\s*\(?(?:(utc|gmt)\s*([+-]\d{1,2})(?::?(\d{2}))?|([a-z]{2,5}))?\b`)
+// ("10:07 AM EST", "at 3:15 p.m. ET", "14:30 CET", "13h36 UTC+2", "à
+// 14h05", "10:15 Uhr": a word that is no zone is read as none).
+var reClock = regexp.MustCompile(`^\s*(?:[,|/·•@–—-]\s*)?(?:(?:at|à|um|a las|alle|às|om)\s+)?(\d{1,2})[:h.](\d{2})(?::\d{2})?\s*(?:([ap])\.?\s?m\.?)?\s*\(?(?:(utc|gmt)\s*([+-]\d{1,2})(?::?(\d{2}))?|([a-z]{2,5}))?\b`)
 
 // clockZones are the offsets, in minutes east of UTC, of the zone names
 // news pages write after a time. Names used for two zones (IST) are left
@@ -311,10 +332,19 @@ const (
 // publication, a reading time and punctuation. "Updated" is not one: an
 // updated stamp is not the publication day, and dates only a story that
 // shows no other (pageMeta.updatedDay).
-const dateLabel = `(?:published|posted|date|on|` + weekday + `|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*`
+const dateLabel = `(?:published|posted|date|on|` + publishedIn + `|` + weekday + `|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*`
 
-// weekday is a day's name before its date ("Tuesday 3 March 2024").
-const weekday = `(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?`
+// publishedIn is "published on" and "date" in German, French, Spanish,
+// Italian, Portuguese and Dutch.
+const publishedIn = `veröffentlicht|erschienen|am|vom|datum|publiée?|mis en ligne|le|publicad[oa]|el|em|fecha|data|pubblicato|il|gepubliceerd|op`
+
+// weekday is a day's name before its date ("Tuesday 3 March 2024",
+// "Montag, 4. Dezember 2023").
+const weekday = `(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?` +
+	`|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonnabend|sonntag` +
+	`|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo` +
+	`|lunedì|martedì|mercoledì|giovedì|venerdì|sabato|domenica|(?:segunda|terça|quarta|quinta|sexta)-feira` +
+	`|maandag|dinsdag|woensdag|donderdag|vrijdag|zaterdag|zondag)`
 
 var (
 	// reDateLine is what stands after a date line's day, and reDateLead

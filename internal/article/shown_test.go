@@ -43,7 +43,8 @@ func TestShownDate_TimeOfDayWithItsZone(t *testing.T) {
 		{"March 12, 2025 at 3:15 p.m. ET", "2025-03-12T15:15:00-04:00"}, // US summer time from March 9
 		{"January 12, 2025 at 12:05 a.m. ET", "2025-01-12T00:05:00-05:00"},
 		{"November 2, 2025 3:15 PM PT", "2025-11-02T15:15:00-08:00"}, // summer time ended that morning
-		{"4.5.2015 à 13h36 UTC+2", "2015-05-04T00:00:00Z"},           // "à" stands between: the day only
+		{"4.5.2015 à 13h36 UTC+2", "2015-05-04T13:36:00+02:00"},      // "at" in French
+		{"12. März 2024, 10:15 Uhr", "2024-03-12T00:00:00Z"},         // "Uhr" is no zone: the day only
 		{"04.05.2015 13h36 UTC+2", "2015-05-04T13:36:00+02:00"},
 		{"March 12, 2025 10:07 AM", "2025-03-12T00:00:00Z"},     // no zone: the day only
 		{"March 12, 2025 10:07 IST", "2025-03-12T00:00:00Z"},    // a name of two zones
@@ -115,6 +116,33 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 			page := `<html><head><title>A story</title>` + tc.head + `</head><body><article><h1>A story</h1>` + tc.dated + body + `</article></body></html>`
 			a := mustExtract(t, page, "https://example.com/news/a-story")
 			if got := publishedDay(a); got != tc.want {
+				t.Errorf("PublishedAt = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// News in other languages writes its days in its own words: month names,
+// "12." and "1er" for the day, "de" between the parts, a weekday and a
+// publication label before them, "Uhr" and "à 14h05" after.
+func TestExtract_DaysShownInOtherLanguages(t *testing.T) {
+	body := pTags(articleParas(6))
+	cases := []struct{ name, dated, want string }{
+		{"German, with its weekday and time", `<p>Montag, 4. Dezember 2023, 10:15 Uhr</p>`, "2023-12-04"},
+		{"German, labelled", `<p>Veröffentlicht am 12.&nbsp;März 2024</p>`, "2024-03-12"},
+		{"German, in a time element", `<time>12. Mär. 2024</time>`, "2024-03-12"},
+		{"French, labelled, with its time", `<p>Publié le 1er août 2023 à 14h05</p>`, "2023-08-01"},
+		{"Spanish", `<p>Publicado el 12 de marzo de 2024</p>`, "2024-03-12"},
+		{"Italian", `<p>Pubblicato il 12 maggio 2022</p>`, "2022-05-12"},
+		{"Portuguese", `<p>5 de março de 2021</p>`, "2021-03-05"},
+		{"Dutch", `<p>Gepubliceerd op 7 mei 2020</p>`, "2020-05-07"},
+		{"a German updated line is no publication day", `<p>Aktualisiert am 5. März 2024</p>`, ""},
+		{"a word that begins as a month is none", `<p>12 marketing 2024</p>`, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html><head><title>Ein Artikel</title></head><body><article><h1>Ein Artikel</h1>` + tc.dated + body + `</article></body></html>`
+			if got := publishedDay(mustExtract(t, page, "https://example.com/news/ein-artikel")); got != tc.want {
 				t.Errorf("PublishedAt = %q, want %q", got, tc.want)
 			}
 		})
