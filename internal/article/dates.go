@@ -332,7 +332,7 @@ const (
 // publication, a reading time and punctuation. "Updated" is not one: an
 // updated stamp is not the publication day, and dates only a story that
 // shows no other (pageMeta.updatedDay).
-const dateLabel = `(?:published|posted|date|on|` + publishedIn + `|` + weekday + `|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*`
+var dateLabel = `(?:published|posted|date|on|` + publishedIn + `|` + weekday + `|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*`
 
 // publishedIn is "published on" and "date" in German, French, Spanish,
 // Italian, Portuguese and Dutch.
@@ -340,11 +340,14 @@ const publishedIn = `veröffentlicht|erschienen|am|vom|datum|publiée?|mis en li
 
 // weekday is a day's name before its date ("Tuesday 3 March 2024",
 // "Montag, 4. Dezember 2023").
-const weekday = `(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?` +
-	`|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonnabend|sonntag` +
-	`|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo` +
-	`|lunedì|martedì|mercoledì|giovedì|venerdì|sabato|domenica|(?:segunda|terça|quarta|quinta|sexta)-feira` +
-	`|maandag|dinsdag|woensdag|donderdag|vrijdag|zaterdag|zondag)`
+var weekday = `(?:` + strings.Join(weekdays, "|") + `)`
+
+// weekdays are the days' names and abbreviations in English, German,
+// French, Spanish, Italian, Portuguese and Dutch, lower-cased.
+var weekdays = strings.Fields(`mon monday tue tues tuesday wed wednesday thu thur thurs thursday fri friday sat saturday sun sunday
+	montag dienstag mittwoch donnerstag freitag samstag sonnabend sonntag lundi mardi mercredi jeudi vendredi samedi dimanche
+	lunes martes miércoles jueves viernes sábado domingo lunedì martedì mercoledì giovedì venerdì sabato domenica
+	segunda-feira terça-feira quarta-feira quinta-feira sexta-feira maandag dinsdag woensdag donderdag vrijdag zaterdag zondag`)
 
 var (
 	// reDateLine is what stands after a date line's day, and reDateLead

@@ -95,17 +95,23 @@ var reEndHeading = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| con
 	`das könnte sie auch interessieren|mehr zum thema|weitere artikel|potrebbe interessarti|articoli correlati|leggi anche|` +
 	`похожие (?:статьи|записи)|читайте также|関連記事|相关文章|관련\s?기사)$`)
 
-// dateWords are words allowed in a dateline besides numbers.
-var dateWords = map[string]bool{
-	"jan": true, "january": true, "feb": true, "february": true, "mar": true, "march": true, "apr": true, "april": true,
-	"may": true, "jun": true, "june": true, "jul": true, "july": true, "aug": true, "august": true, "sep": true, "sept": true,
-	"september": true, "oct": true, "october": true, "nov": true, "november": true, "dec": true, "december": true,
-	"mon": true, "monday": true, "tue": true, "tues": true, "tuesday": true, "wed": true, "wednesday": true, "thu": true,
-	"thur": true, "thurs": true, "thursday": true, "fri": true, "friday": true, "sat": true, "saturday": true, "sun": true,
-	"sunday": true, "am": true, "pm": true, "a": true, "p": true, "m": true, "gmt": true, "utc": true, "est": true, "edt": true,
-	"pst": true, "pdt": true, "cet": true, "bst": true, "updated": true, "published": true, "posted": true, "on": true,
-	"at": true, "last": true, "modified": true, "st": true, "nd": true, "rd": true, "th": true, "et": true, "pt": true,
-}
+// dateWords are the words a dateline may hold besides numbers: true for
+// those that date it (a month, a weekday, a US or European zone), false
+// for labels and the parts of a time ("10 p.m." alone is no dateline).
+var dateWords = func() map[string]bool {
+	m := map[string]bool{"est": true, "edt": true, "pst": true, "pdt": true, "cet": true, "bst": true}
+	for _, w := range strings.Fields("am pm a p m gmt utc et pt st nd rd th updated published posted on at last modified " +
+		"uhr stand am um vom le à el de il op") {
+		m[w] = false
+	}
+	for w := range monthNumbers {
+		m[w] = true
+	}
+	for _, w := range weekdays {
+		m[w] = true
+	}
+	return m
+}()
 
 // isDateline reports short blocks made only of a date/time stamp.
 func isDateline(s string) bool {
@@ -121,11 +127,11 @@ func isDateline(s string) bool {
 			dated = dated || len(w) == 4 && (w[:2] == "19" || w[:2] == "20")
 			continue
 		}
-		if !dateWords[w] {
+		dates, ok := dateWords[w]
+		if !ok {
 			return false
 		}
-		dated = dated || len(w) >= 3 && w != "updated" && w != "published" && w != "posted" && w != "last" && w != "modified" &&
-			w != "gmt" && w != "utc"
+		dated = dated || dates
 	}
 	// A bare time ("10 p.m.") may be a live-blog entry heading: keep it.
 	return digits && dated
