@@ -499,9 +499,12 @@ const (
 )
 
 // mayCredit is reCredit's cheap first test: every credit but "Author"
-// says "by".
+// and the German, French and Spanish "by" ("Von", "Par", "Por") says "by".
 func mayCredit(t string) bool {
 	if len(t) >= 6 && strings.EqualFold(t[:6], "author") {
+		return true
+	}
+	if len(t) >= 4 && t[3] == ' ' && (strings.EqualFold(t[:3], "von") || strings.EqualFold(t[:3], "par") || strings.EqualFold(t[:3], "por")) {
 		return true
 	}
 	for i := 0; i+1 < len(t); i++ {
@@ -513,8 +516,10 @@ func mayCredit(t string) bool {
 }
 
 var (
-	// reCredit is a line that credits a writer, the name (if any) after it.
-	reCredit = regexp.MustCompile(`^(?i:(?:` + creditVerbs + `) by|(?:photos? and text|text and photos?) by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by)\s*:?\s*(.*)$`)
+	// reCredit is a line that credits a writer, the name (if any) after
+	// it: "By", or "Von", "Par", "Por" as German, French and Spanish pages
+	// write it.
+	reCredit = regexp.MustCompile(`^(?i:(?:` + creditVerbs + `) by|(?:photos? and text|text and photos?) by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by|(?:von|par|por)\s)\s*:?\s*(.*)$`)
 	// reCreditTail is what a credit line holds after the name: a day, or
 	// a separator and what follows it ("Jane Roe | March 3, 2024").
 	reCreditTail = regexp.MustCompile(`\s*(?:[|•·;]|\s[–—-]\s).*$`)
@@ -616,11 +621,23 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 			names = labelledNames(n)
 		}
 		for _, name := range names {
-			if rePersonName.MatchString(name) && !inChrome(n, hc) && !inMenu(n) {
+			if namesPeople(name) && !inChrome(n, hc) && !inMenu(n) {
 				pm.writtenBy = append(pm.writtenBy, name)
 			}
 		}
 	}
+}
+
+// namesPeople says whether a credit names people and nothing else: each
+// of its names ("Anna Schmidt and Jonas Weber") reads as a person's.
+func namesPeople(credit string) bool {
+	names, _ := splitAuthors(credit)
+	for _, n := range names {
+		if !rePersonName.MatchString(n) {
+			return false
+		}
+	}
+	return len(names) > 0
 }
 
 // labelledNames returns what a label ("Written by", "Authors") names: the

@@ -201,6 +201,10 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"an authors label over a list of names", `<div class="hero-metadata"><h6>Author(s)</h6><ul><li><a href="/library/?_author=John%20A.%20Alic">John A. Alic</a></li>` +
 			`<li><a href="/library/?_author=David%20C.%20Mowery">David C. Mowery</a></li></ul></div>`, []string{"John A. Alic", "David C. Mowery"}},
 		{"text by", `<p>Text by Hunter Dukes</p>`, []string{"Hunter Dukes"}},
+		{"two writers on a credit line", `<p>By Anna Schmidt and Jonas Weber</p>`, []string{"Anna Schmidt", "Jonas Weber"}},
+		{"a German credit line and its day", `<p>Von Anna Schmidt und Jonas Weber · Montag, 4. Dezember 2023</p>`, []string{"Anna Schmidt", "Jonas Weber"}},
+		{"a Spanish credit line", `<p>Por Juan Pérez y Ana López</p>`, []string{"Juan Pérez", "Ana López"}},
+		{"a French sentence that opens with par", `<p>Par ailleurs, le Conseil Municipal a voté.</p>`, nil},
 		{"a sentence that opens with By", `<p>By 2030 most homes will have one.</p>`, nil},
 		{"by and one word", `<p>By car</p>`, nil},
 		{"article by", `<div>Article by Matias Heikkilä</div>`, []string{"Matias Heikkilä"}},
