@@ -35,6 +35,12 @@ var boilerplatePhrases = map[string]bool{
 	"iklan": true, "reklam": true, "mainos": true, "annonce": true, "publicidade": true, "реклама": true,
 	"광고": true, "広告": true, "广告": true, "advertentie": true, "reklame": true,
 	"anzeige": true, "werbung": true, "publicité": true, "publicidad": true, "pubblicità": true, "reklama": true,
+	"lesen sie auch": true, "lesen sie mehr": true, "mehr zum thema": true, "weiterlesen": true, "teilen": true, "artikel teilen": true,
+	"drucken": true, "kommentare": true, "lire aussi": true, "à lire aussi": true, "lire la suite": true, "voir aussi": true,
+	"partager": true, "imprimer": true, "commentaires": true, "lee también": true, "leer más": true, "compartir": true,
+	"imprimir": true, "comentarios": true, "leggi anche": true, "leggi di più": true, "condividi": true, "commenti": true,
+	"leia também": true, "leia mais": true, "veja também": true, "compartilhar": true, "comentários": true,
+	"lees ook": true, "lees meer": true, "delen": true, "reacties": true,
 }
 
 // isBoilerplateText reports short UI texts that carry no content.
