@@ -613,8 +613,8 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 			continue
 		}
 		m := reCredit.FindStringSubmatch(t)
-		if m == nil {
-			continue
+		if m == nil || strings.HasSuffix(m[1], ":") {
+			continue // "By phone:", "By Contact Form:": a way to reach the site
 		}
 		names := []string{strings.TrimSpace(reCreditTail.ReplaceAllString(reAfterWriter.ReplaceAllString(reAuthorDate.ReplaceAllString(m[1], ""), ""), ""))}
 		if names[0] == "" {
@@ -1377,10 +1377,10 @@ func citationNames(values []string) []string {
 }
 
 var (
-	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:on|updated|published)\s+)?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
+	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:on|updated|published)\s+)?(?:\b` + shownMonth + `\.?\s+\d|\d{1,2}(?:st|nd|rd|th|er|\.)?\s+(?:de\s+)?` + shownMonth + `|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
-	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4}|\d{4}-\d{2}-\d{2})\s*(?:[|,·•–—-]\s*)?`)
+	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + shownMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th|er|\.)?\s+(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2})\s*(?:[|,·•–—-]\s*)?`)
 	// reAfterWriter is what follows a writer's name and is no credit for
 	// writing: whom the writer speaks for ("Jane Roe on behalf of the
 	// team"), an editor's or a reviewer's credit ("Written by Jane Roe
@@ -1399,7 +1399,7 @@ var (
 	// reJobTitleEnd is a list item that ends in a job ("Paul Frew, Home
 	// and Digital Security Expert"): the title of the name before it,
 	// however many words it runs to.
-	reJobTitleEnd = regexp.MustCompile(`(?i)\b(?:expert|specialist|educator|veterinarian|horticultur(?:al)?ist|analyst|strategist|consultant|advis[oe]r|scientist|researcher|engineer|designer|developer|nutritionist|dietitian|therapist|physician|instructor|professor|attorney|lawyer|officer|coordinator|producer|journalist|photographer|editor|writer|correspondent|reporter|columnist|director|manager)s?$|\b(?:founder|ceo|cto|president)$`)
+	reJobTitleEnd = regexp.MustCompile(`(?i)\b(?:expert|specialist|educator|veterinarian|horticultur(?:al)?ist|analyst|strategist|consultant|advis[oe]r|scientist|researcher|engineer|designer|developer|nutritionist|dietitian|therapist|physician|psychologist|psychiatrist|counsel+or|pharmacist|surgeon|dentist|economist|historian|architect|instructor|professor|attorney|lawyer|officer|coordinator|producer|journalist|photographer|editor|writer|correspondent|reporter|columnist|director|manager)s?$|\b(?:founder|ceo|cto|president)$`)
 	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|[<>{}=]|^undefined$`)
 	reAuthorGroup = regexp.MustCompile(`(?i)\bstaff\b|contributor$`)
 	// reAuthorLabel is what stands before a name in a credit's part

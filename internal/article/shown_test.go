@@ -205,6 +205,7 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"a German credit line and its day", `<p>Von Anna Schmidt und Jonas Weber · Montag, 4. Dezember 2023</p>`, []string{"Anna Schmidt", "Jonas Weber"}},
 		{"a Spanish credit line", `<p>Por Juan Pérez y Ana López</p>`, []string{"Juan Pérez", "Ana López"}},
 		{"a French sentence that opens with par", `<p>Par ailleurs, le Conseil Municipal a voté.</p>`, nil},
+		{"a way to reach the site is no credit", `<ul><li><b>By phone:</b> +44 20 3885 0312</li><li><b>By Contact Form:</b> <a href="/contact">write to us</a></li></ul>`, nil},
 		{"a sentence that opens with By", `<p>By 2030 most homes will have one.</p>`, nil},
 		{"by and one word", `<p>By car</p>`, nil},
 		{"article by", `<div>Article by Matias Heikkilä</div>`, []string{"Matias Heikkilä"}},
