@@ -338,6 +338,10 @@ var dateLabel = `(?:published|posted|date|on|` + publishedIn + `|` + weekday + `
 // Italian, Portuguese and Dutch.
 const publishedIn = `veröffentlicht|erschienen|am|vom|datum|publiée?|mis en ligne|le|publicad[oa]|el|em|fecha|data|pubblicato|il|gepubliceerd|op`
 
+// updatedIn is "updated" in German, French, Spanish, Italian, Portuguese
+// and Dutch.
+const updatedIn = `aktualisiert|mis à jour|actualizad[oa]|atualizad[oa]|aggiornat[oa]|bijgewerkt`
+
 // weekday is a day's name before its date ("Tuesday 3 March 2024",
 // "Montag, 4. Dezember 2023").
 var weekday = `(?:` + strings.Join(weekdays, "|") + `)`
@@ -356,10 +360,13 @@ var (
 	reDateLine = regexp.MustCompile(`^` + dateLabel + `$`)
 	reDateLead = regexp.MustCompile(`^(?:` + dateLabel + `|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?)$`)
 	// reUpdatedLine is what an updated stamp's line may hold beside its day.
-	reUpdatedLine = regexp.MustCompile(`^(?:last|updated|on|date|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*$`)
+	reUpdatedLine = regexp.MustCompile(`^(?:last|updated|on|date|` + updatedIn + `|am|le|el|em|il|op|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*$`)
 	// reUpdatedAfterDay is an updated stamp's label after a date line's
-	// day ("| Last updated: "), its own day to follow (afterDateLine).
-	reUpdatedAfterDay = regexp.MustCompile(`^[\s|,.•·—–-]*(?:last\s+)?(?:updated|modified)(?:\s+on)?\s*:?\s*`)
+	// day ("| Last updated: ", ", aktualisiert am"), its own day to follow
+	// (afterDateLine).
+	reUpdatedAfterDay = regexp.MustCompile(`^[\s|,.•·—–-]*(?:(?:last\s+)?(?:updated|modified)(?:\s+on)?|(?:` + updatedIn + `)(?:\s+(?:am|le|el|em|il|op))?)\s*:?\s*`)
+	// reUpdated is the word of an updated stamp.
+	reUpdated = regexp.MustCompile(`updated|` + updatedIn)
 )
 
 // dateLinesNearHeadline returns the texts of the elements around the

@@ -1082,7 +1082,7 @@ func (pm *pageMeta) updatedDay(pageURL string) *time.Time {
 // whatever day the page declares as modified (a stale declaration).
 func (pm *pageMeta) showsOtherUpdatedDay(t *time.Time) bool {
 	for _, s := range pm.linesNearHeadline(reUpdatedLine, reUpdatedLine) {
-		if u := shownDate(s); u != nil && strings.Contains(s, "updated") && u.Format(time.DateOnly) != t.Format(time.DateOnly) {
+		if u := shownDate(s); u != nil && reUpdated.MatchString(s) && u.Format(time.DateOnly) != t.Format(time.DateOnly) {
 			return true
 		}
 	}

@@ -136,7 +136,8 @@ func TestExtract_DaysShownInOtherLanguages(t *testing.T) {
 		{"Italian", `<p>Pubblicato il 12 maggio 2022</p>`, "2022-05-12"},
 		{"Portuguese", `<p>5 de março de 2021</p>`, "2021-03-05"},
 		{"Dutch", `<p>Gepubliceerd op 7 mei 2020</p>`, "2020-05-07"},
-		{"a German updated line is no publication day", `<p>Aktualisiert am 5. März 2024</p>`, ""},
+		{"a German updated line beside the publication day", `<p>Aktualisiert am 5. März 2024</p><p>Veröffentlicht am 3. März 2024</p>`, "2024-03-03"},
+		{"one line with both days", `<p>Publié le 3 mars 2024, mis à jour le 5 mars 2024</p>`, "2024-03-03"},
 		{"a word that begins as a month is none", `<p>12 marketing 2024</p>`, ""},
 	}
 	for _, tc := range cases {
@@ -425,6 +426,7 @@ func TestExtract_AStoryShowingOnlyItsUpdatedDayIsDatedByIt(t *testing.T) {
 		name, page, url, want string
 	}{
 		{"a story that shows only its updated day", story("", updated), "https://example.com/topics/best-gps-watch", "2025-11-18"},
+		{"a German story that shows only its updated day", story("", `<p>Aktualisiert am 18. November 2025</p>`), "https://example.com/topics/best-gps-watch", "2025-11-18"},
 		{"the same day when the page declares it modified", story(`<meta property="article:modified_time" content="2025-11-18T09:00:00Z">`, updated),
 			"https://example.com/topics/best-gps-watch", "2025-11-18"},
 		{"a shown publication day wins", story("", `<p class="text-muted">Published March 2, 2025</p>`+updated), "https://example.com/topics/best-gps-watch", "2025-03-02"},
