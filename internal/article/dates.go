@@ -328,6 +328,12 @@ const (
 	dateLinesAfter  = 40
 )
 
+// maxDateLine is the longest date line read, in bytes: both days and
+// their times ("Publié le 1er août 2023 à 14h05, mis à jour le 2 août
+// 2023 à 09h10"). The line must be days and labels alone, so a longer
+// bound lets in no sentence.
+const maxDateLine = 100
+
 // dateLabel is what a date line may hold beside the date: a label of
 // publication, a reading time and punctuation. "Updated" is not one: an
 // updated stamp is not the publication day, and dates only a story that
@@ -390,7 +396,7 @@ func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
 		if n.DataAtom == atom.H1 || !ownTextHasDigit(n) {
 			continue
 		}
-		t := strings.ToLower(shortText(n, 60))
+		t := strings.ToLower(shortText(n, maxDateLine))
 		loc := reShownDate.FindStringIndex(t)
 		if loc == nil {
 			continue

@@ -107,7 +107,9 @@ var reEndHeading = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| con
 var dateWords = func() map[string]bool {
 	m := map[string]bool{"est": true, "edt": true, "pst": true, "pdt": true, "cet": true, "bst": true}
 	for _, w := range strings.Fields("am pm a p m gmt utc et pt st nd rd th updated published posted on at last modified " +
-		"uhr stand um vom le à el de il op") {
+		"uhr stand um vom le à el de il op " +
+		"veröffentlicht erschienen aktualisiert publié publiée mis jour publicado publicada actualizado actualizada " +
+		"pubblicato aggiornato atualizado atualizada gepubliceerd bijgewerkt") {
 		m[w] = false
 	}
 	for w := range monthNumbers {

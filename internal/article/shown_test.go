@@ -138,6 +138,8 @@ func TestExtract_DaysShownInOtherLanguages(t *testing.T) {
 		{"Dutch", `<p>Gepubliceerd op 7 mei 2020</p>`, "2020-05-07"},
 		{"a German updated line beside the publication day", `<p>Aktualisiert am 5. März 2024</p><p>Veröffentlicht am 3. März 2024</p>`, "2024-03-03"},
 		{"one line with both days", `<p>Publié le 3 mars 2024, mis à jour le 5 mars 2024</p>`, "2024-03-03"},
+		{"one line with both days and their times", `<p>Publié le 1er août 2023 à 14h05, mis à jour le 2 août 2023 à 09h10</p>`, "2023-08-01"},
+		{"the same in English", `<p>Published August 1, 2023 at 2:05 pm, updated August 2, 2023 at 9:10 am</p>`, "2023-08-01"},
 		{"a word that begins as a month is none", `<p>12 marketing 2024</p>`, ""},
 	}
 	for _, tc := range cases {
