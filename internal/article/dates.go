@@ -171,18 +171,52 @@ func urlHasDate(u string) bool {
 // "2025-12-17", "2025.12.17", "2019/1/22", "23.07.2025" (with dots the
 // day comes first), "2/24/2026" (with slashes, only an order one number
 // settles: above 12 is the day). Other numeric orders that only the site
-// knows (03/10/2023) are not read. Months are named in any language of
-// monthNumbers, and the day written as those languages write it ("12.
-// märz 2024", "1er mars 2024", "12 de marzo de 2024").
+// knows (03/10/2023) are not read. The day first, the month may be named
+// in any language of monthNumbers, and the day written as those languages
+// write it ("12. märz 2024", "1er mars 2024", "12 de marzo de 2024"); the
+// month first, as English writes it, only in English (englishMonth: "gen
+// 6, 2022" is a product's generation, "set 6, 2019" a match).
 var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
-	shownMonth + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)` +
-	`|(\d{1,2})(?:st|nd|rd|th|er|\.)?\s+(?:of\s+|de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?((?:19|20)\d\d)` +
+	englishMonth + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)` +
+	`|(\d{1,2})` + dayMark + `(?:of\s+|de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?((?:19|20)\d\d)` +
 	`|((?:19|20)\d\d)[-/.](\d{1,2})[-/.](\d{1,2})(?:[^0-9]|$)` +
 	`|(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)(?:[^0-9]|$)` +
 	`|(\d{1,2})/(\d{1,2})/((?:19|20)\d\d)(?:[^0-9]|$))`)
 
-// shownMonth is a month's name or abbreviation (monthNumbers).
-var shownMonth = `(` + strings.Join(slices.Sorted(maps.Keys(monthNumbers)), "|") + `)`
+// englishMonth is a month named in English, known by its first three
+// letters: "sept", "december", and the many languages whose names begin
+// as English ones do ("marzo", "juni", "augusti", "maret").
+const englishMonth = `((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)`
+
+// shownMonth is englishMonth or one of monthNumbers' other names.
+var shownMonth = `((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|` +
+	strings.Join(slices.Sorted(maps.Keys(otherMonths())), "|") + `)`
+
+// dayMark is what follows a day before its month: "12 ", "12th ", "1er ",
+// "12. " or "12.".
+const dayMark = `(?:\.\s*|(?:st|nd|rd|th|er)?\s+)`
+
+// otherMonths are the names of monthNumbers that englishMonth does not
+// read ("mai", "août", "março").
+func otherMonths() map[string]string {
+	english := regexp.MustCompile(`^` + englishMonth + `$`)
+	m := map[string]string{}
+	for name, n := range monthNumbers {
+		if !english.MatchString(name) {
+			m[name] = n
+		}
+	}
+	return m
+}
+
+// monthNumber is the number of a month shownMonth matched: by its name,
+// or by its first three letters.
+func monthNumber(name string) string {
+	if n, ok := monthNumbers[name]; ok {
+		return n
+	}
+	return monthNumbers[name[:3]]
+}
 
 // monthNumbers are the months' names and abbreviations in English,
 // German, French, Spanish, Italian, Portuguese and Dutch, lower-cased.
@@ -222,9 +256,9 @@ func shownDate(text string) *time.Time {
 func shownDay(m []string) *time.Time {
 	switch {
 	case m[1] != "":
-		return dateFromParts(m[3], monthNumbers[m[1]], m[2], "", "", "")
+		return dateFromParts(m[3], monthNumber(m[1]), m[2], "", "", "")
 	case m[5] != "":
-		return dateFromParts(m[6], monthNumbers[m[5]], m[4], "", "", "")
+		return dateFromParts(m[6], monthNumber(m[5]), m[4], "", "", "")
 	case m[7] != "":
 		return dateFromParts(m[7], m[8], m[9], "", "", "")
 	case m[10] != "":

@@ -499,12 +499,9 @@ const (
 )
 
 // mayCredit is reCredit's cheap first test: every credit but "Author"
-// and the German, French and Spanish "by" ("Von", "Par", "Por") says "by".
+// says "by".
 func mayCredit(t string) bool {
 	if len(t) >= 6 && strings.EqualFold(t[:6], "author") {
-		return true
-	}
-	if len(t) >= 4 && t[3] == ' ' && (strings.EqualFold(t[:3], "von") || strings.EqualFold(t[:3], "par") || strings.EqualFold(t[:3], "por")) {
 		return true
 	}
 	for i := 0; i+1 < len(t); i++ {
@@ -516,10 +513,8 @@ func mayCredit(t string) bool {
 }
 
 var (
-	// reCredit is a line that credits a writer, the name (if any) after
-	// it: "By", or "Von", "Par", "Por" as German, French and Spanish pages
-	// write it.
-	reCredit = regexp.MustCompile(`^(?i:(?:` + creditVerbs + `) by|(?:photos? and text|text and photos?) by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by|(?:von|par|por)\s)\s*:?\s*(.*)$`)
+	// reCredit is a line that credits a writer, the name (if any) after it.
+	reCredit = regexp.MustCompile(`^(?i:(?:` + creditVerbs + `) by|(?:photos? and text|text and photos?) by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by)\s*:?\s*(.*)$`)
 	// reCreditTail is what a credit line holds after the name: a day, or
 	// a separator and what follows it ("Jane Roe | March 3, 2024").
 	reCreditTail = regexp.MustCompile(`\s*(?:[|•·;]|\s[–—-]\s).*$`)
@@ -586,6 +581,7 @@ func creditAfter(t *html.Node) string {
 // with the name in the next element, outside chrome (a menu's "By Event
 // Type" heading is no credit).
 func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
+	by := localBy(firstNonEmpty(pm.htmlLang, pm.get("content-language", "language", "dc.language", "og:locale")))
 	for _, n := range nodes {
 		if len(pm.writtenBy) >= maxWrittenBy {
 			return
@@ -609,10 +605,12 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 			continue
 		}
 		t := cleanInline(shortText(n, 80))
-		if !mayCredit(t) {
-			continue
+		var m []string
+		if rest, ok := cutLocalBy(t, by); ok {
+			m = []string{t, rest}
+		} else if mayCredit(t) {
+			m = reCredit.FindStringSubmatch(t)
 		}
-		m := reCredit.FindStringSubmatch(t)
 		if m == nil || strings.HasSuffix(m[1], ":") {
 			continue // "By phone:", "By Contact Form:": a way to reach the site
 		}
@@ -628,9 +626,37 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 	}
 }
 
+// localBy is the word for "by" that opens a credit line on a page
+// declared German ("Von"), French ("Par"), Spanish or Portuguese ("Por"),
+// or "". On other pages "Von Braun Center" is a name.
+func localBy(lang string) string {
+	switch strings.ToLower(lang[:min(len(lang), 2)]) {
+	case "de":
+		return "von"
+	case "fr":
+		return "par"
+	case "es", "pt":
+		return "por"
+	}
+	return ""
+}
+
+// cutLocalBy returns what follows by ("von", "par", "por") at the start
+// of t, and whether t opens with it.
+func cutLocalBy(t, by string) (string, bool) {
+	if by == "" || len(t) <= len(by) || !strings.EqualFold(t[:len(by)], by) || t[len(by)] != ' ' && t[len(by)] != ':' {
+		return "", false
+	}
+	return strings.TrimLeft(t[len(by):], " :"), true
+}
+
 // namesPeople says whether a credit names people and nothing else: each
-// of its names ("Anna Schmidt and Jonas Weber") reads as a person's.
+// of its names ("Anna Schmidt and Jonas Weber") reads as a person's, and
+// none is a desk ("By Staff and Wire Reports").
 func namesPeople(credit string) bool {
+	if reAuthorGroup.MatchString(credit) {
+		return false
+	}
 	names, _ := splitAuthors(credit)
 	for _, n := range names {
 		if !rePersonName.MatchString(n) {
@@ -1377,10 +1403,10 @@ func citationNames(values []string) []string {
 }
 
 var (
-	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:on|updated|published)\s+)?(?:\b` + shownMonth + `\.?\s+\d|\d{1,2}(?:st|nd|rd|th|er|\.)?\s+(?:de\s+)?` + shownMonth + `|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
+	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:on|updated|published|le|el|am|em|il|op|vom|du|del)\s+)?(?:\b` + englishMonth + `\.?\s+\d|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\b|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
-	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + shownMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th|er|\.)?\s+(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2})\s*(?:[|,·•–—-]\s*)?`)
+	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2})\s*(?:[|,·•–—-]\s*)?`)
 	// reAfterWriter is what follows a writer's name and is no credit for
 	// writing: whom the writer speaks for ("Jane Roe on behalf of the
 	// team"), an editor's or a reviewer's credit ("Written by Jane Roe
@@ -1394,8 +1420,13 @@ var (
 	reListSep = regexp.MustCompile(`\s*[,;|]\s*`)
 	reAndSep  = regexp.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
 	// reWithAside is a note naming who wrote with the writer ("Martin
-	// Untersinger (avec Damien Leloup et Morgane Tual)"): more names.
+	// Untersinger (avec Damien Leloup et Morgane Tual)"): more names, or
+	// an agency ("mit dpa", "con información de EFE").
 	reWithAside = regexp.MustCompile(`(?i)\s*\((?:with|avec|mit|con|com|met|med)\s+([^()]+)\)`)
+	// reListAside is a note in brackets holding a list ("Jane Doe
+	// (Reuters, Berlin)"): a place or a desk, cut before the credit is
+	// split as a list.
+	reListAside = regexp.MustCompile(`\s*\([^()]*[,;|][^()]*\)`)
 	// reJobTitleEnd is a list item that ends in a job ("Paul Frew, Home
 	// and Digital Security Expert"): the title of the name before it,
 	// however many words it runs to.
@@ -1418,6 +1449,20 @@ var (
 	reColophon = regexp.MustCompile(`(?i)(?:^|[,;]\s*)(?:design|code|development|hosting|photos?|illustrations?)\s*:`)
 )
 
+// withNames turns a reWithAside note into the names it holds (", Damien
+// Leloup et Morgane Tual"), or cuts it when it holds other words.
+func withNames(aside string) string {
+	inner := reWithAside.FindStringSubmatch(aside)[1]
+	for _, item := range reListSep.Split(inner, -1) {
+		for _, p := range reAndSep.Split(item, -1) {
+			if !rePersonName.MatchString(strings.TrimSpace(p)) {
+				return ""
+			}
+		}
+	}
+	return ", " + inner
+}
+
 // hasLetters says whether s holds a letter: a name, not a bullet or a
 // number.
 func hasLetters(s string) bool {
@@ -1438,7 +1483,8 @@ func splitAuthors(s string) (names []string, desk string) {
 	if reColophon.MatchString(s) {
 		return nil, "" // the site's makers by their trades, not the story's writer
 	}
-	s = reWithAside.ReplaceAllString(s, ", $1")
+	s = reWithAside.ReplaceAllStringFunc(s, withNames)
+	s = reListAside.ReplaceAllString(s, "")
 	items := reListSep.Split(s, -1)
 	single := len(items) == 1 && !reAndSep.MatchString(s) // desk credits are one part
 	titled := false                                       // a job title was dropped: one word after it is its department

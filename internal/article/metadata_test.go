@@ -308,6 +308,7 @@ func TestSplitAuthors(t *testing.T) {
 		{"Von Anna Schmidt 4. Dezember 2023, 10:15 Uhr", "Anna Schmidt", ""},
 		{"4. Dezember 2023 · Anna Schmidt", "Anna Schmidt", ""},
 		{"Por Ana López, 12 de marzo de 2024", "Ana López", ""},
+		{"Sarah Mai 12. März 2024", "Sarah Mai", ""},
 		{"Luxury Travel Expert", "", "Luxury Travel Expert"},
 		{"Daniel Burstein, Senior Director, Content & Marketing", "Daniel Burstein", ""},
 		{"•", "", ""},
@@ -318,7 +319,12 @@ func TestSplitAuthors(t *testing.T) {
 		{"Learn more about our contributors", "", ""},
 		{"Authors", "", ""},
 		{"Colin Rust commented on", "", ""},
-		{"Holiday Edition (Red, Green) $", "", ""},
+		{"Green) $", "", ""},
+		{"Jane Doe (Reuters, Berlin)", "Jane Doe", ""},
+		{"Jane Doe (Senior Writer, Politics)", "Jane Doe", ""},
+		{"Anna Schmidt (mit dpa)", "Anna Schmidt", ""},
+		{"Juan Pérez (con información de EFE)", "Juan Pérez", ""},
+		{"Jane Doe (with additional reporting by John Roe)", "Jane Doe", ""},
 	}
 	for _, tc := range cases {
 		names, desk := splitAuthors(tc.credit)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Text-level vocabulary: whole blocks that are UI text, section headings
@@ -103,17 +104,28 @@ var reEndHeading = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| con
 
 // dateWords are the words a dateline may hold besides numbers: true for
 // those that date it (a month, a weekday, a US or European zone), false
-// for labels and the parts of a time ("10 p.m." alone is no dateline).
+// for labels and the parts of a time ("10 p.m." alone is no dateline). A
+// month named in another language dates a line when its name is spelled
+// out; abbreviated, it is allowed beside a year ("02 Ago 2017"); and it
+// is no dateline word where it is an English word or a name: "Set 1:
+// 6-4", "Gen 2" and "Mars 2020" stay in the text.
 var dateWords = func() map[string]bool {
 	m := map[string]bool{"est": true, "edt": true, "pst": true, "pdt": true, "cet": true, "bst": true}
 	for _, w := range strings.Fields("am pm a p m gmt utc et pt st nd rd th updated published posted on at last modified " +
-		"uhr stand um vom le à el de il op " +
+		"uhr stand um vom le à el de il op las alle às om em datum fecha segunda terça quarta quinta sexta feira " +
 		"veröffentlicht erschienen aktualisiert publié publiée mis jour publicado publicada actualizado actualizada " +
-		"pubblicato aggiornato atualizado atualizada gepubliceerd bijgewerkt") {
+		"pubblicato pubblicata aggiornato atualizado atualizada gepubliceerd bijgewerkt") {
 		m[w] = false
 	}
-	for w := range monthNumbers {
+	for _, w := range strings.Fields("jan january feb february mar march apr april may jun june jul july aug august " +
+		"sep sept september oct october nov november dec december") {
 		m[w] = true
+	}
+	for w := range otherMonths() {
+		m[w] = utf8.RuneCountInString(w) >= 5 || strings.IndexFunc(w, func(r rune) bool { return r > unicode.MaxASCII }) >= 0
+	}
+	for _, w := range strings.Fields("set gen mag mars mayo julio") {
+		delete(m, w)
 	}
 	for _, w := range weekdays {
 		m[w] = true

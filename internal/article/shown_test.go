@@ -135,12 +135,15 @@ func TestExtract_DaysShownInOtherLanguages(t *testing.T) {
 		{"Spanish", `<p>Publicado el 12 de marzo de 2024</p>`, "2024-03-12"},
 		{"Italian", `<p>Pubblicato il 12 maggio 2022</p>`, "2022-05-12"},
 		{"Portuguese", `<p>5 de março de 2021</p>`, "2021-03-05"},
+		{"Portuguese, labelled", `<p>Publicado em 12 de março de 2024</p>`, "2024-03-12"},
+		{"a day and its month without a space", `<p>12.März 2024</p>`, "2024-03-12"},
 		{"Dutch", `<p>Gepubliceerd op 7 mei 2020</p>`, "2020-05-07"},
 		{"a German updated line beside the publication day", `<p>Aktualisiert am 5. März 2024</p><p>Veröffentlicht am 3. März 2024</p>`, "2024-03-03"},
 		{"one line with both days", `<p>Publié le 3 mars 2024, mis à jour le 5 mars 2024</p>`, "2024-03-03"},
 		{"one line with both days and their times", `<p>Publié le 1er août 2023 à 14h05, mis à jour le 2 août 2023 à 09h10</p>`, "2023-08-01"},
 		{"the same in English", `<p>Published August 1, 2023 at 2:05 pm, updated August 2, 2023 at 9:10 am</p>`, "2023-08-01"},
-		{"a word that begins as a month is none", `<p>12 marketing 2024</p>`, ""},
+		{"a product's generation is no month", `<p>iPad Pro Gen 6, 2022</p>`, ""},
+		{"Swedish, whose months begin as English ones", `<p>12 augusti 2024</p>`, "2024-08-12"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,9 +208,9 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 			`<li><a href="/library/?_author=David%20C.%20Mowery">David C. Mowery</a></li></ul></div>`, []string{"John A. Alic", "David C. Mowery"}},
 		{"text by", `<p>Text by Hunter Dukes</p>`, []string{"Hunter Dukes"}},
 		{"two writers on a credit line", `<p>By Anna Schmidt and Jonas Weber</p>`, []string{"Anna Schmidt", "Jonas Weber"}},
-		{"a German credit line and its day", `<p>Von Anna Schmidt und Jonas Weber · Montag, 4. Dezember 2023</p>`, []string{"Anna Schmidt", "Jonas Weber"}},
-		{"a Spanish credit line", `<p>Por Juan Pérez y Ana López</p>`, []string{"Juan Pérez", "Ana López"}},
-		{"a French sentence that opens with par", `<p>Par ailleurs, le Conseil Municipal a voté.</p>`, nil},
+		{"a German credit line on a page not declared German", `<p>Von Anna Schmidt und Jonas Weber</p>`, nil},
+		{"a name with von on an English page", `<h2>Von Miller Signs Extension</h2>`, nil},
+		{"staff and wire reports name no person", `<p>By Staff and Wire Reports</p>`, nil},
 		{"a way to reach the site is no credit", `<ul><li><b>By phone:</b> +44 20 3885 0312</li><li><b>By Contact Form:</b> <a href="/contact">write to us</a></li></ul>`, nil},
 		{"a sentence that opens with By", `<p>By 2030 most homes will have one.</p>`, nil},
 		{"by and one word", `<p>By car</p>`, nil},
@@ -312,6 +315,28 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 			page := `<html><head><title>A story</title>` + head + `</head><body><article><h1>A story</h1>` + credit + body + `</article></body></html>`
 			got := mustExtract(t, page, "https://example.com/news/a-story").Authors
 			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("Authors = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A credit line opens with the page's own word for "by": "Von" on a page
+// declared German, "Par" on a French one, "Por" on a Spanish or
+// Portuguese one.
+func TestExtract_CreditLinesInThePagesLanguage(t *testing.T) {
+	body := pTags(articleParas(6))
+	cases := []struct{ name, lang, credit, want string }{
+		{"German, and its day", "de", `<p>Von Anna Schmidt und Jonas Weber · Montag, 4. Dezember 2023</p>`, "Anna Schmidt|Jonas Weber"},
+		{"German, with a colon", "de-AT", `<p>Von: Anna Schmidt</p>`, "Anna Schmidt"},
+		{"Spanish", "es", `<p>Por Juan Pérez y Ana López</p>`, "Juan Pérez|Ana López"},
+		{"French, and its day", "fr", `<p>Par Jean Dupont, le 3 mars 2024</p>`, "Jean Dupont"},
+		{"a French sentence that opens with par", "fr", `<p>Par ailleurs, le Conseil Municipal a voté.</p>`, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html lang="` + tc.lang + `"><head><title>A story</title></head><body><article><h1>A story</h1>` + tc.credit + body + `</article></body></html>`
+			if got := strings.Join(mustExtract(t, page, "https://example.com/news/a-story").Authors, "|"); got != tc.want {
 				t.Errorf("Authors = %q, want %q", got, tc.want)
 			}
 		})
