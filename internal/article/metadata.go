@@ -1403,7 +1403,11 @@ func citationNames(values []string) []string {
 }
 
 var (
-	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:on|updated|published|le|el|am|em|il|op|vom|du|del)\s+)?(?:\b` + englishMonth + `\.?\s+\d|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\b|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
+	// reAuthorDate is a day and all after it in a credit ("Jane Roe |
+	// March 3, 2024", "Jean Dupont, le 3 mars 2024"). The six languages'
+	// "on" ("le", "am", "el" …) counts in lower case only: capitalised, it
+	// is a surname ("Thanh Le 12 May 2024").
+	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:on|updated|published|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:\b` + englishMonth + `\.?\s+\d|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\b|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
 	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2})\s*(?:[|,·•–—-]\s*)?`)
@@ -1423,10 +1427,10 @@ var (
 	// Untersinger (avec Damien Leloup et Morgane Tual)"): more names, or
 	// an agency ("mit dpa", "con información de EFE").
 	reWithAside = regexp.MustCompile(`(?i)\s*\((?:with|avec|mit|con|com|met|med)\s+([^()]+)\)`)
-	// reListAside is a note in brackets holding a list ("Jane Doe
-	// (Reuters, Berlin)"): a place or a desk, cut before the credit is
-	// split as a list.
-	reListAside = regexp.MustCompile(`\s*\([^()]*[,;|][^()]*\)`)
+	// reListAside is a note in brackets holding a list after a name
+	// ("Jane Doe (Reuters, Berlin)"): a place or a desk, cut before the
+	// credit is split as a list.
+	reListAside = regexp.MustCompile(`\s*\([^()]*[,;|][^()]*\)(\s*(?:$|[,;|&]|\s(?:and|und|et|y|e)\s))`)
 	// reJobTitleEnd is a list item that ends in a job ("Paul Frew, Home
 	// and Digital Security Expert"): the title of the name before it,
 	// however many words it runs to.
@@ -1484,7 +1488,7 @@ func splitAuthors(s string) (names []string, desk string) {
 		return nil, "" // the site's makers by their trades, not the story's writer
 	}
 	s = reWithAside.ReplaceAllStringFunc(s, withNames)
-	s = reListAside.ReplaceAllString(s, "")
+	s = reListAside.ReplaceAllString(s, "$1")
 	items := reListSep.Split(s, -1)
 	single := len(items) == 1 && !reAndSep.MatchString(s) // desk credits are one part
 	titled := false                                       // a job title was dropped: one word after it is its department

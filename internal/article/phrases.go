@@ -121,10 +121,12 @@ var dateWords = func() map[string]bool {
 		"sep sept september oct october nov november dec december") {
 		m[w] = true
 	}
-	for w := range otherMonths() {
-		m[w] = utf8.RuneCountInString(w) >= 5 || strings.IndexFunc(w, func(r rune) bool { return r > unicode.MaxASCII }) >= 0
+	for w := range monthNumbers {
+		if _, english := m[w]; !english {
+			m[w] = utf8.RuneCountInString(w) >= 5 || strings.IndexFunc(w, func(r rune) bool { return r > unicode.MaxASCII }) >= 0
+		}
 	}
-	for _, w := range strings.Fields("set gen mag mars mayo julio") {
+	for _, w := range strings.Fields("set gen mag mars mayo") {
 		delete(m, w)
 	}
 	for _, w := range weekdays {

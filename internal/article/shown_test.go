@@ -211,6 +211,7 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"a German credit line on a page not declared German", `<p>Von Anna Schmidt und Jonas Weber</p>`, nil},
 		{"a name with von on an English page", `<h2>Von Miller Signs Extension</h2>`, nil},
 		{"staff and wire reports name no person", `<p>By Staff and Wire Reports</p>`, nil},
+		{"a surname that is a French word, before the day", `<p>By Thanh Le May 12, 2024</p>`, []string{"Thanh Le"}},
 		{"a way to reach the site is no credit", `<ul><li><b>By phone:</b> +44 20 3885 0312</li><li><b>By Contact Form:</b> <a href="/contact">write to us</a></li></ul>`, nil},
 		{"a sentence that opens with By", `<p>By 2030 most homes will have one.</p>`, nil},
 		{"by and one word", `<p>By car</p>`, nil},
