@@ -186,11 +186,13 @@ var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
 // englishMonth is a month named in English, known by its first three
 // letters: "sept", "december", and the many languages whose names begin
 // as English ones do ("marzo", "juni", "augusti", "maret").
-const englishMonth = `((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)`
+const (
+	englishMonth     = `(` + englishMonthName + `)`
+	englishMonthName = `(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*`
+)
 
 // shownMonth is englishMonth or one of monthNumbers' other names.
-var shownMonth = `((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|` +
-	strings.Join(slices.Sorted(maps.Keys(otherMonths())), "|") + `)`
+var shownMonth = `(` + englishMonthName + `|` + strings.Join(slices.Sorted(maps.Keys(otherMonths())), "|") + `)`
 
 // dayMark is what follows a day before its month: "12 ", "12th ", "1er ",
 // "12. " or "12.".
