@@ -1402,6 +1402,15 @@ func citationNames(values []string) []string {
 	return out
 }
 
+// titleNouns are the jobs a byline writes after a name ("Jane Roe
+// Founder at Acme", reAuthorTitle); jobNouns are more, which end a title
+// given as a list item of its own ("Paul Frew, Home and Digital Security
+// Expert", reJobTitleEnd).
+const (
+	titleNouns = `founder|co-?founder|ceo|cto|editor|writer|correspondent|reporter|columnist|director|manager|president`
+	jobNouns   = `expert|specialist|educator|veterinarian|horticultur(?:al)?ist|analyst|strategist|consultant|advis[oe]r|scientist|researcher|engineer|designer|developer|nutritionist|dietitian|therapist|physician|psychologist|psychiatrist|counsel+or|pharmacist|surgeon|dentist|economist|historian|architect|instructor|professor|attorney|lawyer|officer|coordinator|producer|journalist|photographer`
+)
+
 var (
 	// reAuthorDate is a day and all after it in a credit ("Jane Roe |
 	// March 3, 2024", "Jean Dupont, le 3 mars 2024"). The six languages'
@@ -1417,7 +1426,7 @@ var (
 	// Edited by John Doe", "Medically reviewed by …").
 	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$`)
 	// reAuthorTitle is a job title after a name ("Jane Roe Founder at Acme").
-	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:founder|co-?founder|ceo|cto|editor|writer|correspondent|reporter|columnist|director|manager|president)\b.*$`)
+	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:` + titleNouns + `)\b.*$`)
 	reAuthorRole  = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
 	reByPrefix    = regexp.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `|posted)\s+)?(?:by|von|par|por|di|door|av|przez|от|автор)\s*[:\s]\s*`)
 	// A credit is a list (reListSep) of names joined by "and" (reAndSep).
@@ -1434,7 +1443,7 @@ var (
 	// reJobTitleEnd is a list item that ends in a job ("Paul Frew, Home
 	// and Digital Security Expert"): the title of the name before it,
 	// however many words it runs to.
-	reJobTitleEnd = regexp.MustCompile(`(?i)\b(?:expert|specialist|educator|veterinarian|horticultur(?:al)?ist|analyst|strategist|consultant|advis[oe]r|scientist|researcher|engineer|designer|developer|nutritionist|dietitian|therapist|physician|psychologist|psychiatrist|counsel+or|pharmacist|surgeon|dentist|economist|historian|architect|instructor|professor|attorney|lawyer|officer|coordinator|producer|journalist|photographer|editor|writer|correspondent|reporter|columnist|director|manager)s?$|\b(?:founder|ceo|cto|president)$`)
+	reJobTitleEnd = regexp.MustCompile(`(?i)\b(?:` + jobNouns + `|` + titleNouns + `)s?$`)
 	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|[<>{}=]|^undefined$`)
 	reAuthorGroup = regexp.MustCompile(`(?i)\bstaff\b|contributor$`)
 	// reAuthorLabel is what stands before a name in a credit's part

@@ -117,14 +117,11 @@ var dateWords = func() map[string]bool {
 		"pubblicato pubblicata aggiornato atualizado atualizada gepubliceerd bijgewerkt") {
 		m[w] = false
 	}
-	for _, w := range strings.Fields("jan january feb february mar march apr april may jun june jul july aug august " +
-		"sep sept september oct october nov november dec december") {
+	for w := range englishMonths {
 		m[w] = true
 	}
-	for w := range monthNumbers {
-		if _, english := m[w]; !english {
-			m[w] = utf8.RuneCountInString(w) >= 5 || strings.IndexFunc(w, func(r rune) bool { return r > unicode.MaxASCII }) >= 0
-		}
+	for w := range foreignMonths {
+		m[w] = utf8.RuneCountInString(w) >= 5 || strings.IndexFunc(w, func(r rune) bool { return r > unicode.MaxASCII }) >= 0
 	}
 	for _, w := range strings.Fields("set gen mag mars mayo") {
 		delete(m, w)
