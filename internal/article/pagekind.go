@@ -57,6 +57,27 @@ var controlCues = map[string][]string{
 	"listing": {"read more", "continue reading", "load more", "older posts", "newer posts", "page 2", "next page", "view all", "see all", "show more"},
 }
 
+// foreignCues are controlCues' words in German, French, Spanish, Italian,
+// Portuguese and Dutch: a shop's "In den Warenkorb" is its "Add to cart".
+var foreignCues = map[string][]string{
+	"cart": {"in den warenkorb", "jetzt kaufen", "ajouter au panier", "acheter maintenant", "añadir al carrito", "agregar al carrito", "comprar ahora",
+		"aggiungi al carrello", "acquista ora", "adicionar ao carrinho", "comprar agora", "in winkelwagen", "nu kopen",
+		"auf lager", "ausverkauft", "en stock", "épuisé", "agotado", "esaurito", "esgotado", "uitverkocht"},
+	"sales": {"kontaktieren sie uns", "angebot anfordern", "kostenloses angebot", "termin vereinbaren", "contactez nous", "nous contacter", "demander un devis", "devis gratuit",
+		"contáctenos", "contáctanos", "solicitar presupuesto", "presupuesto gratis", "contattaci", "richiedi un preventivo", "preventivo gratuito",
+		"fale conosco", "entre em contato", "solicitar orçamento", "neem contact op", "offerte aanvragen", "gratis offerte",
+		"mehr erfahren", "en savoir plus", "más información", "saiba mais", "scopri di più", "meer informatie"},
+	"forum": {"antworten", "zitieren", "répondre", "citer", "responder", "citar", "rispondi", "beantwoorden", "mitglieder", "membres", "miembros", "membri", "membros", "leden"},
+	"docs": {"diese seite bearbeiten", "auf dieser seite", "sur cette page", "en esta página", "in questa pagina", "nesta página", "op deze pagina",
+		"inhaltsverzeichnis", "table des matières", "tabla de contenidos", "sommario"},
+	"story": {"auf facebook teilen", "partager sur facebook", "compartir en facebook", "condividi su facebook", "compartilhar no facebook", "delen op facebook",
+		"kommentare", "commentaires", "comentarios", "commenti", "comentários", "reacties", "drucken", "imprimer", "imprimir", "stampa", "afdrukken",
+		"weiterlesen", "lire la suite", "leer más", "leggi tutto", "leia mais", "lees meer"},
+	"listing": {"weiterlesen", "mehr laden", "lire la suite", "voir tout", "charger plus", "leer más", "ver todo", "cargar más", "leggi tutto", "vedi tutti", "carica altri",
+		"leia mais", "ver todos", "carregar mais", "lees meer", "verder lezen", "bekijk alles", "meer laden",
+		"nächste seite", "page suivante", "página siguiente", "pagina successiva", "próxima página", "volgende pagina"},
+}
+
 // countPage collects pageCounts from every element of the page.
 func countPage(elems []*html.Node) pageCounts {
 	c := pageCounts{cues: map[string]int{}}
@@ -97,9 +118,11 @@ func countPage(elems []*html.Node) pageCounts {
 // as "read more" is in two), each list in a fixed order.
 var cuePhrases = func() map[string][]string {
 	m := map[string][]string{}
-	for group, phrases := range controlCues {
-		for _, p := range phrases {
-			m[p] = append(m[p], group)
+	for _, cues := range []map[string][]string{controlCues, foreignCues} {
+		for group, phrases := range cues {
+			for _, p := range phrases {
+				m[p] = append(m[p], group)
+			}
 		}
 	}
 	for _, groups := range m {
@@ -141,6 +164,19 @@ var urlWords = map[string][]string{
 	"docs":    {"docs", "doc", "documentation", "api", "reference", "manual", "help", "support", "kb", "knowledge", "wiki", "faq", "tutorial", "reference-guide", "sdk", "developer", "developers", "en-us", "latest", "stable"},
 	"forum":   {"forum", "forums", "thread", "threads", "t", "community", "questions", "question", "discussion", "discussions", "discuss", "r", "comments", "answers", "viewtopic", "showthread", "board", "boards"},
 	"service": {"services", "service", "solutions", "solution", "pricing", "plans", "features", "about", "contact", "company", "industries", "platform", "locations", "location", "hire", "agency", "consulting", "repair", "installation"},
+}
+
+// foreignURLWords are urlWords in German, French, Spanish, Italian,
+// Portuguese and Dutch ("artikel" is left out: a German shop's item and a
+// German paper's story both live under /artikel/).
+var foreignURLWords = map[string][]string{
+	"story":   {"nachrichten", "aktuelles", "meldungen", "actualites", "actualite", "noticias", "noticia", "notizie", "notizia", "articolo", "articulo", "artigo", "nieuws"},
+	"product": {"produkt", "produkte", "produit", "produits", "producto", "productos", "prodotto", "prodotti", "produto", "produtos"},
+	"listing": {"kategorie", "kategorien", "categorie", "categoria", "categorias", "rubrik", "rubrique", "archiv", "archivio", "archivo", "arquivo", "suche", "recherche", "buscar", "cerca", "zoeken"},
+	"docs":    {"hilfe", "aide", "ayuda", "aiuto", "ajuda", "dokumentation", "handbuch"},
+	"forum":   {"foro", "foros", "discussione", "discussioni"},
+	"service": {"leistungen", "dienstleistungen", "prestations", "servicios", "servizi", "servicos", "diensten", "kontakt", "contacto", "contatti", "contato",
+		"ueber-uns", "uber-uns", "qui-sommes-nous", "sobre-nosotros", "chi-siamo", "quem-somos", "over-ons"},
 }
 
 // reURLNumericID finds a numeric id in a URL path (/item/48213).
@@ -351,9 +387,11 @@ func (in kindInputs) features() []float64 {
 		}
 	}
 	urlGroup := func(g string) float64 {
-		for _, w := range urlWords[g] {
-			if words[w] {
-				return 1
+		for _, list := range [...][]string{urlWords[g], foreignURLWords[g]} {
+			for _, w := range list {
+				if words[w] {
+					return 1
+				}
 			}
 		}
 		return 0

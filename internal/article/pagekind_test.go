@@ -129,3 +129,39 @@ func TestKindFeatures_PublishedCountsShownDays(t *testing.T) {
 		}
 	}
 }
+
+// A page in German, French, Spanish, Italian, Portuguese or Dutch gives the
+// model the inputs its English twin gives: its buttons' words and its URL's
+// words count as theirs do.
+func TestKindFeatures_OtherLanguagesReadAsEnglish(t *testing.T) {
+	shop := func(lang, button, path string) ([]float64, error) {
+		page := `<html lang="` + lang + `"><head><title>Walking boot</title></head><body><main><h1>Walking boot</h1>` +
+			`<p>A light boot for long days on rough ground.</p><p>€ 129,00</p><button>` + button + `</button></main></body></html>`
+		in, err := KindFeatures([]byte(page), "https://shop.example.com/"+path+"/walking-boot", Options{})
+		return in.Features, err
+	}
+	english, err := shop("en", "Add to cart", "products")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cart, product := slices.Index(kindFeatureNames, "cue_cart"), slices.Index(kindFeatureNames, "url_product")
+	if english[cart] == 0 || english[product] == 0 {
+		t.Fatalf("the English page reads no cart cue (%v) or no product URL (%v)", english[cart], english[product])
+	}
+	for _, tc := range []struct{ lang, button, path string }{
+		{"de", "In den Warenkorb", "produkte"},
+		{"fr", "Ajouter au panier", "produits"},
+		{"es", "Añadir al carrito", "productos"},
+		{"it", "Aggiungi al carrello", "prodotti"},
+		{"pt", "Adicionar ao carrinho", "produtos"},
+		{"nl", "In winkelwagen", "product"},
+	} {
+		got, err := shop(tc.lang, tc.button, tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[cart] != english[cart] || got[product] != english[product] {
+			t.Errorf("%s: cue_cart %v, url_product %v; the English page gives %v, %v", tc.lang, got[cart], got[product], english[cart], english[product])
+		}
+	}
+}

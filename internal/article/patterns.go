@@ -44,10 +44,17 @@ var (
 		"dfp", "googlead", "adslot", "adunit", "adcontainer", "adwrapper", "adwrap", "adbox",
 		"adblock", "skyscraper", "leaderboard", "remark", "supplemental",
 		"emailsignup", "apppromo", "tooltip", "lightbox", "header", "tags", "legend",
+		// The same in German, French, Spanish, Italian, Portuguese and
+		// Dutch, where a site names its own parts so (French "commentaire"
+		// and Italian "commento" hold "comment" already).
+		"kommentar", "comentari", "reactie", "teilen", "partage", "compartir", "compartilh", "condividi",
+		"verwandt", "relacionad", "correlato", "articolicorrelati", "gerelateerd", "alireaussi", "lesensieauch", "mehrzumthema",
+		"werbung", "publicite", "publicidad", "pubblicita", "reclame",
 	}
 	posSubstrings = []string{
 		"article", "body", "content", "entry", "main", "post", "story", "text", "blog", "prose",
 		"hentry", "single", "paragraph", "column",
+		"artikel", "articulo", "artigo", "articolo", "inhalt", "contenu", "contenido", "conteudo", "beitrag",
 	}
 	strongPosSubstrings = []string{
 		"articlebody", "articlecontent", "articletext", "storybody", "storycontent", "storytext",
@@ -55,25 +62,47 @@ var (
 		"textcontent", "contentbody", "richtext", "fieldbody", "nodebody", "blogpost",
 		"singlecontent", "newstext", "detailcontent", "articledetail", "storydetail",
 	}
-	hardNegSubstrings = []string{"comment", "disqus", "respond"}
+	hardNegSubstrings = []string{"comment", "disqus", "respond", "kommentar", "comentari", "reactie"}
 	// consentSubstrings name the banners of consent managers (OneTrust,
 	// Cookiebot, Didomi, Usercentrics, Quantcast's CMP), whose policy text
 	// can outweigh a listing's own.
 	consentSubstrings = []string{"consent", "onetrust", "cookiebot", "didomi", "usercentrics", "cookiebanner", "cookienotice", "cookielaw", "gdpr", "qccmp", "cmpbox"}
 	bylineSubstrings  = []string{"byline", "author", "writer", "reporter", "contributor"}
-	datedSubstrings   = []string{"date", "time", "posted", "publish", "updated", "byline", "meta"}
+	datedSubstrings   = []string{"date", "time", "posted", "publish", "updated", "byline", "meta", "datum", "fecha"}
 	negTokens         = map[string]bool{
 		"ad": true, "ads": true, "adv": true, "advt": true, "advertisement": true, "nav": true,
 		"foot": true, "meta": true, "share": true, "tools": true, "social": true, "aside": true,
 		"side": true, "rail": true, "related": true, "promo": true, "cta": true, "sticky": true,
 		"hide": true, "hidden": true, "noprint": true, "date": true, "time": true, "author": true,
 		"authors": true, "source": true, "tag": true, "topics": true, "categories": true,
-		"category": true, "bio": true, "bios": true, "biography": true,
+		"category": true, "bio": true, "bios": true, "biography": true, "datum": true, "fecha": true,
+	}
+	// bylineTokens are "author" in German, French, Spanish, Italian and
+	// Portuguese, as whole words: "autor" begins "autorotate" and
+	// "autoresize".
+	bylineTokens = map[string]bool{
+		"autor": true, "autoren": true, "autorin": true, "autores": true, "autore": true, "autori": true,
+		"auteur": true, "auteurs": true,
 	}
 	posTokens = map[string]bool{
 		"text": true, "body": true, "content": true, "article": true, "story": true, "entry": true, "post": true,
 	}
 )
+
+// tokenHints are the hints of the whole-word vocabularies, so a class
+// name's word is looked up once.
+var tokenHints = func() map[string]hint {
+	m := map[string]hint{}
+	for _, l := range []struct {
+		words map[string]bool
+		flag  hint
+	}{{negTokens, hNegTok}, {posTokens, hPosTok}, {bylineTokens, hByline | hNegTok}} {
+		for w := range l.words {
+			m[w] |= l.flag
+		}
+	}
+	return m
+}()
 
 // flaggedSubstring is one vocabulary entry and the hint it sets.
 type flaggedSubstring struct {
@@ -133,12 +162,7 @@ func computeHints(s string) hint {
 			j++
 		}
 		if j > i {
-			if negTokens[string(low[i:j])] {
-				h |= hNegTok
-			}
-			if posTokens[string(low[i:j])] {
-				h |= hPosTok
-			}
+			h |= tokenHints[string(low[i:j])]
 		}
 		i = j
 	}

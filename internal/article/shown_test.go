@@ -534,3 +534,45 @@ func TestExtract_NoDayAfterTheFetch(t *testing.T) {
 		})
 	}
 }
+
+// Sites that name their parts in their own language are read as those
+// that name them in English: the comments below a German story are not its
+// text, a French "auteur" element names the writer, a Spanish "fecha" one
+// gives the day, and "autor" is a whole word ("autorotate" is a carousel).
+func TestExtract_ClassNamesInThePagesLanguage(t *testing.T) {
+	body := pTags(articleParas(6))
+	comments := `<section class="kommentare"><h2>Kommentare</h2>` + pTags([]string{
+		"Leser schreibt: Das ist ein langer Kommentar über die Fähre, die wieder fährt, und über die Preise der Tickets.",
+		"Ein anderer Leser antwortet mit einem noch längeren Kommentar über den Hafen, das Wetter und die Fahrpläne.",
+	}) + `</section>`
+	cases := []struct {
+		name, lang, head, after string
+		wantAuthor, wantDay     string
+		notInText               string
+	}{
+		{"German comments and author", "de", `<span class="autor">Anna Schmidt</span>`, comments, "Anna Schmidt", "", "Leser schreibt"},
+		{"French author", "fr", `<div class="article-auteur">Jean Dupont</div>`, ``, "Jean Dupont", "", ""},
+		{"Spanish day, below the story", "es", ``, `<footer><span class="fecha-publicacion">12 de marzo de 2024</span></footer>`, "", "2024-03-12", ""},
+		{"a carousel that rotates", "en", `<div class="autorotate">Winter Harbour Walks</div>`, ``, "", "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html lang="` + tc.lang + `"><head><title>Die Fähre fährt wieder</title></head><body><article><h1>Die Fähre fährt wieder</h1>` +
+				tc.head + body + `</article>` + tc.after + `</body></html>`
+			a := mustExtract(t, page, "https://example.com/nachrichten/faehre")
+			if got := strings.Join(a.Authors, "|"); got != tc.wantAuthor {
+				t.Errorf("Authors = %q, want %q", got, tc.wantAuthor)
+			}
+			day := ""
+			if a.PublishedAt != nil {
+				day = a.PublishedAt.Format("2006-01-02")
+			}
+			if day != tc.wantDay {
+				t.Errorf("day = %q, want %q", day, tc.wantDay)
+			}
+			if tc.notInText != "" && strings.Contains(a.Text, tc.notInText) {
+				t.Errorf("text holds %q:\n%s", tc.notInText, a.Text)
+			}
+		})
+	}
+}
