@@ -128,8 +128,8 @@ func dateFromParts(y, mo, d, h, mi, sec string) *time.Time {
 		return n
 	}
 	t := time.Date(num(y), time.Month(num(mo)), num(d), num(h), num(mi), num(sec), 0, time.UTC)
-	if t.Day() != num(d) {
-		return nil // e.g. 31 February
+	if t.Day() != num(d) || int(t.Month()) != num(mo) {
+		return nil // e.g. 31 February, or a 13th month
 	}
 	return plausible(t)
 }
@@ -169,8 +169,10 @@ func urlHasDate(u string) bool {
 // reShownDate finds a day written for people in a dated element's text
 // (lower-cased): "march 12, 2025", "sep 1st, 2023", "12 nov 2025",
 // "2025-12-17", "2025.12.17", "2019/1/22", "23.07.2025" (with dots the
-// day comes first), "2/24/2026" (with slashes, only an order one number
-// settles: above 12 is the day). Other numeric orders that only the site
+// day comes first, unless the second number is above 12: "2.23.2025"),
+// "2/24/2026" (with slashes, only an order one number
+// settles: above 12 is the day), "2024年3月12日" and "2024년 3월 12일"
+// (Chinese, Japanese, Korean). Other numeric orders that only the site
 // knows (03/10/2023) are not read. The day first, the month may be named
 // in any language of monthNumbers, and the day written as those languages
 // write it ("12. märz 2024", "1er mars 2024", "12 de marzo de 2024"); the
@@ -179,7 +181,7 @@ func urlHasDate(u string) bool {
 var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
 	englishMonth + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)` +
 	`|(\d{1,2})` + dayMark + `(?:of\s+|de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?((?:19|20)\d\d)` +
-	`|((?:19|20)\d\d)[-/.](\d{1,2})[-/.](\d{1,2})(?:[^0-9]|$)` +
+	`|((?:19|20)\d\d)(?:[-/.]|\s*[年년]\s*)(\d{1,2})(?:[-/.]|\s*[月월]\s*)(\d{1,2})(?:[^0-9]|$)` +
 	`|(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)(?:[^0-9]|$)` +
 	`|(\d{1,2})/(\d{1,2})/((?:19|20)\d\d)(?:[^0-9]|$))`)
 
@@ -236,8 +238,23 @@ var monthNumbers = func() map[string]string {
 }()
 
 // foreignMonths are the months' names and abbreviations in German,
-// French, Spanish, Italian, Portuguese and Dutch.
+// French, Spanish, Italian, Portuguese and Dutch, and the names (Russian's
+// abbreviations too) in Russian, Ukrainian, Polish, Turkish, the Nordic
+// languages and Indonesian and Malay, where englishMonth does not read
+// them ("marca", "augusti" and "maret" begin as English months do).
+// Abbreviations such as Indonesian "des" are left out: they are words too.
 var foreignMonths = map[string]string{
+	"января": "1", "январь": "1", "янв": "1", "февраля": "2", "февраль": "2", "фев": "2", "марта": "3", "март": "3",
+	"апреля": "4", "апрель": "4", "апр": "4", "мая": "5", "май": "5", "июня": "6", "июнь": "6", "июн": "6",
+	"июля": "7", "июль": "7", "июл": "7", "августа": "8", "август": "8", "авг": "8", "сентября": "9", "сентябрь": "9", "сен": "9", "сент": "9",
+	"октября": "10", "октябрь": "10", "окт": "10", "ноября": "11", "ноябрь": "11", "ноя": "11", "нояб": "11", "декабря": "12", "декабрь": "12", "дек": "12",
+	"січня": "1", "лютого": "2", "березня": "3", "квітня": "4", "травня": "5", "червня": "6",
+	"липня": "7", "серпня": "8", "вересня": "9", "жовтня": "10", "листопада": "11", "грудня": "12",
+	"stycznia": "1", "styczeń": "1", "lutego": "2", "luty": "2", "kwietnia": "4", "kwiecień": "4", "maja": "5", "maj": "5",
+	"czerwca": "6", "czerwiec": "6", "lipca": "7", "lipiec": "7", "sierpnia": "8", "sierpień": "8", "września": "9", "wrzesień": "9",
+	"października": "10", "październik": "10", "listopada": "11", "listopad": "11", "grudnia": "12", "grudzień": "12",
+	"ocak": "1", "şubat": "2", "nisan": "4", "haziran": "6", "temmuz": "7", "ağustos": "8", "eylül": "9", "ekim": "10", "kasım": "11", "aralık": "12",
+	"desember": "12", "agustus": "8", "ogos": "8", "disember": "12",
 	"januar": "1", "jänner": "1", "januari": "1", "janvier": "1", "janv": "1", "enero": "1", "ene": "1", "gennaio": "1", "gen": "1", "janeiro": "1",
 	"februar": "2", "februari": "2", "février": "2", "fevrier": "2", "févr": "2", "fév": "2", "febrero": "2", "febbraio": "2", "fevereiro": "2", "fev": "2",
 	"märz": "3", "mär": "3", "mrz": "3", "maart": "3", "mrt": "3", "mars": "3", "marzo": "3", "março": "3",
@@ -279,6 +296,9 @@ func shownDay(m []string) *time.Time {
 	case m[7] != "":
 		return dateFromParts(m[7], m[8], m[9], "", "", "")
 	case m[10] != "":
+		if month, _ := strconv.Atoi(m[11]); month > 12 {
+			return dateFromParts(m[12], m[10], m[11], "", "", "") // "2.23.2025": the month first
+		}
 		return dateFromParts(m[12], m[11], m[10], "", "", "")
 	}
 	a, _ := strconv.Atoi(m[13])
@@ -294,8 +314,8 @@ func shownDay(m []string) *time.Time {
 
 // reClock is a time of day and its zone written just after a shown date
 // ("10:07 AM EST", "at 3:15 p.m. ET", "14:30 CET", "13h36 UTC+2", "à
-// 14h05", "10:15 Uhr": a word that is no zone is read as none).
-var reClock = regexp.MustCompile(`^\s*(?:[,|/·•@–—-]\s*)?(?:(?:at|à|um|a las|alle|às|om)\s+)?(\d{1,2})[:h.](\d{2})(?::\d{2})?\s*(?:([ap])\.?\s?m\.?)?\s*\(?(?:(utc|gmt)\s*([+-]\d{1,2})(?::?(\d{2}))?|([a-z]{2,5}))?\b`)
+// 14h05", "10時15分", "10:15 Uhr": a word that is no zone is read as none).
+var reClock = regexp.MustCompile(`^\s*(?:[,|/·•@–—-]\s*)?(?:(?:at|à|um|a las|alle|às|om)\s+)?(\d{1,2})(?:[:h.]|時|시\s?)(\d{2})(?::\d{2}|分|분)?\s*(?:([ap])\.?\s?m\.?)?\s*\(?(?:(utc|gmt)\s*([+-]\d{1,2})(?::?(\d{2}))?|([a-z]{2,5}))?(?:\b|$)`)
 
 // clockZones are the offsets, in minutes east of UTC, of the zone names
 // news pages write after a time. Names used for two zones (IST) are left

@@ -132,6 +132,12 @@ var dateWords = func() map[string]bool {
 	return m
 }()
 
+// cjkYear says whether s, what follows a year's four digits, marks them
+// as a year in Chinese, Japanese or Korean ("2024年3月12日", "2024년").
+func cjkYear(s string) bool {
+	return strings.HasPrefix(s, "年") || strings.HasPrefix(s, "년")
+}
+
 // isDateline reports short blocks made only of a date/time stamp.
 func isDateline(s string) bool {
 	if len(s) > 80 {
@@ -143,7 +149,7 @@ func isDateline(s string) bool {
 	}) {
 		if w[0] >= '0' && w[0] <= '9' {
 			digits = true
-			dated = dated || len(w) == 4 && (w[:2] == "19" || w[:2] == "20")
+			dated = dated || len(w) >= 4 && (w[:2] == "19" || w[:2] == "20") && (len(w) == 4 || cjkYear(w[4:]))
 			continue
 		}
 		dates, ok := dateWords[w]

@@ -19,11 +19,20 @@ func TestShownDate_Formats(t *testing.T) {
 		{"2019/1/22", "2019-01-22"},
 		{"03/10/2023 by WSET Global", ""},    // day and month order unknown
 		{"23.07.2025 · 6 min", "2025-07-23"}, // with dots, the day first
+		{"2.23.2025", "2025-02-23"},          // unless it cannot be
 		{"2/24/2026", "2026-02-24"},          // 24 can only be the day
 		{"24/2/2026", "2026-02-24"},
 		{"© 2025 Example Media", ""},
 		{"February 30, 2024", ""},
 		{"Updated 5 minutes ago", ""},
+		{"12 марта 2024 г.", "2024-03-12"},       // Russian
+		{"5 травня 2023", "2023-05-05"},          // Ukrainian
+		{"3 października 2022", "2022-10-03"},    // Polish
+		{"12 Ekim 2024 Cumartesi", "2024-10-12"}, // Turkish
+		{"17 desember 2025", "2025-12-17"},       // Norwegian, Indonesian
+		{"2024年3月12日 10時15分", "2024-03-12"},      // Japanese, Chinese
+		{"2024년 3월 12일 오전 10:15", "2024-03-12"},  // Korean
+		{"2024年13月12日", ""},
 	}
 	for _, tc := range cases {
 		got := shownDate(tc.text)
@@ -50,6 +59,8 @@ func TestShownDate_TimeOfDayWithItsZone(t *testing.T) {
 		{"March 12, 2025 10:07 IST", "2025-03-12T00:00:00Z"},    // a name of two zones
 		{"March 12, 2025 13:15 PM EST", "2025-03-12T00:00:00Z"}, // no such time
 		{"March 12, 2025 | 5 min read", "2025-03-12T00:00:00Z"},
+		{"2024年3月12日 10時15分 JST", "2024-03-12T10:15:00+09:00"},
+		{"2024년 3월 12일 10시 15분 KST", "2024-03-12T10:15:00+09:00"},
 	}
 	for _, tc := range cases {
 		got := shownDate(tc.text)
@@ -144,6 +155,8 @@ func TestExtract_DaysShownInOtherLanguages(t *testing.T) {
 		{"the same in English", `<p>Published August 1, 2023 at 2:05 pm, updated August 2, 2023 at 9:10 am</p>`, "2023-08-01"},
 		{"a product's generation is no month", `<p>iPad Pro Gen 6, 2022</p>`, ""},
 		{"Swedish, whose months begin as English ones", `<p>12 augusti 2024</p>`, "2024-08-12"},
+		{"Russian", `<p>12 марта 2024, 10:15</p>`, "2024-03-12"},
+		{"Japanese", `<p>2024年3月12日 10時15分</p>`, "2024-03-12"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
