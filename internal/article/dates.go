@@ -241,7 +241,8 @@ var monthNumbers = func() map[string]string {
 // French, Spanish, Italian, Portuguese and Dutch, and the names (Russian's
 // abbreviations too) in Russian, Ukrainian, Polish, Turkish, the Nordic
 // languages and Indonesian and Malay, where englishMonth does not read
-// them ("marca", "augusti" and "maret" begin as English months do).
+// them ("marca", "augusti" and "maret" begin as English months do, and
+// are listed for isDateline).
 // Abbreviations such as Indonesian "des" are left out: they are words too.
 var foreignMonths = map[string]string{
 	"января": "1", "январь": "1", "янв": "1", "февраля": "2", "февраль": "2", "фев": "2", "марта": "3", "март": "3",
@@ -255,6 +256,8 @@ var foreignMonths = map[string]string{
 	"października": "10", "październik": "10", "listopada": "11", "listopad": "11", "grudnia": "12", "grudzień": "12",
 	"ocak": "1", "şubat": "2", "nisan": "4", "haziran": "6", "temmuz": "7", "ağustos": "8", "eylül": "9", "ekim": "10", "kasım": "11", "aralık": "12",
 	"desember": "12", "agustus": "8", "ogos": "8", "disember": "12",
+	// Read by englishMonth already; listed so a dateline knows them.
+	"marca": "3", "marzec": "3", "mart": "3", "mayıs": "5", "marts": "3", "maret": "3", "augusti": "8",
 	"januar": "1", "jänner": "1", "januari": "1", "janvier": "1", "janv": "1", "enero": "1", "ene": "1", "gennaio": "1", "gen": "1", "janeiro": "1",
 	"februar": "2", "februari": "2", "février": "2", "fevrier": "2", "févr": "2", "fév": "2", "febrero": "2", "febbraio": "2", "fevereiro": "2", "fev": "2",
 	"märz": "3", "mär": "3", "mrz": "3", "maart": "3", "mrt": "3", "mars": "3", "marzo": "3", "março": "3",
@@ -409,26 +412,33 @@ const maxDateLine = 100
 // publication, a reading time and punctuation. "Updated" is not one: an
 // updated stamp is not the publication day, and dates only a story that
 // shows no other (pageMeta.updatedDay).
-var dateLabel = `(?:published|posted|date|on|` + publishedIn + `|` + weekday + `|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*`
+var dateLabel = `(?:published|posted|date|on|` + publishedIn + `|` + weekday + `|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:：|,.•·—–-])*`
 
 // publishedIn is "published on" and "date" in German, French, Spanish,
-// Italian, Portuguese and Dutch.
-const publishedIn = `veröffentlicht|erschienen|am|vom|datum|publiée?|mis en ligne|le|publicad[oa]|el|em|fecha|data|pubblicato|il|gepubliceerd|op`
+// Italian, Portuguese, Dutch, Russian, Ukrainian, Polish, Turkish, the
+// Nordic languages, Indonesian, Chinese, Japanese and Korean.
+const publishedIn = `veröffentlicht|erschienen|am|vom|datum|publiée?|mis en ligne|le|publicad[oa]|el|em|fecha|data|pubblicato|il|gepubliceerd|op|` +
+	`опубликовано|опубліковано|дата|opublikowano|yayınlanma|yayınlandı|tarihi?|publisert|publicerad|publiceret|diterbitkan|` +
+	`发布时间|發佈時間|发布于|发表于|发布|發布|發表|时间|時間|公開日|投稿日|配信|입력|등록`
 
-// updatedIn is "updated" in German, French, Spanish, Italian, Portuguese
-// and Dutch.
-const updatedIn = `aktualisiert|mis à jour|actualizad[oa]|atualizad[oa]|aggiornat[oa]|bijgewerkt`
+// updatedIn is "updated" in the languages of publishedIn.
+const updatedIn = `aktualisiert|mis à jour|actualizad[oa]|atualizad[oa]|aggiornat[oa]|bijgewerkt|` +
+	`обновлено|оновлено|zaktualizowano|aktualizacja|güncellendi|güncelleme|oppdatert|uppdaterad|opdateret|diperbarui|` +
+	`更新时间|更新時間|更新日|更新于|更新|수정`
 
 // weekday is a day's name before its date ("Tuesday 3 March 2024",
 // "Montag, 4. Dezember 2023").
 var weekday = `(?:` + strings.Join(weekdays, "|") + `)`
 
-// weekdays are the days' names and abbreviations in English, German,
-// French, Spanish, Italian, Portuguese and Dutch, lower-cased.
+// weekdays are the days' names in the languages of publishedIn but
+// Japanese and Korean, and English's abbreviations, lower-cased.
 var weekdays = strings.Fields(`mon monday tue tues tuesday wed wednesday thu thur thurs thursday fri friday sat saturday sun sunday
 	montag dienstag mittwoch donnerstag freitag samstag sonnabend sonntag lundi mardi mercredi jeudi vendredi samedi dimanche
 	lunes martes miércoles jueves viernes sábado domingo lunedì martedì mercoledì giovedì venerdì sabato domenica
-	segunda-feira terça-feira quarta-feira quinta-feira sexta-feira maandag dinsdag woensdag donderdag vrijdag zaterdag zondag`)
+	segunda-feira terça-feira quarta-feira quinta-feira sexta-feira maandag dinsdag woensdag donderdag vrijdag zaterdag zondag
+	понедельник вторник среда четверг пятница суббота воскресенье poniedziałek wtorek środa czwartek piątek sobota niedziela
+	pazartesi salı çarşamba perşembe cuma cumartesi pazar mandag tirsdag onsdag torsdag fredag lørdag søndag måndag tisdag lördag söndag
+	senin selasa rabu kamis jumat sabtu minggu 星期一 星期二 星期三 星期四 星期五 星期六 星期日 星期天 周一 周二 周三 周四 周五 周六 周日`)
 
 var (
 	// reDateLine is what stands after a date line's day, and reDateLead
@@ -437,11 +447,11 @@ var (
 	reDateLine = regexp.MustCompile(`^` + dateLabel + `$`)
 	reDateLead = regexp.MustCompile(`^(?:` + dateLabel + `|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?)$`)
 	// reUpdatedLine is what an updated stamp's line may hold beside its day.
-	reUpdatedLine = regexp.MustCompile(`^(?:last|updated|on|date|` + updatedIn + `|am|le|el|em|il|op|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:|,.•·—–-])*$`)
+	reUpdatedLine = regexp.MustCompile(`^(?:last|updated|on|date|` + updatedIn + `|am|le|el|em|il|op|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:：|,.•·—–-])*$`)
 	// reUpdatedAfterDay is an updated stamp's label after a date line's
 	// day ("| Last updated: ", ", aktualisiert am"), its own day to follow
 	// (afterDateLine).
-	reUpdatedAfterDay = regexp.MustCompile(`^[\s|,.•·—–-]*(?:(?:last\s+)?(?:updated|modified)(?:\s+on)?|(?:` + updatedIn + `)(?:\s+(?:am|le|el|em|il|op))?)\s*:?\s*`)
+	reUpdatedAfterDay = regexp.MustCompile(`^[\s|,.•·—–-]*(?:(?:last\s+)?(?:updated|modified)(?:\s+on)?|(?:` + updatedIn + `)(?:\s+(?:am|le|el|em|il|op))?)\s*[:：]?\s*`)
 	// reUpdated is the word of an updated stamp.
 	reUpdated = regexp.MustCompile(`updated|` + updatedIn)
 )

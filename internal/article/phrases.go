@@ -114,7 +114,10 @@ var dateWords = func() map[string]bool {
 	for _, w := range strings.Fields("am pm a p m gmt utc et pt st nd rd th updated published posted on at last modified " +
 		"uhr stand um vom le à el de il op las alle às om em datum fecha segunda terça quarta quinta sexta feira " +
 		"veröffentlicht erschienen aktualisiert publié publiée mis jour publicado publicada actualizado actualizada " +
-		"pubblicato pubblicata aggiornato atualizado atualizada gepubliceerd bijgewerkt") {
+		"pubblicato pubblicata aggiornato atualizado atualizada gepubliceerd bijgewerkt " +
+		"опубликовано опубліковано обновлено оновлено г opublikowano zaktualizowano yayınlandı güncellendi " +
+		"publisert oppdatert publicerad uppdaterad publiceret opdateret diterbitkan diperbarui " +
+		"发布时间 發佈時間 发布于 发表于 更新时间 更新時間 公開日 投稿日 更新日 配信 입력 수정") {
 		m[w] = false
 	}
 	for w := range englishMonths {
@@ -145,7 +148,7 @@ func isDateline(s string) bool {
 	}
 	digits, dated := false, false
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 0x7f)
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 0x7f && !unicode.IsPunct(r) && !unicode.IsSpace(r))
 	}) {
 		if w[0] >= '0' && w[0] <= '9' {
 			digits = true

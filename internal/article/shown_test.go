@@ -589,3 +589,31 @@ func TestExtract_ClassNamesInThePagesLanguage(t *testing.T) {
 		})
 	}
 }
+
+// Date lines labelled in the languages CC-NEWS carries beyond Western
+// Europe's: a publication label dates the story, an updated one only a
+// story that shows no other day, and either line leaves the text.
+func TestExtract_DateLinesLabelledInOtherScripts(t *testing.T) {
+	body := pTags(articleParas(6))
+	cases := []struct{ name, lines, want, gone string }{
+		{"Russian, labelled", `<p>Опубликовано: 12 марта 2024 г.</p>`, "2024-03-12", "Опубликовано"},
+		{"Russian, updated beside published", `<p>Обновлено 14 марта 2024</p><p>Опубликовано 12 марта 2024</p>`, "2024-03-12", "Обновлено"},
+		{"Chinese, labelled, with its time", `<p>发布时间：2016年10月14日 07:17</p>`, "2016-10-14", "发布时间"},
+		{"Japanese, updated only", `<p>更新日：2024年3月12日</p>`, "2024-03-12", "更新日"},
+		{"Polish, with its weekday", `<p>wtorek, 12 marca 2024</p>`, "2024-03-12", "wtorek"},
+		{"Turkish, labelled", `<p>Yayınlandı: 12 Ekim 2024 Cumartesi</p>`, "2024-10-12", "Yayınlandı"},
+		{"a Russian sentence that names a day is text", `<p>Встреча пройдёт 12 марта 2024 года в Москве.</p>`, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html><head><title>Паром</title></head><body><article><h1>Паром возвращается</h1>` + tc.lines + body + `</article></body></html>`
+			a := mustExtract(t, page, "https://example.com/news/parom")
+			if got := publishedDay(a); got != tc.want {
+				t.Errorf("PublishedAt = %q, want %q", got, tc.want)
+			}
+			if tc.gone != "" && strings.Contains(a.Text, tc.gone) {
+				t.Errorf("text keeps the date line %q:\n%s", tc.gone, a.Text[:200])
+			}
+		})
+	}
+}
