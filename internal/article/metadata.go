@@ -486,6 +486,9 @@ func holdsToday(n *html.Node) bool {
 	return walk(n)
 }
 
+// nameParticles are the lower-case words inside a surname.
+const nameParticles = `van|von|de|der|den|da|das|do|dos|du|del|della|di|la|le|ten|ter|bin|ibn|al|el`
+
 // maxWrittenBy bounds the credit lines read per page.
 const maxWrittenBy = 4
 
@@ -519,8 +522,10 @@ var (
 	// a separator and what follows it ("Jane Roe | March 3, 2024").
 	reCreditTail = regexp.MustCompile(`\s*(?:[|•·;]|\s[–—-]\s).*$`)
 	// rePersonName is a name as a byline writes it: two to four words,
-	// each capitalised ("Jane Roe", "Lisa D. Ellis", "Md Najmul Hossain").
-	rePersonName = regexp.MustCompile(`^\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){1,3}$`)
+	// each capitalised ("Jane Roe", "Lisa D. Ellis", "Md Najmul Hossain"),
+	// but for the particles of a surname ("Jan de Vries", "Ursula von der
+	// Leyen", "Luís da Silva").
+	rePersonName = regexp.MustCompile(`^\p{Lu}[\p{L}'’.-]*(?:\s+(?:(?:` + nameParticles + `)\s+){0,2}\p{Lu}[\p{L}'’.-]*){1,3}$`)
 )
 
 var (
@@ -601,7 +606,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 			continue
 		}
 		lead := strings.TrimSpace(first.Data)
-		if len(lead) < 2 || !strings.ContainsRune(creditInitials, unicode.ToLower(rune(lead[0]))) {
+		if _, local := cutLocalBy(lead, by); len(lead) < 2 || !local && !strings.ContainsRune(creditInitials, unicode.ToLower(rune(lead[0]))) {
 			continue
 		}
 		t := cleanInline(shortText(n, 80))
@@ -626,28 +631,35 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 	}
 }
 
-// localBy is the word for "by" that opens a credit line on a page
-// declared German ("Von"), French ("Par"), Spanish or Portuguese ("Por"),
-// or "". On other pages "Von Braun Center" is a name.
-func localBy(lang string) string {
-	switch strings.ToLower(lang[:min(len(lang), 2)]) {
-	case "de":
-		return "von"
-	case "fr":
-		return "par"
-	case "es", "pt":
-		return "por"
-	}
-	return ""
+// localBy are the words for "by" and "author" that open a credit line on
+// a page declared in their language ("Von", "Par", "Автор:"), or none. On
+// other pages "Von Braun Center" is a name.
+func localBy(lang string) []string {
+	return localCredits[strings.ToLower(lang[:min(len(lang), 2)])]
 }
 
-// cutLocalBy returns what follows by ("von", "par", "por") at the start
-// of t, and whether t opens with it.
-func cutLocalBy(t, by string) (string, bool) {
-	if by == "" || len(t) <= len(by) || !strings.EqualFold(t[:len(by)], by) || t[len(by)] != ' ' && t[len(by)] != ':' {
-		return "", false
+// localCredits are localBy's words by language code.
+var localCredits = map[string][]string{
+	"de": {"von", "autor"}, "fr": {"par", "auteur"}, "es": {"por", "autor"}, "pt": {"por", "autor"},
+	"it": {"di", "autore"}, "nl": {"door", "auteur"}, "sv": {"av"}, "no": {"av"}, "nb": {"av"}, "nn": {"av"},
+	"da": {"af"}, "pl": {"autor"}, "cs": {"autor"}, "sk": {"autor"}, "ru": {"автор"}, "uk": {"автор"},
+	"tr": {"yazar"}, "id": {"oleh"}, "ms": {"oleh"},
+}
+
+// cutLocalBy returns what follows one of words at the start of t, and
+// whether t opens with one. Italian "di" counts in lower case only: "Di
+// Maria" is a surname.
+func cutLocalBy(t string, words []string) (string, bool) {
+	for _, by := range words {
+		if len(t) < len(by) || !strings.EqualFold(t[:len(by)], by) || len(t) > len(by) && t[len(by)] != ' ' && t[len(by)] != ':' {
+			continue
+		}
+		if by == "di" && t[0] != 'd' {
+			continue
+		}
+		return strings.TrimLeft(t[len(by):], " :"), true
 	}
-	return strings.TrimLeft(t[len(by):], " :"), true
+	return "", false
 }
 
 // namesPeople says whether a credit names people and nothing else: each
@@ -1428,7 +1440,7 @@ var (
 	// reAuthorTitle is a job title after a name ("Jane Roe Founder at Acme").
 	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:` + titleNouns + `)\b.*$`)
 	reAuthorRole  = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
-	reByPrefix    = regexp.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `|posted)\s+)?(?:by|von|par|por|di|door|av|przez|от|автор)\s*[:\s]\s*`)
+	reByPrefix    = regexp.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `|posted)\s+)?(?:by|von|par|por|(?-i:di)|door|av|(?-i:[Aa]f)|przez|от|автор|autore?|auteur|yazar|oleh)\s*[:\s]\s*`)
 	// A credit is a list (reListSep) of names joined by "and" (reAndSep).
 	reListSep = regexp.MustCompile(`\s*[,;|]\s*`)
 	reAndSep  = regexp.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e)\s)\s*`)

@@ -346,6 +346,16 @@ func TestExtract_CreditLinesInThePagesLanguage(t *testing.T) {
 		{"Spanish", "es", `<p>Por Juan Pérez y Ana López</p>`, "Juan Pérez|Ana López"},
 		{"French, and its day", "fr", `<p>Par Jean Dupont, le 3 mars 2024</p>`, "Jean Dupont"},
 		{"a French sentence that opens with par", "fr", `<p>Par ailleurs, le Conseil Municipal a voté.</p>`, ""},
+		{"Italian", "it", `<p>di Mario Rossi e Giulia Bianchi</p>`, "Mario Rossi|Giulia Bianchi"},
+		{"an Italian surname is no credit", "it", `<p>Di Maria Rossi</p>`, ""},
+		{"Dutch", "nl", `<p>Door Jan de Vries</p>`, "Jan de Vries"},
+		{"Norwegian", "nb", `<p>Av Ola Nordmann</p>`, "Ola Nordmann"},
+		{"Danish", "da", `<p>Af Mette Frederiksen</p>`, "Mette Frederiksen"},
+		{"Polish, a label", "pl", `<p>Autor: Jan Kowalski</p>`, "Jan Kowalski"},
+		{"Russian, a label", "ru", `<p>Автор: Анна Смирнова</p>`, "Анна Смирнова"},
+		{"Turkish", "tr", `<p>Yazar: Ayşe Yılmaz</p>`, "Ayşe Yılmaz"},
+		{"Indonesian", "id", `<p>Oleh Budi Santoso</p>`, "Budi Santoso"},
+		{"Dutch door on an English page is text", "en", `<p>Door Jan de Vries</p>`, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
