@@ -42,6 +42,14 @@ var boilerplatePhrases = map[string]bool{
 	"imprimir": true, "comentarios": true, "leggi anche": true, "leggi di più": true, "condividi": true, "commenti": true,
 	"leia também": true, "leia mais": true, "veja também": true, "compartilhar": true, "comentários": true,
 	"lees ook": true, "lees meer": true, "delen": true, "reacties": true,
+	"читать далее": true, "поделиться": true, "комментарии": true, "подписаться": true, "читайте также": true,
+	"читайте також": true, "поділитися": true, "коментарі": true, "czytaj też": true, "czytaj także": true,
+	"czytaj więcej": true, "zobacz też": true, "zobacz także": true, "udostępnij": true, "komentarze": true,
+	"devamını oku": true, "paylaş": true, "yorumlar": true, "ilgili haberler": true, "les også": true, "les mer": true,
+	"läs också": true, "läs även": true, "läs mer": true, "læs også": true, "læs mere": true, "kommentarer": true,
+	"annonse": true, "annons": true, "baca juga": true, "bagikan": true, "komentar": true, "baca selengkapnya": true,
+	"分享": true, "评论": true, "相关阅读": true, "阅读更多": true, "推荐阅读": true, "查看更多": true,
+	"シェア": true, "コメント": true, "続きを読む": true, "あわせて読みたい": true, "공유": true, "댓글": true, "더보기": true, "관련기사": true,
 }
 
 // isBoilerplateText reports short UI texts that carry no content.
@@ -93,14 +101,22 @@ func promoText(s string) bool {
 
 // reStrongEnd matches headings that introduce other stories or comments.
 var reStrongEnd = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| content| posts| news| coverage| reading)?|you (?:may|might) (?:also )?(?:like|enjoy|be interested in)|recommended(?: for you| stories| articles| reading)?|more (?:stories|news|articles)(?: like this)?|(?:\d+ )?comments?|leave a (?:comment|reply)|(?:post|add) a comment|what to read next|editor'?s picks|popular (?:posts|stories|articles)|most (?:popular|read|viewed|shared|emailed)(?: (?:stories|articles|posts|now|today|this week))?|trending(?: now| stories)?` +
-	`|você (?:pode|também pode) gostar|veja também|(?:artigos|notícias|posts) relacionad[oa]s|(?:también )?te puede interesar|noticias relacionadas|sur le même sujet|articles similaires|das könnte sie auch interessieren|potrebbe interessarti|articoli correlati|похожие (?:статьи|записи)|самые популярные.*|читайте также|関連記事|相关文章)$`)
+	`|você (?:pode|também pode) gostar|veja também|(?:artigos|notícias|posts) relacionad[oa]s|(?:también )?te puede interesar|noticias relacionadas|sur le même sujet|articles similaires|das könnte sie auch interessieren|potrebbe interessarti|articoli correlati|похожие (?:статьи|записи)|самые популярные.*|関連記事|相关文章|(?:\d+ )?(?:` + commentsIn + `))$`)
+
+// commentsIn is "comments" as a heading writes it in German, French,
+// Spanish, Italian, Portuguese, Dutch, Russian, Ukrainian, Polish,
+// Turkish, the Nordic languages, Japanese and Korean: plurals only, since
+// a German "Kommentar" over a story marks it an opinion piece.
+const commentsIn = `kommentare|commentaires|comentarios|commenti|comentários|reacties|комментарии|коментарі|komentarze|yorumlar|kommentarer|コメント|댓글`
 
 // reEndHeading matches headings that start trailing boilerplate sections.
 var reEndHeading = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| content| posts| news| coverage| links| reading)?|more (?:from|on|in|stories|news|articles|coverage)\b.*|read (?:more|next|also)\b.*|recommended(?: for you| stories| articles| reading)?|you (?:may|might) (?:also )?(?:like|enjoy|be interested in).*|(?:leave a |post a |add a )?(?:comments?|reply|replies|responses?)\b.*|\d+ (?:comments?|responses?|replies)|share (?:this|the)\b.*|about the authors?|trending(?: now| stories)?|most (?:popular|read|viewed|shared)\b.*|popular (?:posts|stories|articles)|latest (?:news|stories|posts|articles)|top stories|editor'?s picks|sign up\b.*|subscribe\b.*|newsletter|don'?t miss\b.*|what to read next|further reading|see also|tags?|topics?|categories|filed under|more\b.{0,30}\b(?:stories|news|articles|posts|coverage|reads)` +
 	`|você (?:pode|também pode) gostar.*|veja também|leia também|(?:artigos|notícias|posts) relacionad[oa]s|` +
 	`(?:también )?te puede interesar|noticias relacionadas|(?:à )?lire aussi|sur le même sujet|articles similaires|` +
 	`das könnte sie auch interessieren|mehr zum thema|weitere artikel|potrebbe interessarti|articoli correlati|leggi anche|` +
-	`похожие (?:статьи|записи)|читайте также|関連記事|相关文章|관련\s?기사)$`)
+	`похожие (?:статьи|записи)|читайте также|関連記事|相关文章|관련\s?기사|` +
+	`(?:\d+ )?(?:` + commentsIn + `|komentar|评论)|` +
+	`читайте також|czytaj (?:też|także)|zobacz (?:też|także)|ilgili haberler|les også|läs (?:också|även)|læs også|baca juga|相关阅读|推荐阅读|あわせて読みたい)$`)
 
 // dateWords are the words a dateline may hold besides numbers: true for
 // those that date it (a month, a weekday, a US or European zone), false

@@ -156,6 +156,14 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"Updated", "Stand", "Ago", "Publié", "Publicado", "juni", "Anzeige", "Iklan", "Lesen", "lire"},
 		},
 		{
+			name: "UI lines and comment headings in other scripts are dropped, an opinion kicker is kept",
+			body: `<article><h2>Kommentar</h2>` + pTags(ps[:2]) + `<p>Читайте также</p><p>Czytaj też:</p><p>分享</p><p>Baca juga</p><p>Läs också</p>` + pTags(ps[2:]) +
+				`<h2>Комментарии</h2>` + pTags([]string{"Иван пишет: паром наконец вернулся, и это прекрасная новость для всех жителей нашего района.",
+				"Мария отвечает: цены на билеты слишком высокие, и многие семьи не смогут позволить себе поездку."}) + `</article>`,
+			want:    append([]string{"Kommentar"}, ps...),
+			notWant: []string{"Читайте", "Czytaj", "分享", "Baca", "Läs", "Комментарии", "Иван пишет", "Мария отвечает"},
+		},
+		{
 			name: "linked subheadings introducing prose are kept",
 			body: `<article>` + pTags(ps[:2]) + `<h3><a href="/p/1">Acme Travel Charger 65W</a></h3>` + pTags(ps[2:4]) +
 				`<h3><a href="/p/2">Zeta Wireless Pad</a></h3>` + pTags(ps[4:]) + `</article>`,
