@@ -297,6 +297,9 @@ func shownDay(m []string) *time.Time {
 	case m[5] != "":
 		return dateFromParts(m[6], monthNumber(m[5]), m[4], "", "", "")
 	case m[7] != "":
+		if strings.ContainsAny(m[0], "年년") && !strings.HasSuffix(m[0], "日") && !strings.HasSuffix(m[0], "일") {
+			return nil // "2024년 3월 12개 기업": twelve companies, no day
+		}
 		return dateFromParts(m[7], m[8], m[9], "", "", "")
 	case m[10] != "":
 		if month, _ := strconv.Atoi(m[11]); month > 12 {
@@ -317,8 +320,9 @@ func shownDay(m []string) *time.Time {
 
 // reClock is a time of day and its zone written just after a shown date
 // ("10:07 AM EST", "at 3:15 p.m. ET", "14:30 CET", "13h36 UTC+2", "à
-// 14h05", "10時15分", "10:15 Uhr": a word that is no zone is read as none).
-var reClock = regexp.MustCompile(`^\s*(?:[,|/·•@–—-]\s*)?(?:(?:at|à|um|a las|alle|às|om)\s+)?(\d{1,2})(?:[:h.]|時|시\s?)(\d{2})(?::\d{2}|分|분)?\s*(?:([ap])\.?\s?m\.?)?\s*\(?(?:(utc|gmt)\s*([+-]\d{1,2})(?::?(\d{2}))?|([a-z]{2,5}))?(?:\b|$)`)
+// 14h05", "10時15分", "10:15 Uhr", after Russian's "г." for the year: a
+// word that is no zone is read as none).
+var reClock = regexp.MustCompile(`^\s*(?:(?:г\.?|года),?\s*)?(?:[,|/·•@–—-]\s*)?(?:(?:at|à|um|a las|alle|às|om)\s+)?(\d{1,2})(?:[:h.]|時|시\s?)(\d{2})(?::\d{2}|分|분)?\s*(?:([ap])\.?\s?m\.?)?\s*\(?(?:(utc|gmt)\s*([+-]\d{1,2})(?::?(\d{2}))?|([a-z]{2,5}))?(?:\b|$)`)
 
 // clockZones are the offsets, in minutes east of UTC, of the zone names
 // news pages write after a time. Names used for two zones (IST) are left
@@ -447,7 +451,7 @@ var (
 	reDateLine = regexp.MustCompile(`^` + dateLabel + `$`)
 	reDateLead = regexp.MustCompile(`^(?:` + dateLabel + `|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?)$`)
 	// reUpdatedLine is what an updated stamp's line may hold beside its day.
-	reUpdatedLine = regexp.MustCompile(`^(?:last|updated|on|date|` + updatedIn + `|am|le|el|em|il|op|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:：|,.•·—–-])*$`)
+	reUpdatedLine = regexp.MustCompile(`^(?:last|updated|on|date|` + updatedIn + `|am|le|el|em|il|op|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:：|,.•·—–-])*$`)
 	// reUpdatedAfterDay is an updated stamp's label after a date line's
 	// day ("| Last updated: ", ", aktualisiert am"), its own day to follow
 	// (afterDateLine).

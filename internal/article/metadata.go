@@ -215,7 +215,7 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 			continue
 		}
 		h := hc.node(n)
-		if attr(n, "rel") != "author" && (n.FirstChild == nil || h&hByline == 0 || h&hHardNeg != 0) {
+		if attr(n, "rel") != "author" && (n.FirstChild == nil || h&hByline == 0) || inChrome(n, hc) {
 			continue
 		}
 		// The raw text is read only up to a bound: nested byline-looking
@@ -1471,7 +1471,7 @@ var (
 	// numbered heading or a commenter's credit: no name.
 	reAuthorControl = regexp.MustCompile(`(?i)^(?:(?:view|see|read|more|all)\b.*\b(?:posts?|articles?|stories|author)$|(?:read\s+)?more\s+(?:from|by)\s|(?:learn|read)\s+more\b|(?:the\s+)?authors?$|write\s+(?:a|your)\s+review|\d+\.\s)|\scommented(?:\s+on)?$`)
 	// reColophon is a credit by trade ("design: Jane Roe, code: John Doe").
-	reColophon = regexp.MustCompile(`(?i)(?:^|[,;]\s*)(?:design|code|development|hosting|photos?|illustrations?)\s*:`)
+	reColophon = regexp.MustCompile(`(?i)(?:^|[,;]\s*)(?:design|code|development|hosting|photos?|illustrations?|fotos?|foto\'s|photographie|fotografía|fotografia|ilustración|illustrazione)\s*:`)
 )
 
 // withNames turns a reWithAside note into the names it holds (", Damien

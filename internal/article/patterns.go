@@ -46,8 +46,9 @@ var (
 		"emailsignup", "apppromo", "tooltip", "lightbox", "header", "tags", "legend",
 		// The same in German, French, Spanish, Italian, Portuguese and
 		// Dutch, where a site names its own parts so (French "commentaire"
-		// and Italian "commento" hold "comment" already).
-		"kommentar", "comentari", "reactie", "teilen", "partage", "compartir", "compartilh", "condividi",
+		// and Italian "commento" hold "comment" already; the German plural
+		// only, since "kommentar" marks an opinion piece).
+		"kommentare", "comentari", "reactie", "teilen", "partage", "compartir", "compartilh", "condividi",
 		"verwandt", "relacionad", "correlato", "articolicorrelati", "gerelateerd", "alireaussi", "lesensieauch", "mehrzumthema",
 		"werbung", "publicite", "publicidad", "pubblicita", "reclame",
 	}
@@ -62,20 +63,20 @@ var (
 		"textcontent", "contentbody", "richtext", "fieldbody", "nodebody", "blogpost",
 		"singlecontent", "newstext", "detailcontent", "articledetail", "storydetail",
 	}
-	hardNegSubstrings = []string{"comment", "disqus", "respond", "kommentar", "comentari", "reactie"}
+	hardNegSubstrings = []string{"comment", "disqus", "respond", "kommentare", "comentari", "reactie"}
 	// consentSubstrings name the banners of consent managers (OneTrust,
 	// Cookiebot, Didomi, Usercentrics, Quantcast's CMP), whose policy text
 	// can outweigh a listing's own.
 	consentSubstrings = []string{"consent", "onetrust", "cookiebot", "didomi", "usercentrics", "cookiebanner", "cookienotice", "cookielaw", "gdpr", "qccmp", "cmpbox"}
 	bylineSubstrings  = []string{"byline", "author", "writer", "reporter", "contributor"}
-	datedSubstrings   = []string{"date", "time", "posted", "publish", "updated", "byline", "meta", "datum", "fecha"}
+	datedSubstrings   = []string{"date", "time", "posted", "publish", "updated", "byline", "meta", "fecha"}
 	negTokens         = map[string]bool{
 		"ad": true, "ads": true, "adv": true, "advt": true, "advertisement": true, "nav": true,
 		"foot": true, "meta": true, "share": true, "tools": true, "social": true, "aside": true,
 		"side": true, "rail": true, "related": true, "promo": true, "cta": true, "sticky": true,
 		"hide": true, "hidden": true, "noprint": true, "date": true, "time": true, "author": true,
 		"authors": true, "source": true, "tag": true, "topics": true, "categories": true,
-		"category": true, "bio": true, "bios": true, "biography": true, "datum": true, "fecha": true,
+		"category": true, "bio": true, "bios": true, "biography": true, "fecha": true,
 	}
 	// bylineTokens are "author" in German, French, Spanish, Italian and
 	// Portuguese, as whole words: "autor" begins "autorotate" and

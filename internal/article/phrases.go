@@ -123,8 +123,9 @@ var reEndHeading = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| con
 // for labels and the parts of a time ("10 p.m." alone is no dateline). A
 // month named in another language dates a line when its name is spelled
 // out; abbreviated, it is allowed beside a year ("02 Ago 2017"); and it
-// is no dateline word where it is an English word or a name: "Set 1:
-// 6-4", "Gen 2" and "Mars 2020" stay in the text.
+// is no dateline word where it is a word or a name in English or its
+// own language: "Set 1: 6-4", "Gen 2", "Mars 2020" and "Maja 2024" stay
+// in the text.
 var dateWords = func() map[string]bool {
 	m := map[string]bool{"est": true, "edt": true, "pst": true, "pdt": true, "cet": true, "bst": true}
 	for _, w := range strings.Fields("am pm a p m gmt utc et pt st nd rd th updated published posted on at last modified " +
@@ -142,19 +143,27 @@ var dateWords = func() map[string]bool {
 	for w := range foreignMonths {
 		m[w] = utf8.RuneCountInString(w) >= 5 || strings.IndexFunc(w, func(r rune) bool { return r > unicode.MaxASCII }) >= 0
 	}
-	for _, w := range strings.Fields("set gen mag mars mayo") {
-		delete(m, w)
-	}
 	for _, w := range weekdays {
 		m[w] = true
+	}
+	// Words that are months or weekdays and also common words or names:
+	// "Maja 2024", "Pazar 2024", "Minggu 1" (a week) are content.
+	for _, w := range strings.Fields("set gen mag mars mayo maja maj mart ocak ekim luty pazar cuma senin rabu kamis sabtu minggu") {
+		delete(m, w)
 	}
 	return m
 }()
 
-// cjkYear says whether s, what follows a year's four digits, marks them
-// as a year in Chinese, Japanese or Korean ("2024年3月12日", "2024년").
-func cjkYear(s string) bool {
-	return strings.HasPrefix(s, "年") || strings.HasPrefix(s, "년")
+// reCJKDate is a word that is a year, its month or its day in Chinese,
+// Japanese or Korean and nothing else ("2024年3月12日", "2024년");
+// "2024年度财务报告" is a heading.
+var reCJKDate = regexp.MustCompile(`^(?:19|20)\d\d(?:年(?:\d{1,2}月(?:\d{1,2}日)?)?|년)$`)
+
+// cjkPunct says whether r is punctuation of the CJK blocks, which splits
+// a CJK date from its label ("发布时间：2016年10月14日"). Other punctuation
+// stays in its word: "2019–2024" is a range, no dateline.
+func cjkPunct(r rune) bool {
+	return unicode.IsPunct(r) && (r >= 0x3000 && r <= 0x303f || r >= 0xff00 && r <= 0xffef)
 }
 
 // isDateline reports short blocks made only of a date/time stamp.
@@ -164,11 +173,11 @@ func isDateline(s string) bool {
 	}
 	digits, dated := false, false
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 0x7f && !unicode.IsPunct(r) && !unicode.IsSpace(r))
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 0x7f && !cjkPunct(r) && !unicode.IsSpace(r))
 	}) {
 		if w[0] >= '0' && w[0] <= '9' {
 			digits = true
-			dated = dated || len(w) >= 4 && (w[:2] == "19" || w[:2] == "20") && (len(w) == 4 || cjkYear(w[4:]))
+			dated = dated || len(w) == 4 && (w[:2] == "19" || w[:2] == "20") || reCJKDate.MatchString(w)
 			continue
 		}
 		dates, ok := dateWords[w]

@@ -577,6 +577,7 @@ func TestExtract_ClassNamesInThePagesLanguage(t *testing.T) {
 		{"French author", "fr", `<div class="article-auteur">Jean Dupont</div>`, ``, "Jean Dupont", "", ""},
 		{"Spanish day, below the story", "es", ``, `<footer><span class="fecha-publicacion">12 de marzo de 2024</span></footer>`, "", "2024-03-12", ""},
 		{"a carousel that rotates", "en", `<div class="autorotate">Winter Harbour Walks</div>`, ``, "", "", ""},
+		{"a photo credit is no author", "es", `<span class="autor">Foto: EFE</span>`, ``, "", "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -611,8 +612,12 @@ func TestExtract_DateLinesLabelledInOtherScripts(t *testing.T) {
 		{"Chinese, labelled, with its time", `<p>发布时间：2016年10月14日 07:17</p>`, "2016-10-14", "发布时间"},
 		{"Japanese, updated only", `<p>更新日：2024年3月12日</p>`, "2024-03-12", "更新日"},
 		{"Polish, with its weekday", `<p>wtorek, 12 marca 2024</p>`, "2024-03-12", "wtorek"},
-		{"Turkish, labelled", `<p>Yayınlandı: 12 Ekim 2024 Cumartesi</p>`, "2024-10-12", "Yayınlandı"},
+		{"Turkish, labelled", `<p>Yayınlandı: 12 Kasım 2024 Salı</p>`, "2024-11-12", "Yayınlandı"},
 		{"a Russian sentence that names a day is text", `<p>Встреча пройдёт 12 марта 2024 года в Москве.</p>`, "", ""},
+		{"Russian, with the year's г. and a time", `<p>Опубликовано: 12 марта 2024 г. 10:15</p>`, "2024-03-12", "Опубликовано"},
+		{"Russian, updated only, with г.", `<p>Обновлено: 12 марта 2024 г.</p>`, "2024-03-12", "Обновлено"},
+		{"a Korean count is no day", `<p class="date">2024년 3월 12개 기업 참여</p>`, "", ""},
+		{"a chart's datum is no date element", `<p><span class="datum-label">Figures as of March 3, 2019</span></p>`, "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

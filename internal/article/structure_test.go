@@ -164,6 +164,22 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"Читайте", "Czytaj", "分享", "Baca", "Läs", "Комментарии", "Иван пишет", "Мария отвечает"},
 		},
 		{
+			name: "headings that open with a year, ranges and months that are words are no datelines",
+			body: `<article><h2>2024年度财务报告</h2>` + pTags(ps[:2]) + `<h2>1990年代的香港</h2><p>2024年营收增长12%</p><h2>2019–2024</h2>` + pTags(ps[2:4]) +
+				`<h3>Maja 2024</h3><h3>Pazar 2024</h3><h3>Minggu 1</h3>` + pTags(ps[4:]) + `<p>2024年3月12日</p></article>`,
+			want:    append([]string{"2024年度财务报告", "1990年代的香港", "2024年营收增长12%", "2019–2024", "Maja 2024", "Pazar 2024", "Minggu 1"}, ps...),
+			notWant: []string{"2024年3月12日"},
+		},
+		{
+			name: "a wrapper that marks an opinion piece is no comment section",
+			body: `<div class="kommentar"><h1>Council Approves Budget</h1><p class="autor">Von Jana Becker</p>` + pTags(ps[:3]) + `</div>` +
+				`<aside class="sidebar"><h3>Mehr Meinung</h3>` + pTags([]string{"Warum die Stadt mehr Geld für Radwege ausgeben sollte, und was das für die Autofahrer in der Innenstadt bedeutet.",
+				"Ein Gastbeitrag über die Zukunft der Bibliotheken, die Rolle der Ehrenamtlichen und die Kosten der Digitalisierung.",
+				"Die Debatte um den Hafen zeigt, wie schwer sich die Stadt mit großen Entscheidungen tut, und warum das so bleiben wird."}) + `</aside>`,
+			want:    ps[:3],
+			notWant: []string{"Radwege", "Bibliotheken"},
+		},
+		{
 			name: "linked subheadings introducing prose are kept",
 			body: `<article>` + pTags(ps[:2]) + `<h3><a href="/p/1">Acme Travel Charger 65W</a></h3>` + pTags(ps[2:4]) +
 				`<h3><a href="/p/2">Zeta Wireless Pad</a></h3>` + pTags(ps[4:]) + `</article>`,
