@@ -413,7 +413,7 @@ func (pm *pageMeta) collectShownDates(nodes []*html.Node, hc hintCache) {
 			continue
 		}
 		h := hc.node(n)
-		if h&(hDated|hByline) == 0 || h&hHardNeg != 0 {
+		if h&(hDated|hByline) == 0 || inChrome(n, hc) {
 			continue
 		}
 		if holdsToday(n) {

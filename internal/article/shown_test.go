@@ -91,6 +91,7 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 		{"an updated line is no publication day", "", `<p><span>Updated November 18, 2025</span></p><p>Published March 2, 2025</p>`, "2025-03-02"},
 		{"a date in a sentence is no date line", "", `<p>On March 3, 2025 the council voted.</p>`, ""},
 		{"a reply's date line is not the story's", "", `<div class="comments"><div>May 2, 2025</div><p>Nice.</p></div>`, ""},
+		{"a dated element inside a reply is not the story's", "", `<section id="comments"><div class="reply-body"><span class="post-time">May 2, 2025 10:28</span><p>Nice.</p></div></section>`, ""},
 		{"a list's cards give no microdata day", `<meta name="date" content="March 27, 2025">`,
 			`<div class="card"><span itemprop="datePublished" content="2026-03-13T12:00:00Z">Mar 13, 2026</span></div>` +
 				`<div class="card"><span itemprop="datePublished" content="2026-03-12T09:00:00Z">Mar 12, 2026</span></div>`, "2025-03-27"},
