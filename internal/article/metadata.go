@@ -624,11 +624,18 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 			names = labelledNames(n)
 		}
 		for _, name := range names {
-			if namesPeople(name) && !inChrome(n, hc) && !inMenu(n) {
+			if namesPeople(name) && !inChrome(n, hc) && !inMenu(n) && !inCaption(n) {
 				pm.writtenBy = append(pm.writtenBy, name)
 			}
 		}
 	}
+}
+
+// inCaption reports an element inside a figure's caption, whose credit
+// ("The Mythical Man-Month by Fred Brooks", "by Jane Roe/Reuters") is a
+// work's or a photo's, not the story's.
+func inCaption(n *html.Node) bool {
+	return n.DataAtom == atom.Figcaption || enclosedBy(n, atom.Figcaption)
 }
 
 // localBy are the words for "by" and "author" that open a credit line on
@@ -1293,10 +1300,57 @@ func (pm *pageMeta) authors(pageURL string) []string {
 		}
 		if i >= declared {
 			out = pm.linkedNames(out)
+		} else if shown := pm.creditedOthers(out); shown != nil {
+			out = shown
 		}
 		return site.without(out)
 	}
 	return fallback
+}
+
+// creditedOthers is the one person the page's own credit lines name
+// ("By: Paul Fenaroli") when the page shows no declared author anywhere
+// (no byline, author link or author box names one): the declared author
+// is then the account that posted the story. Otherwise nil.
+func (pm *pageMeta) creditedOthers(declared []string) []string {
+	for _, d := range declared {
+		for _, shown := range [][]string{pm.bylines, pm.authorLinks, pm.boxNames} {
+			if slices.ContainsFunc(shown, func(s string) bool { return sharesName(s, d) }) {
+				return nil
+			}
+		}
+	}
+	var shown []string
+	for _, r := range pm.writtenBy {
+		names, _ := splitAuthors(r)
+		for _, n := range names {
+			if !slices.Contains(shown, n) {
+				shown = append(shown, n)
+			}
+		}
+	}
+	if len(shown) != 1 {
+		return nil // none, or the credits of other stories' cards too
+	}
+	for _, s := range shown {
+		for _, d := range declared {
+			if sharesName(s, d) {
+				return nil
+			}
+		}
+	}
+	return shown
+}
+
+// sharesName says whether two names have a word of three letters or more
+// in common ("Brett" and "Brett Larkin").
+func sharesName(a, b string) bool {
+	for _, w := range strings.Fields(strings.ToLower(a)) {
+		if len(w) >= 3 && slices.Contains(strings.Fields(strings.ToLower(b)), w) {
+			return true
+		}
+	}
+	return false
 }
 
 // linkedNames trims a credit read from the page's text to the name its

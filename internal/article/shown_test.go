@@ -633,3 +633,31 @@ func TestExtract_DateLinesLabelledInOtherScripts(t *testing.T) {
 		})
 	}
 }
+
+// A page whose markup declares one person and whose credit line names
+// another credits the writer; the declared name is the account that
+// posted it. Where the page shows the declared name too, or its credit
+// lines name several people (the cards of other stories), or the credit
+// is a caption's, the declaration stands.
+func TestExtract_ShownCreditOverTheAccountThatPosted(t *testing.T) {
+	body := pTags(articleParas(6))
+	meta := `<meta name="author" content="Luke Daigle">`
+	card := func(name string) string {
+		return `<div class="card"><a href="/other-story">Another story</a><p>by ` + name + `</p></div>`
+	}
+	cases := []struct{ name, head, credit, after, want string }{
+		{"one credit line", meta, `<div class="by-div"><p>By: Paul Fenaroli</p></div>`, ``, "Paul Fenaroli"},
+		{"the declared name shown as a byline", meta, `<div class="byline">Luke Daigle</div>`, card("Ellie Hall"), "Luke Daigle"},
+		{"credit lines naming several people", meta, ``, card("Ellie Hall") + card("Geoff Harris"), "Luke Daigle"},
+		{"a caption's credit", meta, `<figure><img src="/b.jpg" alt=""><figcaption><a href="/book">The Mythical Man-Month</a><span> by Fred Brooks</span></figcaption></figure>`, ``, "Luke Daigle"},
+		{"the same person, shorter", `<meta name="author" content="Brett">`, `<p>By Brett Larkin</p>`, ``, "Brett"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html><head><title>A story</title>` + tc.head + `</head><body><article><h1>A story</h1>` + tc.credit + body + `</article>` + tc.after + `</body></html>`
+			if got := strings.Join(mustExtract(t, page, "https://www.example.com/blog/a-story").Authors, "|"); got != tc.want {
+				t.Errorf("Authors = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
