@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -1482,7 +1483,7 @@ var (
 	// March 3, 2024", "Jean Dupont, le 3 mars 2024"). The six languages'
 	// "on" ("le", "am", "el" …) counts in lower case only: capitalised, it
 	// is a surname ("Thanh Le 12 May 2024").
-	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:on|updated|published|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:\b` + englishMonth + `\.?\s+\d|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\b|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
+	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+on)?|on|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:\b` + englishMonth + `\.?\s+\d|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\b|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
 	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2})\s*(?:[|,·•–—-]\s*)?`)
@@ -1542,6 +1543,22 @@ func withNames(aside string) string {
 	return ", " + inner
 }
 
+// withoutAvatarInitials drops the initials an avatar draws before a name
+// ("CM Craig McCarthy" where the picture is missing).
+func withoutAvatarInitials(name string) string {
+	first, rest, ok := strings.Cut(name, " ")
+	words := strings.Fields(rest)
+	if !ok || len(words) < 2 || len(first) != len(words) {
+		return name
+	}
+	for i, w := range words {
+		if r, _ := utf8.DecodeRuneInString(w); first[i] != byte(r) || !unicode.IsUpper(r) {
+			return name
+		}
+	}
+	return rest
+}
+
 // hasLetters says whether s holds a letter: a name, not a bullet or a
 // number.
 func hasLetters(s string) bool {
@@ -1592,6 +1609,7 @@ func splitAuthors(s string) (names []string, desk string) {
 				}
 				continue
 			}
+			p = withoutAvatarInitials(p)
 			w := len(strings.Fields(p))
 			if w > 5 || len(p) > 60 {
 				continue

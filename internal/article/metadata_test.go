@@ -306,6 +306,11 @@ func TestSplitAuthors(t *testing.T) {
 		{"Jane Roe (with John Doe)", "Jane Roe|John Doe", ""},
 		{"Bruno (Henrique Zecchin) Rodrigues", "Bruno (Henrique Zecchin) Rodrigues", ""},
 		{"Von Anna Schmidt 4. Dezember 2023, 10:15 Uhr", "Anna Schmidt", ""},
+		{"CM Craig McCarthy Last updated on 17 December 2025", "Craig McCarthy", ""}, // an avatar's initials, a stamp
+		{"Jane Roe Posted on March 3, 2024", "Jane Roe", ""},
+		{"JR Smith", "JR Smith", ""},
+		{"AB Craig McCarthy", "AB Craig McCarthy", ""}, // not his initials
+		{"Jan de Vries", "Jan de Vries", ""},
 		{"4. Dezember 2023 · Anna Schmidt", "Anna Schmidt", ""},
 		{"Por Ana López, 12 de marzo de 2024", "Ana López", ""},
 		{"Sarah Mai 12. März 2024", "Sarah Mai", ""},
