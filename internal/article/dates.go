@@ -487,7 +487,7 @@ func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
 			continue
 		}
 		if lead.MatchString(strings.TrimSpace(t[:loc[0]])) && rest.MatchString(afterDateLine(t[loc[1]:])) &&
-			!inChrome(n, pm.hints) && !inQuote(n) && !pm.inPageChrome(n) && !namesToday(n) {
+			!pm.inChrome(n) && !inQuote(n) && !pm.inPageChrome(n) && !namesToday(n) {
 			lines = append(lines, t)
 		}
 	}
@@ -531,12 +531,35 @@ func ownTextHasDigit(n *html.Node) bool {
 }
 
 // inChrome says whether n or one of its nearest ancestors is marked as
-// what is not the story (hHardNeg: comments, related teasers, sidebars).
-func inChrome(n *html.Node, hc hintCache) bool {
+// what is never the story (hHardNeg: a comment section). The page's
+// wrappers are not, whatever their classes say: body, main, an article
+// above n and whatever holds the headline, whose classes often say only
+// that comments are open ("comments-open", "has-comments",
+// "category-commentary").
+func (pm *pageMeta) inChrome(n *html.Node) bool {
 	for depth := 0; n != nil && depth < 12; n, depth = n.Parent, depth+1 {
-		if n.Type == html.ElementNode && hc.node(n)&hHardNeg != 0 {
+		if n.Type != html.ElementNode || depth > 0 && n.DataAtom == atom.Article {
+			continue
+		}
+		if n.DataAtom == atom.Body || n.DataAtom == atom.Main || n.DataAtom == atom.Html {
+			return false
+		}
+		if pm.hints.node(n)&hHardNeg != 0 && !pm.wrapsHeadline(n) {
 			return true
 		}
 	}
 	return false
+}
+
+// wrapsHeadline says whether n holds the page's first <h1>.
+func (pm *pageMeta) wrapsHeadline(n *html.Node) bool {
+	if pm.headlineWrappers == nil {
+		pm.headlineWrappers = map[*html.Node]bool{}
+		if i := slices.IndexFunc(pm.nodes, func(n *html.Node) bool { return n.DataAtom == atom.H1 }); i >= 0 {
+			for p := pm.nodes[i].Parent; p != nil; p = p.Parent {
+				pm.headlineWrappers[p] = true
+			}
+		}
+	}
+	return pm.headlineWrappers[n]
 }

@@ -43,10 +43,19 @@ type pageMeta struct {
 	// the last date source, read only when no other gave a day.
 	nodes []*html.Node
 	hints hintCache
+	// headlineWrappers are the ancestors of the first <h1> (wrapsHeadline).
+	headlineWrappers map[*html.Node]bool
 	// writtenBy are names that unmarked lines credit ("Written by Jane
 	// Roe", or a "Written by" label and the name after it), in document
 	// order: the last author source.
 	writtenBy []string
+	// creditedNearHeadline are those of writtenBy read from a plain line
+	// (no heading, no quote) around the first <h1>, where a story's
+	// credit stands (creditedOthers).
+	creditedNearHeadline []string
+	// bodyText is the page's visible text and image descriptions,
+	// lower-cased, read only when creditedOthers needs it.
+	bodyText string
 	// authorLinks are the person names of links to an author's page
 	// (/author/<name>), outside chrome, in document order.
 	authorLinks []string
@@ -97,8 +106,8 @@ func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
 	pm.headLinks = signals.FilterMatcher(selLinkedHead).Length()
 	pm.articles = signals.FilterMatcher(selArticle).Length()
 	signals.FilterMatcher(selTime).Each(pm.addTime)
-	pm.collectShownDates(elems.Nodes, hc)
 	pm.nodes, pm.hints = elems.Nodes, hc
+	pm.collectShownDates(elems.Nodes, hc)
 	pm.collectWrittenBy(elems.Nodes, hc)
 	pm.collectAuthorLinks(elems.Nodes, hc)
 	// Bylines come before images: an author's photo is not the top image.
@@ -216,7 +225,7 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 			continue
 		}
 		h := hc.node(n)
-		if attr(n, "rel") != "author" && (n.FirstChild == nil || h&hByline == 0) || inChrome(n, hc) {
+		if attr(n, "rel") != "author" && (n.FirstChild == nil || h&hByline == 0) || pm.inChrome(n) {
 			continue
 		}
 		// The raw text is read only up to a bound: nested byline-looking
@@ -414,7 +423,7 @@ func (pm *pageMeta) collectShownDates(nodes []*html.Node, hc hintCache) {
 			continue
 		}
 		h := hc.node(n)
-		if h&(hDated|hByline) == 0 || inChrome(n, hc) {
+		if h&(hDated|hByline) == 0 || pm.inChrome(n) {
 			continue
 		}
 		if holdsToday(n) {
@@ -588,17 +597,18 @@ func creditAfter(t *html.Node) string {
 // Type" heading is no credit).
 func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 	by := localBy(firstNonEmpty(pm.htmlLang, pm.get("content-language", "language", "dc.language", "og:locale")))
-	for _, n := range nodes {
+	h1 := slices.IndexFunc(nodes, func(n *html.Node) bool { return n.DataAtom == atom.H1 })
+	for i, n := range nodes {
 		if len(pm.writtenBy) >= maxWrittenBy {
 			return
 		}
 		if n.DataAtom == atom.Time {
-			if name := creditAfter(n); name != "" && !inChrome(n, hc) && !inMenu(n) {
+			if name := creditAfter(n); name != "" && !pm.inChrome(n) && !inMenu(n) {
 				pm.writtenBy = append(pm.writtenBy, name)
 			}
 			continue
 		}
-		if name := aboutTheAuthor(n); name != "" && !inChrome(n, hc) && !inMenu(n) {
+		if name := aboutTheAuthor(n); name != "" && !pm.inChrome(n) && !inMenu(n) {
 			pm.writtenBy = append(pm.writtenBy, name)
 			continue
 		}
@@ -625,8 +635,11 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
 			names = labelledNames(n)
 		}
 		for _, name := range names {
-			if namesPeople(name) && !inChrome(n, hc) && !inMenu(n) && !inCaption(n) {
+			if namesPeople(name) && !pm.inChrome(n) && !inMenu(n) && !inCaption(n) {
 				pm.writtenBy = append(pm.writtenBy, name)
+				if h1 >= 0 && i >= h1-dateLinesBefore && i < h1+dateLinesAfter && !inQuote(n) {
+					pm.creditedNearHeadline = append(pm.creditedNearHeadline, name)
+				}
 			}
 		}
 	}
@@ -758,7 +771,7 @@ func (pm *pageMeta) collectAuthorLinks(nodes []*html.Node, hc hintCache) {
 		if !ok {
 			continue
 		}
-		if name := cleanInline(shortText(n, 60)); (rePersonName.MatchString(name) || sluggedFirstName(name, path)) && !inChrome(n, hc) {
+		if name := cleanInline(shortText(n, 60)); (rePersonName.MatchString(name) || sluggedFirstName(name, path)) && !pm.inChrome(n) {
 			pm.authorLinks = append(pm.authorLinks, name)
 		}
 	}
@@ -1309,16 +1322,23 @@ func (pm *pageMeta) authors(pageURL string) []string {
 	return fallback
 }
 
-// creditedOthers is the one person the page's own credit lines name
-// ("By: Paul Fenaroli") when the page shows no declared author anywhere
-// (no byline, author link or author box names one): the declared author
-// is then the account that posted the story. Otherwise nil.
+// creditedOthers is the one person the page's credit lines name ("By:
+// Paul Fenaroli") where that line stands by the headline and the page
+// shows no declared author anywhere, not even as text or an image's
+// description: the declared author is then the account that posted the
+// story. Otherwise nil.
 func (pm *pageMeta) creditedOthers(declared []string) []string {
+	if len(pm.creditedNearHeadline) == 0 {
+		return nil
+	}
 	for _, d := range declared {
 		for _, shown := range [][]string{pm.bylines, pm.authorLinks, pm.boxNames} {
 			if slices.ContainsFunc(shown, func(s string) bool { return sharesName(s, d) }) {
 				return nil
 			}
+		}
+		if pm.showsText(d) {
+			return nil
 		}
 	}
 	var shown []string
@@ -1330,8 +1350,11 @@ func (pm *pageMeta) creditedOthers(declared []string) []string {
 			}
 		}
 	}
-	if len(shown) != 1 {
-		return nil // none, or the credits of other stories' cards too
+	if len(shown) != 1 || strings.HasPrefix(shown[0], "The ") || !slices.ContainsFunc(pm.creditedNearHeadline, func(r string) bool {
+		names, _ := splitAuthors(r)
+		return slices.Contains(names, shown[0])
+	}) {
+		return nil // other stories' cards, "By The Numbers", or a line far from the headline
 	}
 	for _, s := range shown {
 		for _, d := range declared {
@@ -1341,6 +1364,29 @@ func (pm *pageMeta) creditedOthers(declared []string) []string {
 		}
 	}
 	return shown
+}
+
+// showsText says whether the page's body shows s (any case) as text or
+// as an image's description.
+func (pm *pageMeta) showsText(s string) bool {
+	if pm.bodyText == "" {
+		var sb strings.Builder
+		for _, n := range pm.nodes {
+			if n.DataAtom == atom.Img {
+				sb.WriteString(attr(n, "alt") + "\n")
+			}
+			if n.DataAtom == atom.Script || n.DataAtom == atom.Style || n.DataAtom == atom.Head || n.DataAtom == atom.Title {
+				continue
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				if c.Type == html.TextNode && !enclosedBy(n, atom.Head) {
+					sb.WriteString(c.Data + " ")
+				}
+			}
+		}
+		pm.bodyText = strings.ToLower(strings.Join(strings.Fields(sb.String()), " ")) + " "
+	}
+	return strings.Contains(pm.bodyText, strings.ToLower(strings.Join(strings.Fields(s), " ")))
 }
 
 // sharesName says whether two names have a word of three letters or more

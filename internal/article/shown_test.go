@@ -651,12 +651,40 @@ func TestExtract_ShownCreditOverTheAccountThatPosted(t *testing.T) {
 		{"credit lines naming several people", meta, ``, card("Ellie Hall") + card("Geoff Harris"), "Luke Daigle"},
 		{"a caption's credit", meta, `<figure><img src="/b.jpg" alt=""><figcaption><a href="/book">The Mythical Man-Month</a><span> by Fred Brooks</span></figcaption></figure>`, ``, "Luke Daigle"},
 		{"the same person, shorter", `<meta name="author" content="Brett">`, `<p>By Brett Larkin</p>`, ``, "Brett"},
+		{"the declared name shown as plain text", meta, `<p>Luke Daigle | March 3, 2024</p>`, card("Mark Allen"), "Luke Daigle"},
+		{"a credit line far below the headline", meta, ``, pTags(articleParas(40)) + `<div class="box"><p>By Mark Allen</p></div>`, "Luke Daigle"},
+		{"a pull quote's credit", meta, `<blockquote><p>The harbour is our history.</p><p>By Alicia Moreno</p></blockquote>`, ``, "Luke Daigle"},
+		{"a heading that opens with By", meta, `<h2>By The Numbers</h2>`, ``, "Luke Daigle"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			page := `<html><head><title>A story</title>` + tc.head + `</head><body><article><h1>A story</h1>` + tc.credit + body + `</article>` + tc.after + `</body></html>`
 			if got := strings.Join(mustExtract(t, page, "https://www.example.com/blog/a-story").Authors, "|"); got != tc.want {
 				t.Errorf("Authors = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A wrapper around the whole story whose classes say comments are open
+// ("comments-open" on body, "category-commentary" on an article, a
+// "has-comments" div holding the headline) is no comment section: the
+// story's byline and day inside it stand.
+func TestExtract_WrappersThatSayCommentsAreOpen(t *testing.T) {
+	body := pTags(articleParas(6))
+	meta := `<div class="byline">By Jane Roe</div><span class="post-date">March 3, 2024</span>`
+	for _, tc := range []struct{ name, page string }{
+		{"body", `<body class="post-template comments-open"><article><h1>A story</h1>` + meta + body + `</article></body>`},
+		{"article", `<body><article class="post category-commentary tag-comments"><h1>A story</h1>` + meta + body + `</article></body>`},
+		{"the headline's wrapper", `<body><div class="entry has-comments"><h1>A story</h1>` + meta + body + `</div></body>`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := mustExtract(t, `<html><head><title>A story</title></head>`+tc.page+`</html>`, "https://example.com/blog/a-story")
+			if got := strings.Join(a.Authors, "|"); got != "Jane Roe" {
+				t.Errorf("Authors = %q, want Jane Roe", got)
+			}
+			if got := publishedDay(a); got != "2024-03-03" {
+				t.Errorf("PublishedAt = %q, want 2024-03-03", got)
 			}
 		})
 	}
