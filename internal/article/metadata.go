@@ -49,8 +49,8 @@ type pageMeta struct {
 	// Roe", or a "Written by" label and the name after it), in document
 	// order: the last author source.
 	writtenBy []string
-	// creditedNearHeadline are those of writtenBy read from a plain line
-	// (no heading, no quote) around the first <h1>, where a story's
+	// creditedNearHeadline are those of writtenBy read around the first
+	// <h1> (the date lines' window), outside quotes, where a story's
 	// credit stands (creditedOthers).
 	creditedNearHeadline []string
 	// bodyText is the page's visible text and image descriptions,
@@ -108,8 +108,8 @@ func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
 	signals.FilterMatcher(selTime).Each(pm.addTime)
 	pm.nodes, pm.hints = elems.Nodes, hc
 	pm.collectShownDates(elems.Nodes, hc)
-	pm.collectWrittenBy(elems.Nodes, hc)
-	pm.collectAuthorLinks(elems.Nodes, hc)
+	pm.collectWrittenBy(elems.Nodes)
+	pm.collectAuthorLinks(elems.Nodes)
 	// Bylines come before images: an author's photo is not the top image.
 	avatars := pm.collectBylines(elems, hc).FindMatcher(selImg)
 	signals.FilterMatcher(selImg).NotSelection(avatars).EachWithBreak(func(_ int, s *goquery.Selection) bool {
@@ -595,7 +595,7 @@ func creditAfter(t *html.Node) string {
 // author box's "All articles by" and a name, or holds only such a label
 // with the name in the next element, outside chrome (a menu's "By Event
 // Type" heading is no credit).
-func (pm *pageMeta) collectWrittenBy(nodes []*html.Node, hc hintCache) {
+func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 	by := localBy(firstNonEmpty(pm.htmlLang, pm.get("content-language", "language", "dc.language", "og:locale")))
 	h1 := slices.IndexFunc(nodes, func(n *html.Node) bool { return n.DataAtom == atom.H1 })
 	for i, n := range nodes {
@@ -759,7 +759,7 @@ var reAuthorPage = regexp.MustCompile(`(?i)/authors?/[\p{L}0-9._-]+/?(?:\.html?)
 // collectAuthorLinks records the text of links to an author's page that
 // reads as a person's name: the byline of many pages that mark it up no
 // other way ("By <a href="/author/jane-roe">Jane Roe</a> · Editor").
-func (pm *pageMeta) collectAuthorLinks(nodes []*html.Node, hc hintCache) {
+func (pm *pageMeta) collectAuthorLinks(nodes []*html.Node) {
 	for _, n := range nodes {
 		if len(pm.authorLinks) >= maxAuthorLinks {
 			return
@@ -1356,11 +1356,9 @@ func (pm *pageMeta) creditedOthers(declared []string) []string {
 	}) {
 		return nil // other stories' cards, "By The Numbers", or a line far from the headline
 	}
-	for _, s := range shown {
-		for _, d := range declared {
-			if sharesName(s, d) {
-				return nil
-			}
+	for _, d := range declared {
+		if sharesName(shown[0], d) {
+			return nil
 		}
 	}
 	return shown
@@ -1372,14 +1370,14 @@ func (pm *pageMeta) showsText(s string) bool {
 	if pm.bodyText == "" {
 		var sb strings.Builder
 		for _, n := range pm.nodes {
-			if n.DataAtom == atom.Img {
-				sb.WriteString(attr(n, "alt") + "\n")
-			}
-			if n.DataAtom == atom.Script || n.DataAtom == atom.Style || n.DataAtom == atom.Head || n.DataAtom == atom.Title {
-				continue
+			switch n.DataAtom {
+			case atom.Img:
+				sb.WriteString(attr(n, "alt") + " ")
+			case atom.Script, atom.Style, atom.Title, atom.Noscript, atom.Template:
+				continue // the head's text, or no text shown
 			}
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
-				if c.Type == html.TextNode && !enclosedBy(n, atom.Head) {
+				if c.Type == html.TextNode {
 					sb.WriteString(c.Data + " ")
 				}
 			}
@@ -1572,7 +1570,7 @@ var (
 	// numbered heading or a commenter's credit: no name.
 	reAuthorControl = regexp.MustCompile(`(?i)^(?:(?:view|see|read|more|all)\b.*\b(?:posts?|articles?|stories|author)$|(?:read\s+)?more\s+(?:from|by)\s|(?:learn|read)\s+more\b|(?:the\s+)?authors?$|write\s+(?:a|your)\s+review|\d+\.\s)|\scommented(?:\s+on)?$`)
 	// reColophon is a credit by trade ("design: Jane Roe, code: John Doe").
-	reColophon = regexp.MustCompile(`(?i)(?:^|[,;]\s*)(?:design|code|development|hosting|photos?|illustrations?|fotos?|foto\'s|photographie|fotografía|fotografia|ilustración|illustrazione)\s*:`)
+	reColophon = regexp.MustCompile(`(?i)(?:^|[,;]\s*)(?:design|code|development|hosting|photos?|illustrations?|fotos?|foto's|photographie|fotografía|fotografia|ilustración|illustrazione)\s*:`)
 )
 
 // withNames turns a reWithAside note into the names it holds (", Damien
