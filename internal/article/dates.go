@@ -471,8 +471,7 @@ func (pm *pageMeta) dateLinesNearHeadline() []string {
 // linesNearHeadline is dateLinesNearHeadline with what the lines may hold
 // before and after their day.
 func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
-	nodes := pm.nodes
-	h := slices.IndexFunc(nodes, func(n *html.Node) bool { return n.DataAtom == atom.H1 })
+	nodes, h := pm.nodes, pm.firstH1
 	if h < 0 {
 		return nil
 	}
@@ -553,13 +552,13 @@ func (pm *pageMeta) inChrome(n *html.Node) bool {
 
 // wrapsHeadline says whether n holds the page's first <h1>.
 func (pm *pageMeta) wrapsHeadline(n *html.Node) bool {
-	if pm.headlineWrappers == nil {
-		pm.headlineWrappers = map[*html.Node]bool{}
-		if i := slices.IndexFunc(pm.nodes, func(n *html.Node) bool { return n.DataAtom == atom.H1 }); i >= 0 {
-			for p := pm.nodes[i].Parent; p != nil; p = p.Parent {
-				pm.headlineWrappers[p] = true
-			}
+	if pm.firstH1 < 0 {
+		return false
+	}
+	for p := pm.nodes[pm.firstH1].Parent; p != nil; p = p.Parent {
+		if p == n {
+			return true
 		}
 	}
-	return pm.headlineWrappers[n]
+	return false
 }

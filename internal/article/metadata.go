@@ -43,8 +43,8 @@ type pageMeta struct {
 	// the last date source, read only when no other gave a day.
 	nodes []*html.Node
 	hints hintCache
-	// headlineWrappers are the ancestors of the first <h1> (wrapsHeadline).
-	headlineWrappers map[*html.Node]bool
+	// firstH1 is the index in nodes of the first <h1>, or -1.
+	firstH1 int
 	// writtenBy are names that unmarked lines credit ("Written by Jane
 	// Roe", or a "Written by" label and the name after it), in document
 	// order: the last author source.
@@ -107,6 +107,7 @@ func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
 	pm.articles = signals.FilterMatcher(selArticle).Length()
 	signals.FilterMatcher(selTime).Each(pm.addTime)
 	pm.nodes, pm.hints = elems.Nodes, hc
+	pm.firstH1 = slices.IndexFunc(pm.nodes, func(n *html.Node) bool { return n.DataAtom == atom.H1 })
 	pm.collectShownDates(elems.Nodes, hc)
 	pm.collectWrittenBy(elems.Nodes)
 	pm.collectAuthorLinks(elems.Nodes)
@@ -597,7 +598,7 @@ func creditAfter(t *html.Node) string {
 // Type" heading is no credit).
 func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 	by := localBy(firstNonEmpty(pm.htmlLang, pm.get("content-language", "language", "dc.language", "og:locale")))
-	h1 := slices.IndexFunc(nodes, func(n *html.Node) bool { return n.DataAtom == atom.H1 })
+	h1 := pm.firstH1
 	for i, n := range nodes {
 		if len(pm.writtenBy) >= maxWrittenBy {
 			return
@@ -665,6 +666,28 @@ var localCredits = map[string][]string{
 	"it": {"di", "autore"}, "nl": {"door", "auteur"}, "sv": {"av"}, "no": {"av"}, "nb": {"av"}, "nn": {"av"},
 	"da": {"af"}, "pl": {"autor"}, "cs": {"autor"}, "sk": {"autor"}, "ru": {"автор"}, "uk": {"автор"},
 	"tr": {"yazar"}, "id": {"oleh"}, "ms": {"oleh"},
+}
+
+// bylinePrefixes are the words cut before a byline element's name: "by",
+// Polish "przez", Russian "от" and every language's localCredits. Italian
+// "di" counts in lower case only ("Di Maria" is a surname), and Danish
+// "af" not in capitals ("AF Branco" is a name).
+func bylinePrefixes() string {
+	words := []string{"by", "przez", "от"}
+	for _, ws := range localCredits {
+		words = append(words, ws...)
+	}
+	slices.Sort(words)
+	words = slices.Compact(words)
+	for i, w := range words {
+		switch w {
+		case "di":
+			words[i] = "(?-i:di)"
+		case "af":
+			words[i] = "(?-i:[Aa]f)"
+		}
+	}
+	return strings.Join(words, "|")
 }
 
 // cutLocalBy returns what follows one of words at the start of t, and
@@ -1539,7 +1562,7 @@ var (
 	// reAuthorTitle is a job title after a name ("Jane Roe Founder at Acme").
 	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:` + titleNouns + `)\b.*$`)
 	reAuthorRole  = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
-	reByPrefix    = regexp.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `|posted)\s+)?(?:by|von|par|por|(?-i:di)|door|av|(?-i:[Aa]f)|przez|от|автор|autore?|auteur|yazar|oleh)\s*[:\s]\s*`)
+	reByPrefix    = regexp.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:\s]\s*`)
 	// A credit is a list (reListSep) of names joined by "and" (reAndSep).
 	reListSep = regexp.MustCompile(`\s*[,;|]\s*`)
 	reAndSep  = regexp.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
