@@ -1310,6 +1310,10 @@ func (pm *pageMeta) authors(pageURL string) []string {
 		for _, r := range raw {
 			names, desk := splitAuthors(r)
 			for _, name := range names {
+				if site == nil {
+					site = pm.siteNames(pageURL)
+				}
+				name = site.withoutRunIn(name)
 				if k := strings.ToLower(name); !seen[k] {
 					seen[k] = true
 					out = append(out, name)
@@ -1324,9 +1328,6 @@ func (pm *pageMeta) authors(pageURL string) []string {
 		}
 		if len(out) == 0 {
 			continue
-		}
-		if site == nil {
-			site = pm.siteNames(pageURL)
 		}
 		if fallback == nil && i < declared && site.namesAll(out) {
 			fallback = out // look on in the page's own credits
@@ -1473,6 +1474,32 @@ func (s siteNames) without(names []string) []string {
 	return slices.DeleteFunc(names, func(n string) bool { return s[letters(n)] })
 }
 
+// wireAgencies are the news agencies whose names a byline runs in after
+// the writer's, in letters and digits alone.
+var wireAgencies = map[string]bool{
+	"ap": true, "associatedpress": true, "theassociatedpress": true, "reuters": true, "afp": true,
+	"agencefrancepresse": true, "bloomberg": true, "upi": true, "dpa": true, "efe": true, "ansa": true,
+}
+
+// withoutRunIn cuts the publication a byline runs in after the writer's
+// name ("Kevin McCoy USA TODAY", "Tom Davies Associated Press"): the
+// site's own name or a news agency's. A single capitalised word from the
+// host alone stays ("Anna Maria Garcia" on garcia.com is her name).
+func (s siteNames) withoutRunIn(name string) string {
+	f := strings.Fields(name)
+	for k := 1; k <= 3 && len(f)-k >= 2; k++ {
+		tail := strings.Join(f[len(f)-k:], " ")
+		key := letters(tail)
+		if !wireAgencies[key] && !(s[key] && (k > 1 || tail == strings.ToUpper(tail))) {
+			continue
+		}
+		if head := strings.Join(f[:len(f)-k], " "); rePersonName.MatchString(head) {
+			return head
+		}
+	}
+	return name
+}
+
 // namesAll tells whether every name is one the site goes by.
 func (s siteNames) namesAll(names []string) bool {
 	for _, n := range names {
@@ -1547,10 +1574,11 @@ const (
 
 var (
 	// reAuthorDate is a day and all after it in a credit ("Jane Roe |
-	// March 3, 2024", "Jean Dupont, le 3 mars 2024"). The six languages'
-	// "on" ("le", "am", "el" …) counts in lower case only: capitalised, it
-	// is a surname ("Thanh Le 12 May 2024").
-	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+on)?|on|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:\b` + englishMonth + `\.?\s+\d|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\b|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
+	// March 3, 2024", "Jean Dupont, le 3 mars 2024", "Jane Roe Published
+	// 10:00 AM EST March 3, 2024"). The six languages' "on" ("le", "am",
+	// "el" …) counts in lower case only: capitalised, it is a surname
+	// ("Thanh Le 12 May 2024").
+	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+on)?:?|on|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:\b` + englishMonth + `\.?\s+\d|\b\d{1,2}:\d{2}\b|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\b|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
 	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2})\s*(?:[|,·•–—-]\s*)?`)

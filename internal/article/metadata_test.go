@@ -308,6 +308,10 @@ func TestSplitAuthors(t *testing.T) {
 		{"Von Anna Schmidt 4. Dezember 2023, 10:15 Uhr", "Anna Schmidt", ""},
 		{"CM Craig McCarthy Last updated on 17 December 2025", "Craig McCarthy", ""}, // an avatar's initials, a stamp
 		{"Jane Roe Posted on March 3, 2024", "Jane Roe", ""},
+		{"Jane Roe, Modified: 03/03/2024", "Jane Roe", ""},
+		{"Jane Roe Updated: Mar 3, 2024 10:00 AM ET", "Jane Roe", ""},
+		{"By Jane Roe Published 10:00 AM EST March 3, 2024", "Jane Roe", ""},
+		{"Jane Roe 10:15 pm", "Jane Roe", ""},
 		{"JR Smith", "JR Smith", ""},
 		{"AB Craig McCarthy", "AB Craig McCarthy", ""}, // not his initials
 		{"Jan de Vries", "Jan de Vries", ""},
@@ -338,5 +342,32 @@ func TestSplitAuthors(t *testing.T) {
 		if got := strings.Join(names, "|"); got != tc.want || desk != tc.desk {
 			t.Errorf("splitAuthors(%q) = %q, desk %q; want %q, desk %q", tc.credit, got, desk, tc.want, tc.desk)
 		}
+	}
+}
+
+// A byline that runs the paper's or the agency's name in after the
+// writer's gives the writer alone; a surname that is also the host's name
+// stays.
+func TestAuthors_PublicationRunIn(t *testing.T) {
+	cases := []struct{ name, url, head, byline, want string }{
+		{"the paper", "https://www.usatoday.com/story/news/2019/11/19/budget/", `<meta property="og:site_name" content="USA TODAY">`,
+			`<span class="author">Kevin Johnson and Kevin McCoy</span> <span class="publication">USA TODAY</span>`, "Kevin Johnson|Kevin McCoy"},
+		{"the host's two words", "https://www.floridatoday.com/story/news/budget/", ``,
+			`<span class="author">Elliot Brownstein</span> <span class="publication">Florida Today</span>`, "Elliot Brownstein"},
+		{"an agency", "https://www.example-news.com/story/budget/", ``,
+			`<span class="author">Tom Davies</span> <span class="publication">Associated Press</span>`, "Tom Davies"},
+		{"a surname that is the host", "https://garcia.com/blog/budget/", ``,
+			`<span class="author">Anna Maria Garcia</span>`, "Anna Maria Garcia"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html><head><title>Council approves the budget</title>` + tc.head + `</head><body><article><h1>Council approves the budget</h1>` +
+				`<div class="byline-section">` + tc.byline + ` <div class="publish-date">Published 7:07 PM EST Nov 19, 2019</div></div>` +
+				pTags(articleParas(6)) + `</article></body></html>`
+			a := mustExtract(t, page, tc.url)
+			if got := strings.Join(a.Authors, "|"); got != tc.want {
+				t.Errorf("Authors = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
