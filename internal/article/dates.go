@@ -167,11 +167,12 @@ func urlHasDate(u string) bool {
 }
 
 // reShownDate finds a day written for people in a dated element's text
-// (lower-cased): "march 12, 2025", "sep 1st, 2023", "12 nov 2025",
-// "2025-12-17", "2025.12.17", "2019/1/22", "23.07.2025" (with dots the
-// day comes first, unless the second number is above 12: "2.23.2025"),
-// "2/24/2026" (with slashes, only an order one number
-// settles: above 12 is the day), "2024年3月12日" and "2024년 3월 12일"
+// (lower-cased): "march 12, 2025", "sep 1st, 2023", "dec 28 sat 2013",
+// "12 nov 2025", "2025-12-17", "2025.12.17", "2019/1/22", "23.07.2025"
+// (with dots the day comes first, unless the second number is above 12:
+// "2.23.2025"; never after a version's mark: "version 3.15.2026"),
+// "2/24/2026" (with slashes, only an order one number settles: above 12
+// is the day), "2024年3月12日" and "2024년 3월 12일"
 // (Chinese, Japanese, Korean). Other numeric orders that only the site
 // knows (03/10/2023) are not read. The day first, the month may be named
 // in any language of monthNumbers, and the day written as those languages
@@ -179,7 +180,7 @@ func urlHasDate(u string) bool {
 // month first, as English writes it, only in English (englishMonth: "gen
 // 6, 2022" is a product's generation, "set 6, 2019" a match).
 var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
-	englishMonth + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)` +
+	englishMonth + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?((?:19|20)\d\d)` +
 	`|(\d{1,2})` + dayMark + `(?:of\s+|de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?((?:19|20)\d\d)` +
 	`|((?:19|20)\d\d)(?:[-/.]|\s*[年년]\s*)(\d{1,2})(?:[-/.]|\s*[月월]\s*)(\d{1,2})(?:[^0-9]|$)` +
 	`|(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)(?:[^0-9]|$)` +
@@ -286,8 +287,15 @@ func shownDate(text string) *time.Time {
 			m[i] = text[loc[2*i]:loc[2*i+1]]
 		}
 	}
+	if m[10] != "" && reVersionLead.MatchString(text[:loc[20]]) {
+		return nil // "Version 3.15.2026", "1.3.15.2026": a release, no day
+	}
 	return withClock(shownDay(m), text[loc[1]:])
 }
+
+// reVersionLead is what makes the dotted number after it a release's
+// version, not a day.
+var reVersionLead = regexp.MustCompile(`(?:\b(?:version|ver|release|build|firmware|v)\.?\s*|\d\.)$`)
 
 // shownDay is the day of reShownDate's submatches m.
 func shownDay(m []string) *time.Time {

@@ -46,9 +46,10 @@ var (
 		"emailsignup", "apppromo", "tooltip", "lightbox", "header", "tags", "legend",
 		// The same in German, French, Spanish, Italian, Portuguese and
 		// Dutch, where a site names its own parts so (French "commentaire"
-		// and Italian "commento" hold "comment" already; the German plural
-		// only, since "kommentar" marks an opinion piece).
-		"kommentare", "comentari", "reactie", "teilen", "partage", "compartir", "compartilh", "condividi",
+		// and Italian "commento" hold "comment" already; the German
+		// plural and the singular's compounds only, since "kommentar" alone
+		// marks an opinion piece).
+		"kommentare", "leserkommentar", "kommentarliste", "kommentarbereich", "kommentarspalte", "kommentarform", "comentari", "reactie", "teilen", "partage", "compartir", "compartilh", "condividi",
 		"verwandt", "relacionad", "correlato", "articolicorrelati", "gerelateerd", "alireaussi", "lesensieauch", "mehrzumthema",
 		"werbung", "publicite", "publicidad", "pubblicita", "reclame",
 	}
@@ -63,7 +64,7 @@ var (
 		"textcontent", "contentbody", "richtext", "fieldbody", "nodebody", "blogpost",
 		"singlecontent", "newstext", "detailcontent", "articledetail", "storydetail",
 	}
-	hardNegSubstrings = []string{"comment", "disqus", "respond", "kommentare", "comentari", "reactie"}
+	hardNegSubstrings = []string{"comment", "disqus", "respond", "kommentare", "leserkommentar", "kommentarliste", "kommentarbereich", "kommentarspalte", "kommentarform", "comentari", "reactie"}
 	// consentSubstrings name the banners of consent managers (OneTrust,
 	// Cookiebot, Didomi, Usercentrics, Quantcast's CMP), whose policy text
 	// can outweigh a listing's own.

@@ -21,6 +21,9 @@ func TestShownDate_Formats(t *testing.T) {
 		{"23.07.2025 · 6 min", "2025-07-23"}, // with dots, the day first
 		{"2.23.2025", "2025-02-23"},          // unless it cannot be
 		{"2/24/2026", "2026-02-24"},          // 24 can only be the day
+		{"Version 3.15.2026", ""},            // a release
+		{"v 1.3.15.2026", ""},
+		{"Dec 28 Sat 2013", "2013-12-28"}, // a weekday before the year
 		{"24/2/2026", "2026-02-24"},
 		{"© 2025 Example Media", ""},
 		{"February 30, 2024", ""},
@@ -569,12 +572,16 @@ func TestExtract_ClassNamesInThePagesLanguage(t *testing.T) {
 		"Leser schreibt: Das ist ein langer Kommentar über die Fähre, die wieder fährt, und über die Preise der Tickets.",
 		"Ein anderer Leser antwortet mit einem noch längeren Kommentar über den Hafen, das Wetter und die Fahrpläne.",
 	}) + `</section>`
+	singular := `<div id="kommentar-bereich"><ol class="kommentar-liste"><li class="leserkommentar"><span class="autor">Max Leser</span>` + pTags([]string{
+		"Leser schreibt: Das ist ein langer Kommentar über die Fähre, die wieder fährt, und über die Preise der Tickets.",
+	}) + `</li></ol></div>`
 	cases := []struct {
 		name, lang, head, after string
 		wantAuthor, wantDay     string
 		notInText               string
 	}{
 		{"German comments and author", "de", `<span class="autor">Anna Schmidt</span>`, comments, "Anna Schmidt", "", "Leser schreibt"},
+		{"German comments named in the singular", "de", ``, singular, "", "", "Leser schreibt"},
 		{"French author", "fr", `<div class="article-auteur">Jean Dupont</div>`, ``, "Jean Dupont", "", ""},
 		{"Spanish day, below the story", "es", ``, `<footer><span class="fecha-publicacion">12 de marzo de 2024</span></footer>`, "", "2024-03-12", ""},
 		{"a carousel that rotates", "en", `<div class="autorotate">Winter Harbour Walks</div>`, ``, "", "", ""},
