@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 )
 
 // articleTypes are schema.org types describing a single article.
@@ -45,11 +46,45 @@ type ldData struct {
 	named      map[string]string
 }
 
-// collectJSONLD reads every ld+json script among elems.
+// collectJSONLD reads every ld+json script among elems, and those Next.js
+// writes as a call that adds them when the page runs (nextScriptLD).
 func collectJSONLD(elems *goquery.Selection) *ldData {
-	return parseJSONLD(elems.FilterMatcher(selLDScript).Map(func(_ int, s *goquery.Selection) string {
-		return s.Text()
-	}))
+	var bodies []string
+	elems.FilterMatcher(selScript).Each(func(_ int, s *goquery.Selection) {
+		if strings.Contains(strings.ToLower(s.AttrOr("type", "")), "ld+json") {
+			bodies = append(bodies, s.Text())
+		} else if c := s.Nodes[0].FirstChild; c != nil && c.Type == html.TextNode {
+			if b, ok := nextScriptLD(c.Data); ok {
+				bodies = append(bodies, b)
+			}
+		}
+	})
+	return parseJSONLD(bodies)
+}
+
+// nextScriptPush starts the inline script by which Next.js's app router
+// writes a head script that must run before the page does, JSON-LD
+// included: (self.__next_s=self.__next_s||[]).push([0,{"type":
+// "application/ld+json","children":"{…}"}]).
+const nextScriptPush = "(self.__next_s=self.__next_s||[]).push("
+
+// nextScriptLD is the JSON-LD a Next.js head-script call carries, if it
+// carries one.
+func nextScriptLD(body string) (string, bool) {
+	body = strings.TrimSpace(body)
+	if !strings.HasPrefix(body, nextScriptPush) {
+		return "", false
+	}
+	args := strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(body, nextScriptPush), ";"), ")")
+	var call []json.RawMessage
+	if json.Unmarshal([]byte(args), &call) != nil || len(call) < 2 {
+		return "", false
+	}
+	var script struct{ Type, Children string }
+	if json.Unmarshal(call[1], &script) != nil || !strings.Contains(strings.ToLower(script.Type), "ld+json") {
+		return "", false
+	}
+	return script.Children, true
 }
 
 // parseJSONLD merges all ld+json script bodies; malformed blocks are skipped

@@ -91,3 +91,58 @@ func TestExtractCutsTrailingSections(t *testing.T) {
 		t.Errorf("article text lost")
 	}
 }
+
+// Next.js's app router writes JSON-LD as a call that adds the script when
+// the page runs; its metadata is read as a plain ld+json script's, in the
+// head or in the body, and the raw-text stage keeps the call.
+func TestExtract_NextJSHeadScriptLD(t *testing.T) {
+	ld, err := json.Marshal(map[string]any{"@context": "https://schema.org", "@graph": []any{map[string]any{
+		"@type": "BlogPosting", "headline": "Metasploit Wrap-Up",
+		"author": []any{map[string]any{"@type": "Person", "name": "Spencer McIntyre"}}, "datePublished": "2025-12-19T21:06:04.671Z"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call, err := json.Marshal([]any{0, map[string]any{"type": "application/ld+json", "children": string(ld)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `<script>(self.__next_s=self.__next_s||[]).push(` + string(call) + `)</script>`
+	for _, where := range []string{"head", "body"} {
+		t.Run(where, func(t *testing.T) {
+			head, body := "", ""
+			if where == "head" {
+				head = script
+			} else {
+				body = script
+			}
+			page := `<html><head><title>Metasploit Wrap-Up</title>` + head + `</head><body>` + body +
+				`<article><h1>Metasploit Wrap-Up</h1>` + pTags(articleParas(6)) + `</article></body></html>`
+			if !strings.Contains(dropScriptText(page), string(call)) {
+				t.Errorf("dropScriptText cut the Next.js call")
+			}
+			a := mustExtract(t, page, "https://www.example.com/blog/post/metasploit-wrap-up/")
+			if got := strings.Join(a.Authors, "|"); got != "Spencer McIntyre" {
+				t.Errorf("Authors = %q, want Spencer McIntyre", got)
+			}
+			if a.PublishedAt == nil || a.PublishedAt.Format("2006-01-02T15:04") != "2025-12-19T21:06" {
+				t.Errorf("PublishedAt = %v, want 2025-12-19T21:06", a.PublishedAt)
+			}
+		})
+	}
+}
+
+func TestNextScriptLD(t *testing.T) {
+	cases := []struct{ body, want string }{
+		{` (self.__next_s=self.__next_s||[]).push([0,{"type":"application/ld+json","children":"{\"@type\":\"Article\"}"}]);`, `{"@type":"Article"}`},
+		{`(self.__next_s=self.__next_s||[]).push(["https://example.com/forms.js",{}])`, ""},            // a script loaded by its address
+		{`(self.__next_s=self.__next_s||[]).push([0,{"children":"window.dataLayer=[]"}])`, ""},         // inline code
+		{`(self.__next_s=self.__next_s||[]).push([0,{"type":"application/ld+json","children":"{"`, ""}, // cut short
+		{`window.__next_s=[{"type":"application/ld+json"}]`, ""},
+	}
+	for _, tc := range cases {
+		got, ok := nextScriptLD(tc.body)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("nextScriptLD(%q) = %q, %v; want %q", tc.body, got, ok, tc.want)
+		}
+	}
+}

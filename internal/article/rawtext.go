@@ -2,8 +2,8 @@ package article
 
 import "strings"
 
-// dropScriptText returns src without the text of its scripts (but JSON-LD)
-// and style sheets: about 40% of a page's bytes, which the HTML
+// dropScriptText returns src without the text of its scripts (but JSON-LD,
+// and the Next.js calls that carry it) and style sheets: about 40% of a page's bytes, which the HTML
 // tokenizer reads one at a time only for pruning to throw them away. The
 // elements stay, empty. It lexes src as the tokenizer does (tags and their
 // quoted attribute values, comments, raw text), so it cuts only what the
@@ -66,7 +66,7 @@ func (l *rawLexer) run() {
 				}
 				// A style sheet holding "<" stays: CSS has none, so it
 				// may be foreign content the svg count missed.
-				if end > i && !(t.name == "script" && t.keepsText) && !(t.name == "style" && strings.IndexByte(s[i:end], '<') >= 0) {
+				if end > i && !(t.name == "script" && (t.keepsText || strings.HasPrefix(strings.TrimLeft(s[i:end], " \t\r\n"), nextScriptPush))) && !(t.name == "style" && strings.IndexByte(s[i:end], '<') >= 0) {
 					l.cut(i, end)
 				}
 				i = end

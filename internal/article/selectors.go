@@ -40,7 +40,7 @@ var (
 	selTitle     = cascadia.MustCompile("title")
 	selMeta      = cascadia.MustCompile("meta[property], meta[name], meta[itemprop], meta[http-equiv]")
 	selCanonical = cascadia.MustCompile("link[rel~=canonical i][href]")
-	selLDScript  = cascadia.MustCompile("script[type*='ld+json' i]")
+	selScript    = cascadia.MustCompile("script")
 
 	// Body signals (metadata.go), run on signalTags candidates.
 	signalTags    = anyTag(atom.H1, atom.H2, atom.H3, atom.H4, atom.Time, atom.Article, atom.Img)
