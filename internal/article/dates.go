@@ -241,7 +241,7 @@ var monthNumbers = func() map[string]string {
 // foreignMonths are the months' names and abbreviations in German,
 // French, Spanish, Italian, Portuguese and Dutch, and the names (Russian's
 // abbreviations too) in Russian, Ukrainian, Polish, Turkish, the Nordic
-// languages and Indonesian and Malay, where englishMonth does not read
+// languages, Indonesian and Malay, Arabic and Hebrew, where englishMonth does not read
 // them ("marca", "augusti" and "maret" begin as English months do, and
 // are listed for isDateline).
 // Abbreviations such as Indonesian "des" are left out: they are words too.
@@ -257,6 +257,17 @@ var foreignMonths = map[string]string{
 	"października": "10", "październik": "10", "listopada": "11", "listopad": "11", "grudnia": "12", "grudzień": "12",
 	"ocak": "1", "şubat": "2", "nisan": "4", "haziran": "6", "temmuz": "7", "ağustos": "8", "eylül": "9", "ekim": "10", "kasım": "11", "aralık": "12",
 	"desember": "12", "agustus": "8", "ogos": "8", "disember": "12",
+	// Arabic: the names Egypt and the Gulf use, spelt with and without
+	// hamza, and the Levant's.
+	"يناير": "1", "فبراير": "2", "مارس": "3", "أبريل": "4", "ابريل": "4", "إبريل": "4", "مايو": "5", "يونيو": "6", "يونيه": "6",
+	"يوليو": "7", "يوليه": "7", "أغسطس": "8", "اغسطس": "8", "سبتمبر": "9", "أكتوبر": "10", "اكتوبر": "10", "نوفمبر": "11", "ديسمبر": "12",
+	"كانون الثاني": "1", "شباط": "2", "آذار": "3", "نيسان": "4", "أيار": "5", "ايار": "5", "حزيران": "6", "تموز": "7", "آب": "8",
+	"أيلول": "9", "ايلول": "9", "تشرين الأول": "10", "تشرين الاول": "10", "تشرين الثاني": "11", "كانون الأول": "12", "كانون الاول": "12",
+	// Hebrew, alone and after "ב" ("12 במרץ 2024").
+	"ינואר": "1", "פברואר": "2", "מרץ": "3", "מרס": "3", "אפריל": "4", "מאי": "5", "יוני": "6", "יולי": "7", "אוגוסט": "8",
+	"ספטמבר": "9", "אוקטובר": "10", "נובמבר": "11", "דצמבר": "12",
+	"בינואר": "1", "בפברואר": "2", "במרץ": "3", "במרס": "3", "באפריל": "4", "במאי": "5", "ביוני": "6", "ביולי": "7", "באוגוסט": "8",
+	"בספטמבר": "9", "באוקטובר": "10", "בנובמבר": "11", "בדצמבר": "12",
 	// Read by englishMonth already; listed so a dateline knows them.
 	"marca": "3", "marzec": "3", "mart": "3", "mayıs": "5", "marts": "3", "maret": "3", "augusti": "8",
 	"januar": "1", "jänner": "1", "januari": "1", "janvier": "1", "janv": "1", "enero": "1", "ene": "1", "gennaio": "1", "gen": "1", "janeiro": "1",
@@ -276,7 +287,7 @@ var foreignMonths = map[string]string{
 // shownDate is the first day reShownDate finds in text, or nil, at the
 // time of day written after it where that names its zone (withClock).
 func shownDate(text string) *time.Time {
-	text = strings.ToLower(text)
+	text = foldDigits(strings.ToLower(text))
 	loc := reShownDate.FindStringSubmatchIndex(text)
 	if loc == nil {
 		return nil
@@ -291,6 +302,21 @@ func shownDate(text string) *time.Time {
 		return nil // "Version 3.15.2026", "1.3.15.2026": a release, no day
 	}
 	return withClock(shownDay(m), text[loc[1]:])
+}
+
+// foldDigits writes Arabic-Indic and Persian digits as ASCII ones ("١٢
+// مارس ٢٠٢٤" is "12 مارس 2024"), so that the day patterns read them.
+// Persian pages count years from the Hijra (۱۴۰۳): no day is read there.
+func foldDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= '٠' && r <= '٩':
+			return '0' + r - '٠'
+		case r >= '۰' && r <= '۹':
+			return '0' + r - '۰'
+		}
+		return r
+	}, s)
 }
 
 // reVersionLead is what makes the dotted number after it a release's
@@ -424,18 +450,21 @@ const maxDateLine = 100
 // publication, a reading time and punctuation. "Updated" is not one: an
 // updated stamp is not the publication day, and dates only a story that
 // shows no other (pageMeta.updatedDay).
-var dateLabel = `(?:published|posted|date|on|` + publishedIn + `|` + weekday + `|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:：|,.•·—–-])*`
+var dateLabel = `(?:published|posted|date|on|` + publishedIn + `|` + weekday + `|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:：|,،.•·—–-])*`
 
 // publishedIn is "published on" and "date" in German, French, Spanish,
 // Italian, Portuguese, Dutch, Russian, Ukrainian, Polish, Turkish, the
-// Nordic languages, Indonesian, Chinese, Japanese and Korean.
+// Nordic languages, Indonesian, Arabic, Hebrew, Chinese, Japanese and
+// Korean.
 const publishedIn = `veröffentlicht|erschienen|am|vom|datum|publiée?|mis en ligne|le|publicad[oa]|el|em|fecha|data|pubblicato|il|gepubliceerd|op|` +
 	`опубликовано|опубліковано|дата|opublikowano|yayınlanma|yayınlandı|tarihi?|publisert|publicerad|publiceret|diterbitkan|` +
+	`نشر|نشرت|في|تاريخ|النشر|بتاريخ|פורסם|פורסמה|תאריך|` +
 	`发布时间|發佈時間|发布于|发表于|发布|發布|發表|时间|時間|公開日|投稿日|配信|입력|등록`
 
 // updatedIn is "updated" in the languages of publishedIn.
 const updatedIn = `aktualisiert|mis à jour|actualizad[oa]|atualizad[oa]|aggiornat[oa]|bijgewerkt|` +
 	`обновлено|оновлено|zaktualizowano|aktualizacja|güncellendi|güncelleme|oppdatert|uppdaterad|opdateret|diperbarui|` +
+	`آخر تحديث|تحديث|محدث|עודכן|עדכון|` +
 	`更新时间|更新時間|更新日|更新于|更新|수정`
 
 // weekday is a day's name before its date ("Tuesday 3 March 2024",
@@ -443,14 +472,15 @@ const updatedIn = `aktualisiert|mis à jour|actualizad[oa]|atualizad[oa]|aggiorn
 var weekday = `(?:` + strings.Join(weekdays, "|") + `)`
 
 // weekdays are the days' names in the languages of publishedIn but
-// Japanese and Korean, and English's abbreviations, lower-cased.
+// Hebrew, Japanese and Korean, and English's abbreviations, lower-cased.
 var weekdays = strings.Fields(`mon monday tue tues tuesday wed wednesday thu thur thurs thursday fri friday sat saturday sun sunday
 	montag dienstag mittwoch donnerstag freitag samstag sonnabend sonntag lundi mardi mercredi jeudi vendredi samedi dimanche
 	lunes martes miércoles jueves viernes sábado domingo lunedì martedì mercoledì giovedì venerdì sabato domenica
 	segunda-feira terça-feira quarta-feira quinta-feira sexta-feira maandag dinsdag woensdag donderdag vrijdag zaterdag zondag
 	понедельник вторник среда четверг пятница суббота воскресенье poniedziałek wtorek środa czwartek piątek sobota niedziela
 	pazartesi salı çarşamba perşembe cuma cumartesi pazar mandag tirsdag onsdag torsdag fredag lørdag søndag måndag tisdag lördag söndag
-	senin selasa rabu kamis jumat sabtu minggu 星期一 星期二 星期三 星期四 星期五 星期六 星期日 星期天 周一 周二 周三 周四 周五 周六 周日`)
+	senin selasa rabu kamis jumat sabtu minggu الأحد الاحد الاثنين الإثنين الثلاثاء الأربعاء الاربعاء الخميس الجمعة السبت
+	星期一 星期二 星期三 星期四 星期五 星期六 星期日 星期天 周一 周二 周三 周四 周五 周六 周日`)
 
 var (
 	// reDateLine is what stands after a date line's day, and reDateLead
@@ -488,7 +518,7 @@ func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
 		if n.DataAtom == atom.H1 || !ownTextHasDigit(n) {
 			continue
 		}
-		t := strings.ToLower(shortText(n, maxDateLine))
+		t := foldDigits(strings.ToLower(shortText(n, maxDateLine)))
 		loc := reShownDate.FindStringIndex(t)
 		if loc == nil {
 			continue
@@ -530,7 +560,7 @@ func afterDateLine(s string) string {
 // holds a digit: the element that writes the date, not its wrappers.
 func ownTextHasDigit(n *html.Node) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.TextNode && strings.ContainsAny(c.Data, "0123456789") {
+		if c.Type == html.TextNode && strings.ContainsAny(c.Data, "0123456789٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹") {
 			return true
 		}
 	}

@@ -318,6 +318,8 @@ func TestSplitAuthors(t *testing.T) {
 		{"4. Dezember 2023 · Anna Schmidt", "Anna Schmidt", ""},
 		{"Por Ana López, 12 de marzo de 2024", "Ana López", ""},
 		{"Sarah Mai 12. März 2024", "Sarah Mai", ""},
+		{"Иван Петров 12 марта 2024", "Иван Петров", ""}, // a month in another script
+		{"أحمد علي 12 مارس 2024", "أحمد علي", ""},
 		{"Luxury Travel Expert", "", "Luxury Travel Expert"},
 		{"Daniel Burstein, Senior Director, Content & Marketing", "Daniel Burstein", ""},
 		{"•", "", ""},

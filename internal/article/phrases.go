@@ -134,7 +134,8 @@ var dateWords = func() map[string]bool {
 		"pubblicato pubblicata aggiornato atualizado atualizada gepubliceerd bijgewerkt " +
 		"опубликовано опубліковано обновлено оновлено г opublikowano zaktualizowano yayınlandı güncellendi " +
 		"publisert oppdatert publicerad uppdaterad publiceret opdateret diterbitkan diperbarui " +
-		"发布时间 發佈時間 发布于 发表于 更新时间 更新時間 公開日 投稿日 更新日 配信 입력 수정") {
+		"发布时间 發佈時間 发布于 发表于 更新时间 更新時間 公開日 投稿日 更新日 配信 입력 수정 " +
+		"نشر نشرت في تاريخ النشر بتاريخ آخر تحديث محدث ص م פורסם פורסמה תאריך עודכן עדכון") {
 		m[w] = false
 	}
 	for w := range englishMonths {
@@ -172,8 +173,8 @@ func isDateline(s string) bool {
 		return false
 	}
 	digits, dated := false, false
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 0x7f && !cjkPunct(r) && !unicode.IsSpace(r))
+	for _, w := range strings.FieldsFunc(foldDigits(strings.ToLower(s)), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 0x7f && !cjkPunct(r) && r != '،' && !unicode.IsSpace(r))
 	}) {
 		if w[0] >= '0' && w[0] <= '9' {
 			digits = true

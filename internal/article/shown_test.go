@@ -36,6 +36,10 @@ func TestShownDate_Formats(t *testing.T) {
 		{"2024年3月12日 10時15分", "2024-03-12"},      // Japanese, Chinese
 		{"2024년 3월 12일 오전 10:15", "2024-03-12"},  // Korean
 		{"2024年13月12日", ""},
+		{"الثلاثاء ١٢ مارس ٢٠٢٤", "2024-03-12"}, // Arabic, its own digits
+		{"12 آب 2023", "2023-08-12"},            // the Levant's months
+		{"12 בנובמבר 2024", "2024-11-12"},       // Hebrew
+		{"۱۲ اسفند ۱۴۰۲", ""},                   // a Persian year
 	}
 	for _, tc := range cases {
 		got := shownDate(tc.text)
@@ -626,6 +630,13 @@ func TestExtract_DateLinesLabelledInOtherScripts(t *testing.T) {
 		{"Russian, updated only, with г.", `<p>Обновлено: 12 марта 2024 г.</p>`, "2024-03-12", "Обновлено"},
 		{"a Korean count is no day", `<p class="date">2024년 3월 12개 기업 참여</p>`, "", ""},
 		{"a chart's datum is no date element", `<p><span class="datum-label">Figures as of March 3, 2019</span></p>`, "", ""},
+		{"Arabic, labelled, with its weekday", `<p>نشر في: الثلاثاء، 12 مارس 2024</p>`, "2024-03-12", "نشر"},
+		{"Arabic-Indic digits", `<p>١٢ مارس ٢٠٢٤</p>`, "2024-03-12", "مارس"},
+		{"the Levant's months", `<p>نشر بتاريخ 3 تشرين الأول 2023</p>`, "2023-10-03", ""},
+		{"Arabic, updated beside published", `<p>آخر تحديث: 14 مارس 2024</p><p>نشر في 12 مارس 2024</p>`, "2024-03-12", "تحديث"},
+		{"Hebrew, labelled", `<p>פורסם: 12 במרץ 2024</p>`, "2024-03-12", "פורסם"},
+		{"a Persian year from the Hijra is no day", `<p>۱۲ اسفند ۱۴۰۲</p>`, "", ""},
+		{"an Arabic sentence that names a day is text", `<p>يعقد الاجتماع في 12 مارس 2024 في القاهرة لمناقشة الميزانية.</p>`, "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
