@@ -535,9 +535,15 @@ var (
 	// rePersonName is a name as a byline writes it: two to four words,
 	// each capitalised ("Jane Roe", "Lisa D. Ellis", "Md Najmul Hossain"),
 	// but for the particles of a surname ("Jan de Vries", "Ursula von der
-	// Leyen", "Luís da Silva").
-	rePersonName = regexp.MustCompile(`^\p{Lu}[\p{L}'’.-]*(?:\s+(?:(?:` + nameParticles + `)\s+){0,2}\p{Lu}[\p{L}'’.-]*){1,3}$`)
+	// Leyen", "Luís da Silva"); in a script without capitals, caselessName.
+	rePersonName = regexp.MustCompile(`^(?:\p{Lu}[\p{L}'’.-]*(?:\s+(?:(?:` + nameParticles + `)\s+){0,2}\p{Lu}[\p{L}'’.-]*){1,3}|` + caselessName + `)$`)
 )
+
+// caselessName is a name in a script without capitals: two to four words
+// of Arabic or Hebrew ("أحمد علي"), two to five characters of Chinese or
+// Korean ("张伟", "홍길동"), or a Japanese family name and given name
+// ("山田 太郎").
+const caselessName = `\p{Arabic}+(?:\s+\p{Arabic}+){1,3}|\p{Hebrew}+(?:\s+\p{Hebrew}+){1,3}|\p{Han}{2,5}|\p{Hangul}{2,5}|[\p{Han}\p{Katakana}]+\s[\p{Han}\p{Katakana}]+`
 
 var (
 	// reCreditAfter is the credit a date line goes on with: "by Jane Roe",
@@ -665,7 +671,8 @@ var localCredits = map[string][]string{
 	"de": {"von", "autor"}, "fr": {"par", "auteur"}, "es": {"por", "autor"}, "pt": {"por", "autor"},
 	"it": {"di", "autore"}, "nl": {"door", "auteur"}, "sv": {"av"}, "no": {"av"}, "nb": {"av"}, "nn": {"av"},
 	"da": {"af"}, "pl": {"autor"}, "cs": {"autor"}, "sk": {"autor"}, "ru": {"автор"}, "uk": {"автор"},
-	"tr": {"yazar"}, "id": {"oleh"}, "ms": {"oleh"},
+	"tr": {"yazar"}, "id": {"oleh"}, "ms": {"oleh"}, "ar": {"بقلم", "كتب", "كتبت", "الكاتب"}, "he": {"מאת"},
+	"fa": {"نویسنده"}, "zh": {"作者", "记者", "記者", "文", "撰文"}, "ja": {"文", "執筆", "著者", "筆者", "記者"}, "ko": {"글"},
 }
 
 // bylinePrefixes are the words cut before a byline element's name: "by",
@@ -695,16 +702,24 @@ func bylinePrefixes() string {
 // Maria" is a surname.
 func cutLocalBy(t string, words []string) (string, bool) {
 	for _, by := range words {
-		if len(t) < len(by) || !strings.EqualFold(t[:len(by)], by) || len(t) > len(by) && t[len(by)] != ' ' && t[len(by)] != ':' {
+		if len(t) < len(by) || !strings.EqualFold(t[:len(by)], by) {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(t[len(by):]); len(t) > len(by) && !strings.ContainsRune(creditSeparators, r) {
 			continue
 		}
 		if by == "di" && t[0] != 'd' {
 			continue
 		}
-		return strings.TrimLeft(t[len(by):], " :"), true
+		return strings.TrimLeft(t[len(by):], creditSeparators), true
 	}
 	return "", false
 }
+
+// creditSeparators stand between a credit's word and the name: a space or
+// a colon, and in Chinese and Japanese full-width ones, a slash or a bar
+// ("文/张伟", "作者｜张伟").
+const creditSeparators = " :：　/／|｜"
 
 // namesPeople says whether a credit names people and nothing else: each
 // of its names ("Anna Schmidt and Jonas Weber") reads as a person's, and
@@ -1589,10 +1604,13 @@ var (
 	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$`)
 	// reAuthorTitle is a job title after a name ("Jane Roe Founder at Acme").
 	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:` + titleNouns + `)\b.*$`)
-	reAuthorRole  = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
-	reByPrefix    = regexp.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:\s]\s*`)
+	// reRoleAfterName is a Korean or Chinese reporter's title after the
+	// name, and the e-mail address after that ("홍길동 기자 hong@example.com").
+	reRoleAfterName = regexp.MustCompile(`\s*(?:기자|특파원|记者|記者)(?:\s+\S+@\S+)?$`)
+	reAuthorRole    = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
+	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜]\s*`)
 	// A credit is a list (reListSep) of names joined by "and" (reAndSep).
-	reListSep = regexp.MustCompile(`\s*[,;|]\s*`)
+	reListSep = regexp.MustCompile(`\s*[,;|、，]\s*`)
 	reAndSep  = regexp.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
 	// reWithAside is a note naming who wrote with the writer ("Martin
 	// Untersinger (avec Damien Leloup et Morgane Tual)"): more names, or
@@ -1685,7 +1703,7 @@ func splitAuthors(s string) (names []string, desk string) {
 			continue
 		}
 		for _, p := range reAndSep.Split(item, -1) {
-			p = strings.Trim(reAuthorLabel.ReplaceAllString(p, ""), " .:-–—|")
+			p = strings.Trim(reAuthorLabel.ReplaceAllString(reRoleAfterName.ReplaceAllString(p, ""), ""), " .:-–—|")
 			if aside := reAside.FindString(p); aside != "" && !reAuthorRole.MatchString(aside) {
 				p = strings.TrimSuffix(p, aside)
 			}
@@ -1718,7 +1736,7 @@ func splitAuthors(s string) (names []string, desk string) {
 	}
 	// First names alone joined by "&" or "and" are one credit ("Maria &
 	// Katerina", a couple's blog): each alone names nobody.
-	if len(names) == 2 && len(strings.Fields(names[0])) == 1 && len(strings.Fields(names[1])) == 1 && !strings.ContainsAny(s, ",;|") {
+	if len(names) == 2 && len(strings.Fields(names[0])) == 1 && len(strings.Fields(names[1])) == 1 && len(items) == 1 {
 		return []string{names[0] + " & " + names[1]}, desk
 	}
 	return names, desk

@@ -320,6 +320,9 @@ func TestSplitAuthors(t *testing.T) {
 		{"Sarah Mai 12. März 2024", "Sarah Mai", ""},
 		{"Иван Петров 12 марта 2024", "Иван Петров", ""}, // a month in another script
 		{"أحمد علي 12 مارس 2024", "أحمد علي", ""},
+		{"홍길동 기자 hong@example.com", "홍길동", ""}, // a Korean reporter's title and address
+		{"作者：张伟", "张伟", ""},
+		{"文/张伟、李娜", "张伟|李娜", ""}, // a Chinese list
 		{"Luxury Travel Expert", "", "Luxury Travel Expert"},
 		{"Daniel Burstein, Senior Director, Content & Marketing", "Daniel Burstein", ""},
 		{"•", "", ""},

@@ -345,7 +345,8 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 
 // A credit line opens with the page's own word for "by": "Von" on a page
 // declared German, "Par" on a French one, "Por" on a Spanish or
-// Portuguese one.
+// Portuguese one, "بقلم" on an Arabic one, "作者" on a Chinese one; in
+// scripts without capitals, the name is known by its length.
 func TestExtract_CreditLinesInThePagesLanguage(t *testing.T) {
 	body := pTags(articleParas(6))
 	cases := []struct{ name, lang, credit, want string }{
@@ -364,6 +365,14 @@ func TestExtract_CreditLinesInThePagesLanguage(t *testing.T) {
 		{"Turkish", "tr", `<p>Yazar: Ayşe Yılmaz</p>`, "Ayşe Yılmaz"},
 		{"Indonesian", "id", `<p>Oleh Budi Santoso</p>`, "Budi Santoso"},
 		{"Dutch door on an English page is text", "en", `<p>Door Jan de Vries</p>`, ""},
+		{"Arabic", "ar", `<p>بقلم: أحمد علي</p>`, "أحمد علي"},
+		{"Hebrew", "he", `<p>מאת דנה כהן</p>`, "דנה כהן"},
+		{"Chinese, a label and a full-width colon", "zh-CN", `<p>作者：张伟</p>`, "张伟"},
+		{"Chinese, a slash and a list", "zh", `<p>文/张伟、李娜</p>`, "张伟|李娜"},
+		{"a Chinese word that opens with 文 is text", "zh", `<p>文化部今天发布了新的规定。</p>`, ""},
+		{"Japanese", "ja", `<p>文：山田 太郎</p>`, "山田 太郎"},
+		{"Korean, a reporter's byline", "ko", `<p class="byline">홍길동 기자 hong@example.com</p>`, "홍길동"},
+		{"an Arabic sentence that opens with كتب is text", "ar", `<p>كتب الطلاب رسائل إلى المجلس البلدي حول الميزانية الجديدة.</p>`, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
