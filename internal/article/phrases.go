@@ -149,11 +149,23 @@ var dateWords = func() map[string]bool {
 	}
 	// Words that are months or weekdays and also common words or names:
 	// "Maja 2024", "Pazar 2024", "Minggu 1" (a week) are content.
-	for _, w := range strings.Fields("set gen mag mars mayo maja maj mart ocak ekim luty pazar cuma senin rabu kamis sabtu minggu") {
+	for _, w := range strings.Fields("set gen mag mars mayo") {
+		delete(m, w)
+	}
+	for w := range besideADay {
 		delete(m, w)
 	}
 	return m
 }()
+
+// besideADay are months' and weekdays' names that are also words or names
+// ("Maja", "Pazar", "Minggu" is a week), read as a date's only beside a
+// day's number: "12 maja 2024", "Senin, 12 Agustus 2024". The value says
+// whether the word is a month's.
+var besideADay = map[string]bool{
+	"maja": true, "maj": true, "mart": true, "ocak": true, "ekim": true, "luty": true,
+	"pazar": false, "cuma": false, "senin": false, "rabu": false, "kamis": false, "sabtu": false, "minggu": false,
+}
 
 // reCJKDate is a word that is a year, its month or its day in Chinese,
 // Japanese or Korean and nothing else ("2024年3月12日", "2024년");
@@ -173,15 +185,22 @@ func isDateline(s string) bool {
 		return false
 	}
 	digits, dated := false, false
-	for _, w := range strings.FieldsFunc(foldDigits(strings.ToLower(s)), func(r rune) bool {
+	words := strings.FieldsFunc(foldDigits(strings.ToLower(s)), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 0x7f && !cjkPunct(r) && r != '،' && !unicode.IsSpace(r))
-	}) {
+	})
+	isDay := func(i int) bool {
+		return i >= 0 && i < len(words) && len(words[i]) <= 2 && words[i][0] >= '0' && words[i][0] <= '9'
+	}
+	for i, w := range words {
 		if w[0] >= '0' && w[0] <= '9' {
 			digits = true
 			dated = dated || len(w) == 4 && (w[:2] == "19" || w[:2] == "20") || reCJKDate.MatchString(w)
 			continue
 		}
 		dates, ok := dateWords[w]
+		if month, named := besideADay[w]; named && (isDay(i-1) || isDay(i+1)) {
+			dates, ok = month, true
+		}
 		if !ok {
 			return false
 		}

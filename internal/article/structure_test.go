@@ -164,11 +164,11 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"Читайте", "Czytaj", "分享", "Baca", "Läs", "Комментарии", "Иван пишет", "Мария отвечает"},
 		},
 		{
-			name: "headings that open with a year, ranges and months that are words are no datelines",
+			name: "headings that open with a year, ranges and months that are words are no datelines; beside a day they are",
 			body: `<article><h2>2024年度财务报告</h2>` + pTags(ps[:2]) + `<h2>1990年代的香港</h2><p>2024年营收增长12%</p><h2>2019–2024</h2>` + pTags(ps[2:4]) +
-				`<h3>Maja 2024</h3><h3>Pazar 2024</h3><h3>Minggu 1</h3>` + pTags(ps[4:]) + `<p>2024年3月12日</p></article>`,
+				`<h3>Maja 2024</h3><h3>Pazar 2024</h3><h3>Minggu 1</h3>` + pTags(ps[4:]) + `<p>2024年3月12日</p><p>Senin, 12 Agustus 2024</p><p>12 maja 2024</p></article>`,
 			want:    append([]string{"2024年度财务报告", "1990年代的香港", "2024年营收增长12%", "2019–2024", "Maja 2024", "Pazar 2024", "Minggu 1"}, ps...),
-			notWant: []string{"2024年3月12日"},
+			notWant: []string{"2024年3月12日", "Senin", "12 maja"},
 		},
 		{
 			name: "a wrapper that marks an opinion piece is no comment section",
