@@ -241,7 +241,8 @@ var monthNumbers = func() map[string]string {
 // foreignMonths are the months' names and abbreviations in German,
 // French, Spanish, Italian, Portuguese and Dutch, and the names (Russian's
 // abbreviations too) in Russian, Ukrainian, Polish, Turkish, the Nordic
-// languages, Indonesian and Malay, Arabic and Hebrew, where englishMonth does not read
+// languages, Indonesian and Malay, Czech and Slovak, Romanian, Finnish,
+// Greek, Hindi, Arabic and Hebrew, where englishMonth does not read
 // them ("marca", "augusti" and "maret" begin as English months do, and
 // are listed for isDateline).
 // Abbreviations such as Indonesian "des" are left out: they are words too.
@@ -263,6 +264,20 @@ var foreignMonths = map[string]string{
 	"يوليو": "7", "يوليه": "7", "أغسطس": "8", "اغسطس": "8", "سبتمبر": "9", "أكتوبر": "10", "اكتوبر": "10", "نوفمبر": "11", "ديسمبر": "12",
 	"كانون الثاني": "1", "شباط": "2", "آذار": "3", "نيسان": "4", "أيار": "5", "ايار": "5", "حزيران": "6", "تموز": "7", "آب": "8",
 	"أيلول": "9", "ايلول": "9", "تشرين الأول": "10", "تشرين الاول": "10", "تشرين الثاني": "11", "كانون الأول": "12", "كانون الاول": "12",
+	// Czech and Slovak, Romanian, Finnish, Greek (the genitive a day
+	// takes), Hindi.
+	"ledna": "1", "února": "2", "března": "3", "dubna": "4", "května": "5", "června": "6", "července": "7", "srpna": "8",
+	"září": "9", "října": "10", "listopadu": "11", "prosince": "12",
+	"januára": "1", "februára": "2", "apríla": "4", "mája": "5", "júna": "6", "júla": "7", "augusta": "8",
+	"septembra": "9", "októbra": "10", "novembra": "11", "decembra": "12",
+	"ianuarie": "1", "februarie": "2", "martie": "3", "aprilie": "4", "iunie": "6", "iulie": "7", "septembrie": "9",
+	"octombrie": "10", "noiembrie": "11", "decembrie": "12",
+	"tammikuuta": "1", "helmikuuta": "2", "maaliskuuta": "3", "huhtikuuta": "4", "toukokuuta": "5", "kesäkuuta": "6",
+	"heinäkuuta": "7", "elokuuta": "8", "syyskuuta": "9", "lokakuuta": "10", "marraskuuta": "11", "joulukuuta": "12",
+	"ιανουαρίου": "1", "φεβρουαρίου": "2", "μαρτίου": "3", "απριλίου": "4", "μαΐου": "5", "ιουνίου": "6", "ιουλίου": "7",
+	"αυγούστου": "8", "σεπτεμβρίου": "9", "οκτωβρίου": "10", "νοεμβρίου": "11", "δεκεμβρίου": "12",
+	"जनवरी": "1", "फ़रवरी": "2", "फरवरी": "2", "मार्च": "3", "अप्रैल": "4", "मई": "5", "जून": "6", "जुलाई": "7", "अगस्त": "8",
+	"सितंबर": "9", "सितम्बर": "9", "अक्टूबर": "10", "अक्तूबर": "10", "नवंबर": "11", "नवम्बर": "11", "दिसंबर": "12", "दिसम्बर": "12",
 	// Hebrew, alone and after "ב" ("12 במרץ 2024").
 	"ינואר": "1", "פברואר": "2", "מרץ": "3", "מרס": "3", "אפריל": "4", "מאי": "5", "יוני": "6", "יולי": "7", "אוגוסט": "8",
 	"ספטמבר": "9", "אוקטובר": "10", "נובמבר": "11", "דצמבר": "12",
@@ -304,20 +319,23 @@ func shownDate(text string) *time.Time {
 	return withClock(shownDay(m), text[loc[1]:])
 }
 
-// foldDigits writes Arabic-Indic and Persian digits as ASCII ones ("١٢
-// مارس ٢٠٢٤" is "12 مارس 2024"), so that the day patterns read them.
-// Persian pages count years from the Hijra (۱۴۰۳): no day is read there.
+// foldDigits writes Arabic-Indic, Persian, Devanagari and Bengali digits
+// as ASCII ones ("١٢ مارس ٢٠٢٤" is "12 مارس 2024"), so that the day
+// patterns read them. Persian pages count years from the Hijra (۱۴۰۳):
+// no day is read there.
 func foldDigits(s string) string {
 	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= '٠' && r <= '٩':
-			return '0' + r - '٠'
-		case r >= '۰' && r <= '۹':
-			return '0' + r - '۰'
+		for _, zero := range nativeZeros {
+			if r >= zero && r <= zero+9 {
+				return '0' + r - zero
+			}
 		}
 		return r
 	}, s)
 }
+
+// nativeZeros are the zeros of the digit sets foldDigits reads.
+var nativeZeros = [...]rune{'٠', '۰', '०', '০'}
 
 // reVersionLead is what makes the dotted number after it a release's
 // version, not a day.
@@ -354,9 +372,9 @@ func shownDay(m []string) *time.Time {
 
 // reClock is a time of day and its zone written just after a shown date
 // ("10:07 AM EST", "at 3:15 p.m. ET", "14:30 CET", "13h36 UTC+2", "à
-// 14h05", "10時15分", "10:15 Uhr", after Russian's "г." for the year: a
-// word that is no zone is read as none).
-var reClock = regexp.MustCompile(`^\s*(?:(?:г\.?|года),?\s*)?(?:[,|/·•@–—-]\s*)?(?:(?:at|à|um|a las|alle|às|om)\s+)?(\d{1,2})(?:[:h.]|時|시\s?)(\d{2})(?::\d{2}|分|분)?\s*(?:([ap])\.?\s?m\.?)?\s*\(?(?:(utc|gmt)\s*([+-]\d{1,2})(?::?(\d{2}))?|([a-z]{2,5}))?(?:\b|$)`)
+// 14h05", "klo 10.15 EET", "10時15分", "10:15 Uhr", after Russian's "г."
+// for the year: a word that is no zone is read as none).
+var reClock = regexp.MustCompile(`^\s*(?:(?:г\.?|года),?\s*)?(?:[,|/·•@–—-]\s*)?(?:(?:at|à|um|a las|alle|às|om|klo)\s+)?(\d{1,2})(?:[:h.]|時|시\s?)(\d{2})(?::\d{2}|分|분)?\s*(?:([ap])\.?\s?m\.?)?\s*\(?(?:(utc|gmt)\s*([+-]\d{1,2})(?::?(\d{2}))?|([a-z]{2,5}))?(?:\b|$)`)
 
 // clockZones are the offsets, in minutes east of UTC, of the zone names
 // news pages write after a time. Names used for two zones (IST) are left
@@ -454,17 +472,17 @@ var dateLabel = `(?:published|posted|date|on|` + publishedIn + `|` + weekday + `
 
 // publishedIn is "published on" and "date" in German, French, Spanish,
 // Italian, Portuguese, Dutch, Russian, Ukrainian, Polish, Turkish, the
-// Nordic languages, Indonesian, Arabic, Hebrew, Chinese, Japanese and
-// Korean.
+// Nordic languages, Indonesian, Czech, Slovak, Romanian, Finnish, Greek,
+// Hindi, Arabic, Hebrew, Chinese, Japanese and Korean.
 const publishedIn = `veröffentlicht|erschienen|am|vom|datum|publiée?|mis en ligne|le|publicad[oa]|el|em|fecha|data|pubblicato|il|gepubliceerd|op|` +
 	`опубликовано|опубліковано|дата|opublikowano|yayınlanma|yayınlandı|tarihi?|publisert|publicerad|publiceret|diterbitkan|` +
-	`نشر|نشرت|في|تاريخ|النشر|بتاريخ|פורסם|פורסמה|תאריך|` +
+	`نشر|نشرت|في|تاريخ|النشر|بتاريخ|פורסם|פורסמה|תאריך|publikováno|publikované|publicat|julkaistu|δημοσιεύθηκε|δημοσίευση|प्रकाशित|` +
 	`发布时间|發佈時間|发布于|发表于|发布|發布|發表|时间|時間|公開日|投稿日|配信|입력|등록`
 
 // updatedIn is "updated" in the languages of publishedIn.
 const updatedIn = `aktualisiert|mis à jour|actualizad[oa]|atualizad[oa]|aggiornat[oa]|bijgewerkt|` +
 	`обновлено|оновлено|zaktualizowano|aktualizacja|güncellendi|güncelleme|oppdatert|uppdaterad|opdateret|diperbarui|` +
-	`آخر تحديث|تحديث|محدث|עודכן|עדכון|` +
+	`آخر تحديث|تحديث|محدث|עודכן|עדכון|aktualizováno|aktualizované|actualizat|päivitetty|ενημερώθηκε|ενημέρωση|अपडेट|` +
 	`更新时间|更新時間|更新日|更新于|更新|수정`
 
 // weekday is a day's name before its date ("Tuesday 3 March 2024",
@@ -560,7 +578,7 @@ func afterDateLine(s string) string {
 // holds a digit: the element that writes the date, not its wrappers.
 func ownTextHasDigit(n *html.Node) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.TextNode && strings.ContainsAny(c.Data, "0123456789٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹") {
+		if c.Type == html.TextNode && strings.ContainsAny(c.Data, "0123456789٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹०१२३४५६७८९০১২৩৪৫৬৭৮৯") {
 			return true
 		}
 	}

@@ -135,7 +135,9 @@ var dateWords = func() map[string]bool {
 		"опубликовано опубліковано обновлено оновлено г opublikowano zaktualizowano yayınlandı güncellendi " +
 		"publisert oppdatert publicerad uppdaterad publiceret opdateret diterbitkan diperbarui " +
 		"发布时间 發佈時間 发布于 发表于 更新时间 更新時間 公開日 投稿日 更新日 配信 입력 수정 " +
-		"نشر نشرت في تاريخ النشر بتاريخ آخر تحديث محدث ص م פורסם פורסמה תאריך עודכן עדכון") {
+		"نشر نشرت في تاريخ النشر بتاريخ آخر تحديث محدث ص م פורסם פורסמה תאריך עודכן עדכון " +
+		"publikováno publikované aktualizováno aktualizované publicat actualizat julkaistu päivitetty klo " +
+		"δημοσιεύθηκε δημοσίευση ενημερώθηκε ενημέρωση प्रकाशित अपडेट") {
 		m[w] = false
 	}
 	for w := range englishMonths {

@@ -36,10 +36,16 @@ func TestShownDate_Formats(t *testing.T) {
 		{"2024年3月12日 10時15分", "2024-03-12"},      // Japanese, Chinese
 		{"2024년 3월 12일 오전 10:15", "2024-03-12"},  // Korean
 		{"2024年13月12日", ""},
-		{"الثلاثاء ١٢ مارس ٢٠٢٤", "2024-03-12"}, // Arabic, its own digits
-		{"12 آب 2023", "2023-08-12"},            // the Levant's months
-		{"12 בנובמבר 2024", "2024-11-12"},       // Hebrew
-		{"۱۲ اسفند ۱۴۰۲", ""},                   // a Persian year
+		{"الثلاثاء ١٢ مارس ٢٠٢٤", "2024-03-12"},          // Arabic, its own digits
+		{"12 آب 2023", "2023-08-12"},                     // the Levant's months
+		{"12 בנובמבר 2024", "2024-11-12"},                // Hebrew
+		{"۱۲ اسفند ۱۴۰۲", ""},                            // a Persian year
+		{"12. března 2024", "2024-03-12"},                // Czech
+		{"12. marca 2024", "2024-03-12"},                 // Slovak, Polish
+		{"12 martie 2024", "2024-03-12"},                 // Romanian
+		{"12. maaliskuuta 2024 klo 10.15", "2024-03-12"}, // Finnish
+		{"12 Μαρτίου 2024", "2024-03-12"},                // Greek
+		{"१२ मार्च २०२४", "2024-03-12"},                  // Hindi, its own digits
 	}
 	for _, tc := range cases {
 		got := shownDate(tc.text)
@@ -62,9 +68,10 @@ func TestShownDate_TimeOfDayWithItsZone(t *testing.T) {
 		{"4.5.2015 à 13h36 UTC+2", "2015-05-04T13:36:00+02:00"},      // "at" in French
 		{"12. März 2024, 10:15 Uhr", "2024-03-12T00:00:00Z"},         // "Uhr" is no zone: the day only
 		{"04.05.2015 13h36 UTC+2", "2015-05-04T13:36:00+02:00"},
-		{"March 12, 2025 10:07 AM", "2025-03-12T00:00:00Z"},     // no zone: the day only
-		{"March 12, 2025 10:07 IST", "2025-03-12T00:00:00Z"},    // a name of two zones
-		{"March 12, 2025 13:15 PM EST", "2025-03-12T00:00:00Z"}, // no such time
+		{"12.3.2024 klo 10.15 EET", "2024-03-12T10:15:00+02:00"}, // "at" in Finnish
+		{"March 12, 2025 10:07 AM", "2025-03-12T00:00:00Z"},      // no zone: the day only
+		{"March 12, 2025 10:07 IST", "2025-03-12T00:00:00Z"},     // a name of two zones
+		{"March 12, 2025 13:15 PM EST", "2025-03-12T00:00:00Z"},  // no such time
 		{"March 12, 2025 | 5 min read", "2025-03-12T00:00:00Z"},
 		{"2024年3月12日 10時15分 JST", "2024-03-12T10:15:00+09:00"},
 		{"2024년 3월 12일 10시 15분 KST", "2024-03-12T10:15:00+09:00"},
@@ -644,6 +651,10 @@ func TestExtract_DateLinesLabelledInOtherScripts(t *testing.T) {
 		{"the Levant's months", `<p>نشر بتاريخ 3 تشرين الأول 2023</p>`, "2023-10-03", ""},
 		{"Arabic, updated beside published", `<p>آخر تحديث: 14 مارس 2024</p><p>نشر في 12 مارس 2024</p>`, "2024-03-12", "تحديث"},
 		{"Hebrew, labelled", `<p>פורסם: 12 במרץ 2024</p>`, "2024-03-12", "פורסם"},
+		{"Czech, labelled", `<p>Publikováno: 12. března 2024</p>`, "2024-03-12", "Publikováno"},
+		{"Greek, labelled", `<p>Δημοσιεύθηκε: 12 Μαρτίου 2024</p>`, "2024-03-12", "Δημοσιεύθηκε"},
+		{"Hindi, labelled", `<p>प्रकाशित: 12 मार्च 2024</p>`, "2024-03-12", "प्रकाशित"},
+		{"Finnish, updated only", `<p>Päivitetty 12.3.2024</p>`, "2024-03-12", "Päivitetty"},
 		{"a Persian year from the Hijra is no day", `<p>۱۲ اسفند ۱۴۰۲</p>`, "", ""},
 		{"an Arabic sentence that names a day is text", `<p>يعقد الاجتماع في 12 مارس 2024 في القاهرة لمناقشة الميزانية.</p>`, "", ""},
 	}
