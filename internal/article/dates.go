@@ -339,7 +339,7 @@ var nativeZeros = [...]rune{'٠', '۰', '०', '০'}
 
 // reVersionLead is what makes the dotted number after it a release's
 // version, not a day.
-var reVersionLead = regexp.MustCompile(`(?:\b(?:version|ver|release|build|firmware|v)\.?\s*|\d\.)$`)
+var reVersionLead = regexp.MustCompile(`(?:\b(?:version|ver|release|build|firmware)\.?\s*|\d\.)$`)
 
 // shownDay is the day of reShownDate's submatches m.
 func shownDay(m []string) *time.Time {
@@ -468,7 +468,7 @@ const maxDateLine = 100
 // publication, a reading time and punctuation. "Updated" is not one: an
 // updated stamp is not the publication day, and dates only a story that
 // shows no other (pageMeta.updatedDay).
-var dateLabel = `(?:published|posted|date|on|` + publishedIn + `|` + weekday + `|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:：|,،.•·—–-])*`
+var dateLabel = `(?:published|posted|date|on|` + publishedIn + `|` + weekday + `|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|ص|م|[\s:：|,،.•·—–-])*`
 
 // publishedIn is "published on" and "date" in German, French, Spanish,
 // Italian, Portuguese, Dutch, Russian, Ukrainian, Polish, Turkish, the

@@ -430,7 +430,7 @@ func (pm *pageMeta) collectShownDates(nodes []*html.Node, hc hintCache) {
 		if holdsToday(n) {
 			continue // today's date in the masthead
 		}
-		if t := shortText(n, 160); t != "" && strings.ContainsAny(t, "0123456789") && (h&hDated != 0 || isCreditLine(t)) {
+		if t := foldDigits(shortText(n, 160)); t != "" && strings.ContainsAny(t, "0123456789") && (h&hDated != 0 || isCreditLine(t)) {
 			pm.shownDates = append(pm.shownDates, t)
 			classes = append(classes, attr(n, "class"))
 		}
@@ -535,14 +535,17 @@ var (
 	// rePersonName is a name as a byline writes it: two to four words,
 	// each capitalised ("Jane Roe", "Lisa D. Ellis", "Md Najmul Hossain"),
 	// but for the particles of a surname ("Jan de Vries", "Ursula von der
-	// Leyen", "Luís da Silva"); in a script without capitals, caselessName.
-	rePersonName = regexp.MustCompile(`^(?:\p{Lu}[\p{L}'’.-]*(?:\s+(?:(?:` + nameParticles + `)\s+){0,2}\p{Lu}[\p{L}'’.-]*){1,3}|` + caselessName + `)$`)
+	// Leyen", "Luís da Silva").
+	rePersonName = regexp.MustCompile(`^\p{Lu}[\p{L}'’.-]*(?:\s+(?:(?:` + nameParticles + `)\s+){0,2}\p{Lu}[\p{L}'’.-]*){1,3}$`)
+	// reCaselessName is a name in a script without capitals: two to four
+	// words of Arabic or Hebrew ("أحمد علي"), two to five characters of
+	// Chinese or Korean ("张伟", "홍길동"), or a Japanese family name and
+	// given name ("山田 太郎"). Any word of two characters is one too, so
+	// it is believed only after a credit's word (namesPeople), never of a
+	// link's or a box's text alone.
+	reCaselessName = regexp.MustCompile(`^(?:` + caselessName + `)$`)
 )
 
-// caselessName is a name in a script without capitals: two to four words
-// of Arabic or Hebrew ("أحمد علي"), two to five characters of Chinese or
-// Korean ("张伟", "홍길동"), or a Japanese family name and given name
-// ("山田 太郎").
 const caselessName = `\p{Arabic}+(?:\s+\p{Arabic}+){1,3}|\p{Hebrew}+(?:\s+\p{Hebrew}+){1,3}|\p{Han}{2,5}|\p{Hangul}{2,5}|[\p{Han}\p{Katakana}]+\s[\p{Han}\p{Katakana}]+`
 
 var (
@@ -671,7 +674,7 @@ var localCredits = map[string][]string{
 	"de": {"von", "autor"}, "fr": {"par", "auteur"}, "es": {"por", "autor"}, "pt": {"por", "autor"},
 	"it": {"di", "autore"}, "nl": {"door", "auteur"}, "sv": {"av"}, "no": {"av"}, "nb": {"av"}, "nn": {"av"},
 	"da": {"af"}, "pl": {"autor"}, "cs": {"autor"}, "sk": {"autor"}, "ru": {"автор"}, "uk": {"автор"},
-	"tr": {"yazar"}, "id": {"oleh"}, "ms": {"oleh"}, "ar": {"بقلم", "كتب", "كتبت", "الكاتب"}, "he": {"מאת"},
+	"tr": {"yazar"}, "id": {"oleh"}, "ms": {"oleh"}, "ar": {"بقلم"}, "he": {"מאת"},
 	"fa": {"نویسنده"}, "zh": {"作者", "记者", "記者", "文", "撰文"}, "ja": {"文", "執筆", "著者", "筆者", "記者"}, "ko": {"글"},
 }
 
@@ -730,7 +733,7 @@ func namesPeople(credit string) bool {
 	}
 	names, _ := splitAuthors(credit)
 	for _, n := range names {
-		if !rePersonName.MatchString(n) {
+		if !rePersonName.MatchString(n) && !reCaselessName.MatchString(n) {
 			return false
 		}
 	}
@@ -1459,7 +1462,7 @@ func (pm *pageMeta) linkedNames(names []string) []string {
 
 // siteNames are the names a site goes by, in letters and digits alone:
 // its host's labels (but the TLD and www) and its declared site and
-// publisher names.
+// publisher names, each mapped to whether the page declares it.
 type siteNames map[string]bool
 
 func (pm *pageMeta) siteNames(pageURL string) siteNames {
@@ -1468,7 +1471,7 @@ func (pm *pageMeta) siteNames(pageURL string) siteNames {
 		labels := strings.Split(strings.ToLower(u.Hostname()), ".")
 		for _, l := range labels[:max(len(labels)-1, 0)] {
 			if l != "www" {
-				names[letters(l)] = true
+				names[letters(l)] = false
 			}
 		}
 	}
@@ -1480,35 +1483,46 @@ func (pm *pageMeta) siteNames(pageURL string) siteNames {
 	return names
 }
 
-// without drops the site's own name from names that also credit someone
-// else ("Ashley Biancuzzo, PCWorld").
+// without drops the site's own name and an agency's from names that also
+// credit someone else ("Ashley Biancuzzo, PCWorld", "Jane Roe, Reuters").
 func (s siteNames) without(names []string) []string {
 	if len(names) < 2 || s.namesAll(names) {
 		return names
 	}
-	return slices.DeleteFunc(names, func(n string) bool { return s[letters(n)] })
+	return slices.DeleteFunc(names, func(n string) bool {
+		_, site := s[letters(n)]
+		return site || wireAgencies[letters(n)]
+	})
 }
 
 // wireAgencies are the news agencies whose names a byline runs in after
-// the writer's, in letters and digits alone.
+// the writer's, in letters and digits alone. Those of one word count run
+// in only as agencies write them (runInAgency): "Bloomberg", "Efe" and
+// "Ansa" are surnames too.
 var wireAgencies = map[string]bool{
 	"ap": true, "associatedpress": true, "theassociatedpress": true, "reuters": true, "afp": true,
-	"agencefrancepresse": true, "bloomberg": true, "upi": true, "dpa": true, "efe": true, "ansa": true,
+	"agencefrancepresse": true, "bloombergnews": true, "upi": true, "dpa": true, "efe": true, "ansa": true,
+	"canadianpress": true, "thecanadianpress": true, "aap": true, "pa": true, "pamedia": true,
 }
 
 // withoutRunIn cuts the publication a byline runs in after the writer's
-// name ("Kevin McCoy USA TODAY", "Tom Davies Associated Press"): the
-// site's own name or a news agency's. A single capitalised word from the
-// host alone stays ("Anna Maria Garcia" on garcia.com is her name).
+// name ("Kevin McCoy USA TODAY", "Tom Davies Associated Press", "Jane Roe
+// The Washington Post"): a news agency's name, or the site's as the page
+// declares it (two words or more, or in capitals) or as its host is
+// written in capitals. Names in capitals keep a site's name ("JANE LELAND
+// STANFORD" on stanford.edu), and a capitalised word stays ("Michael R.
+// Bloomberg", "Anna Maria Garcia" on garcia.com).
 func (s siteNames) withoutRunIn(name string) string {
 	f := strings.Fields(name)
-	for k := 1; k <= 3 && len(f)-k >= 2; k++ {
-		tail := strings.Join(f[len(f)-k:], " ")
-		key := letters(tail)
-		if !wireAgencies[key] && !(s[key] && (k > 1 || tail == strings.ToUpper(tail))) {
+	for k := min(3, len(f)-2); k >= 1; k-- {
+		tail, head := strings.Join(f[len(f)-k:], " "), strings.Join(f[:len(f)-k], " ")
+		key, caps := letters(tail), tail == strings.ToUpper(tail)
+		declared, site := s[key]
+		agency := wireAgencies[key] && (k > 1 || caps || tail == "Reuters")
+		if !agency && !(site && head != strings.ToUpper(head) && (caps || declared && k > 1)) {
 			continue
 		}
-		if head := strings.Join(f[:len(f)-k], " "); rePersonName.MatchString(head) {
+		if rePersonName.MatchString(head) {
 			return head
 		}
 	}
@@ -1518,7 +1532,7 @@ func (s siteNames) withoutRunIn(name string) string {
 // namesAll tells whether every name is one the site goes by.
 func (s siteNames) namesAll(names []string) bool {
 	for _, n := range names {
-		if k := letters(n); k == "" || !s[k] {
+		if _, site := s[letters(n)]; !site || letters(n) == "" {
 			return false
 		}
 	}
@@ -1534,7 +1548,7 @@ func (s siteNames) credits(names []string) bool {
 		return false
 	}
 	for _, n := range names {
-		if !rePersonName.MatchString(n) {
+		if !rePersonName.MatchString(n) && !reCaselessName.MatchString(n) {
 			return false
 		}
 		k := letters(n)
@@ -1589,11 +1603,11 @@ const (
 
 var (
 	// reAuthorDate is a day and all after it in a credit ("Jane Roe |
-	// March 3, 2024", "Jean Dupont, le 3 mars 2024", "Jane Roe Published
-	// 10:00 AM EST March 3, 2024"). The six languages' "on" ("le", "am",
-	// "el" …) counts in lower case only: capitalised, it is a surname
-	// ("Thanh Le 12 May 2024").
-	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+on)?:?|on|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:\b` + englishMonth + `\.?\s+\d|\b\d{1,2}:\d{2}\b|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
+	// March 3, 2024", "Jean Dupont, le 3 mars 2024", "Jane Roe, Modified:
+	// 03/03/2024"). The six languages' "on" ("le", "am", "el" …) counts in
+	// lower case only: capitalised, it is a surname ("Thanh Le 12 May
+	// 2024").
+	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+on)?:?|on|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:\b` + englishMonth + `\.?\s+\d|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
 	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2})\s*(?:[|,·•–—-]\s*)?`)
@@ -1604,13 +1618,18 @@ var (
 	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$`)
 	// reAuthorTitle is a job title after a name ("Jane Roe Founder at Acme").
 	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:` + titleNouns + `)\b.*$`)
-	// reRoleAfterName is a Korean or Chinese reporter's title after the
-	// name, and the e-mail address after that ("홍길동 기자 hong@example.com").
-	reRoleAfterName = regexp.MustCompile(`\s*(?:기자|특파원|记者|記者)(?:\s+\S+@\S+)?$`)
+	// reStampClock is a time of day in a credit's part, with its stamp's
+	// label and zone ("Jane Roe Published 10:00 AM EST", "10:30 AM EST |
+	// Jane Roe", "at 10:30 am · Jane Roe"): cut alone, since a name may
+	// follow it.
+	reStampClock = regexp.MustCompile(`(?i)(?:^|\s+)(?:(?:at|(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?)\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?\s?m\b\.?)?(?-i:\s+[A-Z]{2,4}\b)?\s*[·•]?`)
+	// reRoleAfterName is a Korean reporter's title after the name, and the
+	// e-mail address after that ("홍길동 기자 hong@example.com").
+	reRoleAfterName = regexp.MustCompile(`\s+(?:기자|특파원)(?:\s+\S+@\S+)?$`)
 	reAuthorRole    = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
 	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜]\s*`)
 	// A credit is a list (reListSep) of names joined by "and" (reAndSep).
-	reListSep = regexp.MustCompile(`\s*[,;|、，]\s*`)
+	reListSep = regexp.MustCompile(`\s*[,;|、]\s*`)
 	reAndSep  = regexp.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
 	// reWithAside is a note naming who wrote with the writer ("Martin
 	// Untersinger (avec Damien Leloup et Morgane Tual)"): more names, or
@@ -1624,8 +1643,10 @@ var (
 	// and Digital Security Expert"): the title of the name before it,
 	// however many words it runs to.
 	reJobTitleEnd = regexp.MustCompile(`(?i)\b(?:` + jobNouns + `|` + titleNouns + `)s?$`)
-	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|[<>{}=]|^undefined$`)
-	reAuthorGroup = regexp.MustCompile(`(?i)\bstaff\b|contributor$`)
+	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|[<>{}=]|^undefined$|简介|簡介|介绍|プロフィール|一覧|更多|全部|المقالات`)
+	// reAuthorGroup is a desk, not a person: "Staff", "Contributor", an
+	// editorial office ("编辑部", "編集部", "فريق التحرير", "מערכת").
+	reAuthorGroup = regexp.MustCompile(`(?i)\bstaff\b|contributor$|编辑部|編輯部|編集部|新闻中心|本报|本報|التحرير|المحرر|מערכת`)
 	// reAuthorLabel is what stands before a name in a credit's part
 	// ("Author: Jane Roe", "Authors: Jane Roe and …", "About Jane Roe").
 	reAuthorLabel = regexp.MustCompile(`(?i)^\s*(?:(?:authors?|about|and)\s*:?\s+|authors?\s*:\s*)`)
@@ -1703,7 +1724,8 @@ func splitAuthors(s string) (names []string, desk string) {
 			continue
 		}
 		for _, p := range reAndSep.Split(item, -1) {
-			p = strings.Trim(reAuthorLabel.ReplaceAllString(reRoleAfterName.ReplaceAllString(p, ""), ""), " .:-–—|")
+			p = reByPrefix.ReplaceAllString(reStampClock.ReplaceAllString(p, " "), "")
+			p = strings.Trim(reAuthorLabel.ReplaceAllString(reRoleAfterName.ReplaceAllString(p, ""), ""), " .:-–—|·•")
 			if aside := reAside.FindString(p); aside != "" && !reAuthorRole.MatchString(aside) {
 				p = strings.TrimSuffix(p, aside)
 			}

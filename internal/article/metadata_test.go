@@ -312,6 +312,10 @@ func TestSplitAuthors(t *testing.T) {
 		{"Jane Roe Updated: Mar 3, 2024 10:00 AM ET", "Jane Roe", ""},
 		{"By Jane Roe Published 10:00 AM EST March 3, 2024", "Jane Roe", ""},
 		{"Jane Roe 10:15 pm", "Jane Roe", ""},
+		{"March 3, 2024 at 10:30 am · Jane Roe", "Jane Roe", ""}, // a name after the clock
+		{"10:30 AM EST | Jane Roe", "Jane Roe", ""},
+		{"Published 2:30 PM | By Jane Roe", "Jane Roe", ""},
+		{"By Game Time 7:05 the seats were full.", "", ""},
 		{"JR Smith", "JR Smith", ""},
 		{"AB Craig McCarthy", "AB Craig McCarthy", ""}, // not his initials
 		{"Jan de Vries", "Jan de Vries", ""},
@@ -357,12 +361,24 @@ func TestAuthors_PublicationRunIn(t *testing.T) {
 	cases := []struct{ name, url, head, byline, want string }{
 		{"the paper", "https://www.usatoday.com/story/news/2019/11/19/budget/", `<meta property="og:site_name" content="USA TODAY">`,
 			`<span class="author">Kevin Johnson and Kevin McCoy</span> <span class="publication">USA TODAY</span>`, "Kevin Johnson|Kevin McCoy"},
-		{"the host's two words", "https://www.floridatoday.com/story/news/budget/", ``,
+		{"the site's declared name", "https://www.floridatoday.com/story/news/budget/", `<meta property="og:site_name" content="floridatoday">`,
 			`<span class="author">Elliot Brownstein</span> <span class="publication">Florida Today</span>`, "Elliot Brownstein"},
 		{"an agency", "https://www.example-news.com/story/budget/", ``,
 			`<span class="author">Tom Davies</span> <span class="publication">Associated Press</span>`, "Tom Davies"},
 		{"a surname that is the host", "https://garcia.com/blog/budget/", ``,
 			`<span class="author">Anna Maria Garcia</span>`, "Anna Maria Garcia"},
+		{"two words of the host, not declared", "https://www.rosegarden.com/blog/budget/", ``,
+			`<span class="author">Mary Jane Rose Garden</span>`, "Mary Jane Rose Garden"},
+		{"a name in capitals whose surname is the host", "https://news.stanford.edu/stories/budget/", ``,
+			`<span class="author">JANE LELAND STANFORD</span>`, "JANE LELAND STANFORD"},
+		{"an agency's name that is a surname", "https://www.example-news.com/story/budget/", ``,
+			`<span class="author">Michael R. Bloomberg</span>`, "Michael R. Bloomberg"},
+		{"the site's name that opens with The", "https://www.washingtonpost.com/politics/budget/", `<meta property="og:site_name" content="The Washington Post">`,
+			`<span class="author">Jane Roe The Washington Post</span>`, "Jane Roe"},
+		{"the agency's name that opens with The", "https://www.example-news.com/story/budget/", ``,
+			`<span class="author">Jane Roe The Associated Press</span>`, "Jane Roe"},
+		{"an agency as a list item", "https://www.example-news.com/story/budget/", ``,
+			`<span class="author">Jane Roe, Reuters</span>`, "Jane Roe"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -49,7 +49,7 @@ var (
 		// and Italian "commento" hold "comment" already; the German
 		// plural and the singular's compounds only, since "kommentar" alone
 		// marks an opinion piece).
-		"kommentare", "leserkommentar", "kommentarliste", "kommentarbereich", "kommentarspalte", "kommentarform", "comentari", "reactie", "teilen", "partage", "compartir", "compartilh", "condividi",
+		"kommentare", "leserkommentar", "kommentarliste", "kommentarbereich", "kommentarform", "comentari", "reactie", "teilen", "partage", "compartir", "compartilh", "condividi",
 		"verwandt", "relacionad", "correlato", "articolicorrelati", "gerelateerd", "alireaussi", "lesensieauch", "mehrzumthema",
 		"werbung", "publicite", "publicidad", "pubblicita", "reclame",
 	}
@@ -64,7 +64,7 @@ var (
 		"textcontent", "contentbody", "richtext", "fieldbody", "nodebody", "blogpost",
 		"singlecontent", "newstext", "detailcontent", "articledetail", "storydetail",
 	}
-	hardNegSubstrings = []string{"comment", "disqus", "respond", "kommentare", "leserkommentar", "kommentarliste", "kommentarbereich", "kommentarspalte", "kommentarform", "comentari", "reactie"}
+	hardNegSubstrings = []string{"comment", "disqus", "respond", "kommentare", "leserkommentar", "kommentarliste", "kommentarbereich", "kommentarform", "comentari", "reactie"}
 	// consentSubstrings name the banners of consent managers (OneTrust,
 	// Cookiebot, Didomi, Usercentrics, Quantcast's CMP), whose policy text
 	// can outweigh a listing's own.

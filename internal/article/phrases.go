@@ -162,11 +162,10 @@ var dateWords = func() map[string]bool {
 
 // besideADay are months' and weekdays' names that are also words or names
 // ("Maja", "Pazar", "Minggu" is a week), read as a date's only beside a
-// day's number: "12 maja 2024", "Senin, 12 Agustus 2024". The value says
-// whether the word is a month's.
+// day's number and with a year: "12 maja 2024", "Senin, 12 Agustus 2024".
 var besideADay = map[string]bool{
 	"maja": true, "maj": true, "mart": true, "ocak": true, "ekim": true, "luty": true,
-	"pazar": false, "cuma": false, "senin": false, "rabu": false, "kamis": false, "sabtu": false, "minggu": false,
+	"pazar": true, "cuma": true, "senin": true, "rabu": true, "kamis": true, "sabtu": true, "minggu": true,
 }
 
 // reCJKDate is a word that is a year, its month or its day in Chinese,
@@ -186,28 +185,33 @@ func isDateline(s string) bool {
 	if len(s) > 80 {
 		return false
 	}
-	digits, dated := false, false
 	words := strings.FieldsFunc(foldDigits(strings.ToLower(s)), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 0x7f && !cjkPunct(r) && r != '،' && !unicode.IsSpace(r))
 	})
 	isDay := func(i int) bool {
 		return i >= 0 && i < len(words) && len(words[i]) <= 2 && words[i][0] >= '0' && words[i][0] <= '9'
 	}
+	numbers, labels, year, named := 0, 0, false, false
 	for i, w := range words {
 		if w[0] >= '0' && w[0] <= '9' {
-			digits = true
-			dated = dated || len(w) == 4 && (w[:2] == "19" || w[:2] == "20") || reCJKDate.MatchString(w)
+			numbers++
+			year = year || len(w) == 4 && (w[:2] == "19" || w[:2] == "20")
+			named = named || reCJKDate.MatchString(w)
 			continue
 		}
 		dates, ok := dateWords[w]
-		if month, named := besideADay[w]; named && (isDay(i-1) || isDay(i+1)) {
-			dates, ok = month, true
+		if _, besideDay := besideADay[w]; besideDay && (isDay(i-1) || isDay(i+1)) {
+			ok = true // the year dates the line: "Maja, 5" is a name and an age
 		}
 		if !ok {
 			return false
 		}
-		dated = dated || dates
+		named = named || dates
+		if !dates {
+			labels++
+		}
 	}
-	// A bare time ("10 p.m.") may be a live-blog entry heading: keep it.
-	return digits && dated
+	// A bare time ("10 p.m.") may be a live-blog entry heading, and a year
+	// with a word but no day a section's ("في 1948", "on 1948"): keep them.
+	return numbers > 0 && (named || year && (numbers >= 2 || labels == 0))
 }

@@ -22,8 +22,9 @@ func TestShownDate_Formats(t *testing.T) {
 		{"2.23.2025", "2025-02-23"},          // unless it cannot be
 		{"2/24/2026", "2026-02-24"},          // 24 can only be the day
 		{"Version 3.15.2026", ""},            // a release
-		{"v 1.3.15.2026", ""},
-		{"Dec 28 Sat 2013", "2013-12-28"}, // a weekday before the year
+		{"1.3.15.2026", ""},
+		{"Urteil v. 12.03.2024", "2024-03-12"}, // German "v." is "vom"
+		{"Dec 28 Sat 2013", "2013-12-28"},      // a weekday before the year
 		{"24/2/2026", "2026-02-24"},
 		{"© 2025 Example Media", ""},
 		{"February 30, 2024", ""},
@@ -380,6 +381,11 @@ func TestExtract_CreditLinesInThePagesLanguage(t *testing.T) {
 		{"Japanese", "ja", `<p>文：山田 太郎</p>`, "山田 太郎"},
 		{"Korean, a reporter's byline", "ko", `<p class="byline">홍길동 기자 hong@example.com</p>`, "홍길동"},
 		{"an Arabic sentence that opens with كتب is text", "ar", `<p>كتب الطلاب رسائل إلى المجلس البلدي حول الميزانية الجديدة.</p>`, ""},
+		{"what a newspaper wrote is no credit", "ar", `<p>كتبت الصحيفة أن الحكومة ستعلن</p>`, ""},
+		{"a Chinese profile heading", "zh", `<p>作者 简介</p>`, ""},
+		{"an editorial office is no person", "zh", `<p>作者：编辑部</p>`, ""},
+		{"a Japanese author link's label", "ja", `<div class="author"><a href="/author/yamada/">記事一覧</a></div>`, ""},
+		{"a Chinese author box's bio lists no names", "zh", `<div class="author-box"><h4>张伟</h4><p>张伟，资深记者，长期关注城市交通与环境。</p></div>`, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -648,6 +654,7 @@ func TestExtract_DateLinesLabelledInOtherScripts(t *testing.T) {
 		{"a chart's datum is no date element", `<p><span class="datum-label">Figures as of March 3, 2019</span></p>`, "", ""},
 		{"Arabic, labelled, with its weekday", `<p>نشر في: الثلاثاء، 12 مارس 2024</p>`, "2024-03-12", "نشر"},
 		{"Arabic-Indic digits", `<p>١٢ مارس ٢٠٢٤</p>`, "2024-03-12", "مارس"},
+		{"Arabic-Indic digits in a date element, with a clock", `<span class="date">الجمعة ٢٢ مارس ٢٠٢٤ - ١٠:٣٠ ص</span>`, "2024-03-22", ""},
 		{"the Levant's months", `<p>نشر بتاريخ 3 تشرين الأول 2023</p>`, "2023-10-03", ""},
 		{"Arabic, updated beside published", `<p>آخر تحديث: 14 مارس 2024</p><p>نشر في 12 مارس 2024</p>`, "2024-03-12", "تحديث"},
 		{"Hebrew, labelled", `<p>פורסם: 12 במרץ 2024</p>`, "2024-03-12", "פורסם"},
