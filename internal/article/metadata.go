@@ -675,7 +675,7 @@ var localCredits = map[string][]string{
 	"it": {"di", "autore"}, "nl": {"door", "auteur"}, "sv": {"av"}, "no": {"av"}, "nb": {"av"}, "nn": {"av"},
 	"da": {"af"}, "pl": {"autor"}, "cs": {"autor"}, "sk": {"autor"}, "ru": {"автор"}, "uk": {"автор"},
 	"tr": {"yazar"}, "id": {"oleh"}, "ms": {"oleh"}, "ar": {"بقلم"}, "he": {"מאת"},
-	"fa": {"نویسنده"}, "zh": {"作者", "记者", "記者", "文", "撰文"}, "ja": {"文", "執筆", "著者", "筆者", "記者"}, "ko": {"글"},
+	"fa": {"نویسنده"}, "zh": {"作者", "本报记者", "本報記者", "记者", "記者", "文", "撰文"}, "ja": {"文", "執筆", "著者", "筆者", "記者"}, "ko": {"글"},
 }
 
 // bylinePrefixes are the words cut before a byline element's name: "by",
@@ -1614,8 +1614,14 @@ var (
 	// reAfterWriter is what follows a writer's name and is no credit for
 	// writing: whom the writer speaks for ("Jane Roe on behalf of the
 	// team"), an editor's or a reviewer's credit ("Written by Jane Roe
-	// Edited by John Doe", "Medically reviewed by …").
-	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$`)
+	// Edited by John Doe", "Medically reviewed by …"), in Chinese an
+	// editor's, a photographer's or a stringer's ("文/张伟 图/李明").
+	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$` +
+		`|(?:^|\s+)(?:责任编辑|責任編輯|编辑|編輯|图|圖|摄影|攝影|通讯员|通訊員)\s*[：:/].*$`)
+	// reStampBeforeBy is a stamp before the credit it is separated from
+	// ("Published 10:30 AM ET, Sun March 3, 2024 | By Jane Roe"), which
+	// reAuthorDate would cut with the name.
+	reStampBeforeBy = regexp.MustCompile(`^[^|•·]*\d[^|•·]*[|•·]\s*(?i:by)\s+`)
 	// reAuthorTitle is a job title after a name ("Jane Roe Founder at Acme").
 	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:` + titleNouns + `)\b.*$`)
 	// reStampClock is a time of day in a credit's part, with its stamp's
@@ -1704,7 +1710,7 @@ func hasLetters(s string) bool {
 // "SFist Contributor"), returned apart: beside a person, a role is the
 // person's title.
 func splitAuthors(s string) (names []string, desk string) {
-	s = cleanInline(s)
+	s = reStampBeforeBy.ReplaceAllString(cleanInline(s), "")
 	s = reByPrefix.ReplaceAllString(s, "")
 	s = reLeadDate.ReplaceAllString(s, "")
 	s = reByPrefix.ReplaceAllString(s, "")

@@ -327,6 +327,11 @@ func TestSplitAuthors(t *testing.T) {
 		{"홍길동 기자 hong@example.com", "홍길동", ""}, // a Korean reporter's title and address
 		{"作者：张伟", "张伟", ""},
 		{"文/张伟、李娜", "张伟|李娜", ""}, // a Chinese list
+		{"文/张伟 图/李明", "张伟", ""},  // the photographer's credit
+		{"记者：张伟 通讯员：李明", "张伟", ""},
+		{"本报记者 张伟", "张伟", ""},
+		{"编辑：张伟", "", ""}, // an editor
+		{"Published 10:30 AM ET, Sun March 3, 2024 | By Jane Roe", "Jane Roe", ""},
 		{"Luxury Travel Expert", "", "Luxury Travel Expert"},
 		{"Daniel Burstein, Senior Director, Content & Marketing", "Daniel Burstein", ""},
 		{"•", "", ""},
@@ -379,6 +384,8 @@ func TestAuthors_PublicationRunIn(t *testing.T) {
 			`<span class="author">Jane Roe The Associated Press</span>`, "Jane Roe"},
 		{"an agency as a list item", "https://www.example-news.com/story/budget/", ``,
 			`<span class="author">Jane Roe, Reuters</span>`, "Jane Roe"},
+		{"an agency of two words", "https://www.example-news.com/story/budget/", ``,
+			`<span class="author">Jane Roe Bloomberg News</span>`, "Jane Roe"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
