@@ -54,9 +54,7 @@ func collectJSONLD(elems *goquery.Selection) *ldData {
 		if strings.Contains(strings.ToLower(s.AttrOr("type", "")), "ld+json") {
 			bodies = append(bodies, s.Text())
 		} else if c := s.Nodes[0].FirstChild; c != nil && c.Type == html.TextNode {
-			if b, ok := nextScriptLD(c.Data); ok {
-				bodies = append(bodies, b)
-			}
+			bodies = append(bodies, nextScriptLD(c.Data)...)
 		}
 	})
 	return parseJSONLD(bodies)
@@ -68,23 +66,38 @@ func collectJSONLD(elems *goquery.Selection) *ldData {
 // "application/ld+json","children":"{…}"}]).
 const nextScriptPush = "(self.__next_s=self.__next_s||[]).push("
 
-// nextScriptLD is the JSON-LD a Next.js head-script call carries, if it
-// carries one.
-func nextScriptLD(body string) (string, bool) {
+// nextScriptLD is the JSON-LD that a script's Next.js head-script calls
+// carry: none, one, or several calls in a row, each child given as a
+// string of JSON or as JSON itself.
+func nextScriptLD(body string) []string {
 	body = strings.TrimSpace(body)
 	if !strings.HasPrefix(body, nextScriptPush) {
-		return "", false
+		return nil
 	}
-	args := strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(body, nextScriptPush), ";"), ")")
-	var call []json.RawMessage
-	if json.Unmarshal([]byte(args), &call) != nil || len(call) < 2 {
-		return "", false
+	var out []string
+	for rest := body; ; {
+		i := strings.Index(rest, nextScriptPush)
+		if i < 0 {
+			return out
+		}
+		rest = rest[i+len(nextScriptPush):]
+		var call []json.RawMessage
+		if json.NewDecoder(strings.NewReader(rest)).Decode(&call) != nil || len(call) < 2 {
+			continue
+		}
+		var script struct {
+			Type     string
+			Children json.RawMessage
+		}
+		if json.Unmarshal(call[1], &script) != nil || !strings.Contains(strings.ToLower(script.Type), "ld+json") || len(script.Children) == 0 {
+			continue
+		}
+		var text string
+		if json.Unmarshal(script.Children, &text) != nil {
+			text = string(script.Children) // the object itself
+		}
+		out = append(out, text)
 	}
-	var script struct{ Type, Children string }
-	if json.Unmarshal(call[1], &script) != nil || !strings.Contains(strings.ToLower(script.Type), "ld+json") {
-		return "", false
-	}
-	return script.Children, true
 }
 
 // parseJSONLD merges all ld+json script bodies; malformed blocks are skipped

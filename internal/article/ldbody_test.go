@@ -132,17 +132,20 @@ func TestExtract_NextJSHeadScriptLD(t *testing.T) {
 }
 
 func TestNextScriptLD(t *testing.T) {
+	push := `(self.__next_s=self.__next_s||[]).push(`
 	cases := []struct{ body, want string }{
-		{` (self.__next_s=self.__next_s||[]).push([0,{"type":"application/ld+json","children":"{\"@type\":\"Article\"}"}]);`, `{"@type":"Article"}`},
-		{`(self.__next_s=self.__next_s||[]).push(["https://example.com/forms.js",{}])`, ""},            // a script loaded by its address
-		{`(self.__next_s=self.__next_s||[]).push([0,{"children":"window.dataLayer=[]"}])`, ""},         // inline code
-		{`(self.__next_s=self.__next_s||[]).push([0,{"type":"application/ld+json","children":"{"`, ""}, // cut short
+		{` ` + push + `[0,{"type":"application/ld+json","children":"{\"@type\":\"Article\"}"}]);`, `{"@type":"Article"}`},
+		{push + `["https://example.com/forms.js",{}])`, ""},            // a script loaded by its address
+		{push + `[0,{"children":"window.dataLayer=[]"}])`, ""},         // inline code
+		{push + `[0,{"type":"application/ld+json","children":"{"`, ""}, // cut short
 		{`window.__next_s=[{"type":"application/ld+json"}]`, ""},
+		{push + `[0,{"type":"application/ld+json","children":{"@type":"Article"}}])`, `{"@type":"Article"}`}, // JSON itself
+		{push + `[0,{"type":"application/ld+json","children":"{\"@type\":\"Person\"}"}]);` + push + `["/a.js",{}]);` +
+			push + `[0,{"type":"application/ld+json","children":"{\"@type\":\"Article\"}"}])`, `{"@type":"Person"}|{"@type":"Article"}`},
 	}
 	for _, tc := range cases {
-		got, ok := nextScriptLD(tc.body)
-		if got != tc.want || ok != (tc.want != "") {
-			t.Errorf("nextScriptLD(%q) = %q, %v; want %q", tc.body, got, ok, tc.want)
+		if got := strings.Join(nextScriptLD(tc.body), "|"); got != tc.want {
+			t.Errorf("nextScriptLD(%q) = %q; want %q", tc.body, got, tc.want)
 		}
 	}
 }
