@@ -274,7 +274,7 @@ func namedPart(n *html.Node) string {
 		}
 		return ""
 	}
-	if links == 1 && rePersonName.MatchString(link) {
+	if links == 1 && (rePersonName.MatchString(link) || reCaselessName.MatchString(link)) {
 		return link
 	}
 	return ""
@@ -541,8 +541,9 @@ var (
 	// words of Arabic or Hebrew ("أحمد علي"), two to five characters of
 	// Chinese or Korean ("张伟", "홍길동"), or a Japanese family name and
 	// given name ("山田 太郎"). Any word of two characters is one too, so
-	// it is believed only after a credit's word (namesPeople), never of a
-	// link's or a box's text alone.
+	// it is believed only after a credit's word (namesPeople) or as the
+	// one link of an author element or a link to an author's page, never
+	// of a box's text alone.
 	reCaselessName = regexp.MustCompile(`^(?:` + caselessName + `)$`)
 )
 
@@ -674,7 +675,7 @@ var localCredits = map[string][]string{
 	"de": {"von", "autor"}, "fr": {"par", "auteur"}, "es": {"por", "autor"}, "pt": {"por", "autor"},
 	"it": {"di", "autore"}, "nl": {"door", "auteur"}, "sv": {"av"}, "no": {"av"}, "nb": {"av"}, "nn": {"av"},
 	"da": {"af"}, "pl": {"autor"}, "cs": {"autor"}, "sk": {"autor"}, "ru": {"автор"}, "uk": {"автор"},
-	"tr": {"yazar"}, "id": {"oleh"}, "ms": {"oleh"}, "ar": {"بقلم"}, "he": {"מאת"},
+	"tr": {"yazar"}, "id": {"oleh"}, "ms": {"oleh"}, "ar": {"بقلم", "كتب:", "كتبت:", "الكاتب:"}, "he": {"מאת"},
 	"fa": {"نویسنده"}, "zh": {"作者", "本报记者", "本報記者", "记者", "記者", "文", "撰文"}, "ja": {"文", "執筆", "著者", "筆者", "記者"}, "ko": {"글"},
 }
 
@@ -683,7 +684,7 @@ var localCredits = map[string][]string{
 // "di" counts in lower case only ("Di Maria" is a surname), and Danish
 // "af" not in capitals ("AF Branco" is a name).
 func bylinePrefixes() string {
-	words := []string{"by", "przez", "от"}
+	words := []string{"by", "przez", "от", "كتب", "كتبت", "الكاتب"}
 	for _, ws := range localCredits {
 		words = append(words, ws...)
 	}
@@ -812,7 +813,7 @@ func (pm *pageMeta) collectAuthorLinks(nodes []*html.Node) {
 		if !ok {
 			continue
 		}
-		if name := cleanInline(shortText(n, 60)); (rePersonName.MatchString(name) || sluggedFirstName(name, path)) && !pm.inChrome(n) {
+		if name := cleanInline(shortText(n, 60)); (rePersonName.MatchString(name) || reCaselessName.MatchString(name) || sluggedFirstName(name, path)) && !pm.inChrome(n) {
 			pm.authorLinks = append(pm.authorLinks, name)
 		}
 	}
@@ -1501,7 +1502,7 @@ func (s siteNames) without(names []string) []string {
 // "Ansa" are surnames too.
 var wireAgencies = map[string]bool{
 	"ap": true, "associatedpress": true, "theassociatedpress": true, "reuters": true, "afp": true,
-	"agencefrancepresse": true, "bloombergnews": true, "upi": true, "dpa": true, "efe": true, "ansa": true,
+	"agencefrancepresse": true, "bloomberg": true, "bloombergnews": true, "upi": true, "dpa": true, "efe": true, "ansa": true,
 	"canadianpress": true, "thecanadianpress": true, "aap": true, "pa": true, "pamedia": true,
 }
 
@@ -1598,6 +1599,8 @@ func citationNames(values []string) []string {
 // Expert", reJobTitleEnd).
 const (
 	titleNouns = `founder|co-?founder|ceo|cto|editor|writer|correspondent|reporter|columnist|director|manager|president`
+	// stampClock is a time of day in a byline's stamp ("10:30", "7:05:12").
+	stampClock = `\b\d{1,2}:\d{2}(?::\d{2})?`
 	jobNouns   = `expert|specialist|educator|veterinarian|horticultur(?:al)?ist|analyst|strategist|consultant|advis[oe]r|scientist|researcher|engineer|designer|developer|nutritionist|dietitian|therapist|physician|psychologist|psychiatrist|counsel+or|pharmacist|surgeon|dentist|economist|historian|architect|instructor|professor|attorney|lawyer|officer|coordinator|producer|journalist|photographer`
 )
 
@@ -1607,7 +1610,7 @@ var (
 	// 03/03/2024"). The six languages' "on" ("le", "am", "el" …) counts in
 	// lower case only: capitalised, it is a surname ("Thanh Le 12 May
 	// 2024").
-	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+on)?:?|on|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:\b` + englishMonth + `\.?\s+\d|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
+	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+on)?:?|on|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:\b` + englishMonth + `\.?\s+\d|` + stampClock + `(?:\s*(?:$|[,|·•])|\s*[ap]\.?\s?m\b|(?-i:\s+[A-Z]{2,4}\b))|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
 	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2})\s*(?:[|,·•–—-]\s*)?`)
@@ -1621,21 +1624,21 @@ var (
 	// reStampBeforeBy is a stamp before the credit it is separated from
 	// ("Published 10:30 AM ET, Sun March 3, 2024 | By Jane Roe"), which
 	// reAuthorDate would cut with the name.
-	reStampBeforeBy = regexp.MustCompile(`^[^|•·]*\d[^|•·]*[|•·]\s*(?i:by)\s+`)
+	reStampBeforeBy = regexp.MustCompile(`^[^|•·]*(?:` + stampClock + `|\b(?:19|20)\d\d\b)[^|•·]*[|•·]\s*(?i:by)\s+`)
+	// reLeadClock is a time of day before the name, with its label and
+	// zone ("10:30 AM EST | Jane Roe", "at 10:30 am · Jane Roe").
+	reLeadClock = regexp.MustCompile(`(?i)^\s*(?:(?:at|(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?)\s+)?` + stampClock +
+		`(?:\s*[ap]\.?\s?m\b\.?)?(?-i:\s+[A-Z]{2,4}\b)?\s*[|·•,–—-]\s*`)
 	// reAuthorTitle is a job title after a name ("Jane Roe Founder at Acme").
 	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:` + titleNouns + `)\b.*$`)
-	// reStampClock is a time of day in a credit's part, with its stamp's
-	// label and zone ("Jane Roe Published 10:00 AM EST", "10:30 AM EST |
-	// Jane Roe", "at 10:30 am · Jane Roe"): cut alone, since a name may
-	// follow it.
-	reStampClock = regexp.MustCompile(`(?i)(?:^|\s+)(?:(?:at|(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?)\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?\s?m\b\.?)?(?-i:\s+[A-Z]{2,4}\b)?\s*[·•]?`)
-	// reRoleAfterName is a Korean reporter's title after the name, and the
-	// e-mail address after that ("홍길동 기자 hong@example.com").
-	reRoleAfterName = regexp.MustCompile(`\s+(?:기자|특파원)(?:\s+\S+@\S+)?$`)
+	// reRoleAfterName is a Korean, Chinese or Japanese reporter's title
+	// after the name, and the e-mail address after that ("홍길동 기자
+	// hong@example.com", "张伟 记者"; "资深记者" is a title alone).
+	reRoleAfterName = regexp.MustCompile(`\s+(?:기자|특파원|记者|記者)(?:\s+\S+@\S+)?$`)
 	reAuthorRole    = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
 	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜]\s*`)
 	// A credit is a list (reListSep) of names joined by "and" (reAndSep).
-	reListSep = regexp.MustCompile(`\s*[,;|、]\s*`)
+	reListSep = regexp.MustCompile(`\s*[,;|、，]\s*`)
 	reAndSep  = regexp.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
 	// reWithAside is a note naming who wrote with the writer ("Martin
 	// Untersinger (avec Damien Leloup et Morgane Tual)"): more names, or
@@ -1711,8 +1714,11 @@ func hasLetters(s string) bool {
 // person's title.
 func splitAuthors(s string) (names []string, desk string) {
 	s = reStampBeforeBy.ReplaceAllString(cleanInline(s), "")
+	if strings.Contains(s, "。") {
+		return nil, "" // a sentence: an author's bio, not a credit
+	}
 	s = reByPrefix.ReplaceAllString(s, "")
-	s = reLeadDate.ReplaceAllString(s, "")
+	s = reLeadClock.ReplaceAllString(reLeadDate.ReplaceAllString(s, ""), "")
 	s = reByPrefix.ReplaceAllString(s, "")
 	s = reAfterWriter.ReplaceAllString(s, "")
 	s = reAuthorDate.ReplaceAllString(s, "")
@@ -1730,7 +1736,6 @@ func splitAuthors(s string) (names []string, desk string) {
 			continue
 		}
 		for _, p := range reAndSep.Split(item, -1) {
-			p = reByPrefix.ReplaceAllString(reStampClock.ReplaceAllString(p, " "), "")
 			p = strings.Trim(reAuthorLabel.ReplaceAllString(reRoleAfterName.ReplaceAllString(p, ""), ""), " .:-–—|·•")
 			if aside := reAside.FindString(p); aside != "" && !reAuthorRole.MatchString(aside) {
 				p = strings.TrimSuffix(p, aside)

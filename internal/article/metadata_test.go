@@ -316,6 +316,17 @@ func TestSplitAuthors(t *testing.T) {
 		{"10:30 AM EST | Jane Roe", "Jane Roe", ""},
 		{"Published 2:30 PM | By Jane Roe", "Jane Roe", ""},
 		{"By Game Time 7:05 the seats were full.", "", ""},
+		{"By Jane Roe, CNN Updated 10:30 AM EST, Sun March 3, 2024", "Jane Roe", ""}, // a clock and all after it
+		{"By Jane Roe Published 10:30 AM EST Sunday", "Jane Roe", ""},
+		{"By Jane Roe and John Doe 10:30 AM EST Mon March 4, 2024", "Jane Roe|John Doe", ""},
+		{"By Jane Roe, 10:30 AM ET, 4 min read", "Jane Roe", ""},
+		{"By Jane Roe Last updated 10:30 AM GMT+1", "Jane Roe", ""},
+		{"Updated 10:30 AM JANE ROE", "", ""},
+		{"Jane Roe 2nd · by the editors", "", ""}, // no stamp before the bar
+		{"记者：张伟，李明", "张伟|李明", ""},
+		{"张伟 记者", "张伟", ""},
+		{"张伟，资深记者，长期关注城市交通与环境。", "", ""}, // a bio
+		{"كتب: أحمد علي", "أحمد علي", ""},
 		{"JR Smith", "JR Smith", ""},
 		{"AB Craig McCarthy", "AB Craig McCarthy", ""}, // not his initials
 		{"Jan de Vries", "Jan de Vries", ""},

@@ -160,6 +160,10 @@ var dateWords = func() map[string]bool {
 	return m
 }()
 
+// datePrepositions are the date words that mean "on" or "in": before a
+// year alone they open a heading.
+var datePrepositions = map[string]bool{"on": true, "في": true, "am": true, "le": true, "el": true, "il": true, "op": true, "em": true, "vom": true, "um": true, "à": true, "at": true}
+
 // besideADay are months' and weekdays' names that are also words or names
 // ("Maja", "Pazar", "Minggu" is a week), read as a date's only beside a
 // day's number and with a year: "12 maja 2024", "Senin, 12 Agustus 2024".
@@ -191,7 +195,7 @@ func isDateline(s string) bool {
 	isDay := func(i int) bool {
 		return i >= 0 && i < len(words) && len(words[i]) <= 2 && words[i][0] >= '0' && words[i][0] <= '9'
 	}
-	numbers, labels, year, named := 0, 0, false, false
+	numbers, prepositions, year, named := 0, 0, false, false
 	for i, w := range words {
 		if w[0] >= '0' && w[0] <= '9' {
 			numbers++
@@ -207,11 +211,13 @@ func isDateline(s string) bool {
 			return false
 		}
 		named = named || dates
-		if !dates {
-			labels++
+		if datePrepositions[w] {
+			prepositions++
 		}
 	}
 	// A bare time ("10 p.m.") may be a live-blog entry heading, and a year
-	// with a word but no day a section's ("في 1948", "on 1948"): keep them.
-	return numbers > 0 && (named || year && (numbers >= 2 || labels == 0))
+	// after a preposition alone a section's ("في 1948", "on 1948"): keep
+	// them. "Published 2024" is a stamp.
+	headingYear := numbers == 1 && prepositions > 0 && prepositions == len(words)-1
+	return numbers > 0 && (named || year && !headingYear)
 }

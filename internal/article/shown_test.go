@@ -385,6 +385,7 @@ func TestExtract_CreditLinesInThePagesLanguage(t *testing.T) {
 		{"a Chinese profile heading", "zh", `<p>作者 简介</p>`, ""},
 		{"an editorial office is no person", "zh", `<p>作者：编辑部</p>`, ""},
 		{"a Japanese author link's label", "ja", `<div class="author"><a href="/author/yamada/">記事一覧</a></div>`, ""},
+		{"a Chinese author link", "zh", `<p><a href="/author/zhangwei">张伟</a></p>`, "张伟"},
 		{"a Chinese author box's bio lists no names", "zh", `<div class="author-box"><h4>张伟</h4><p>张伟，资深记者，长期关注城市交通与环境。</p></div>`, ""},
 	}
 	for _, tc := range cases {

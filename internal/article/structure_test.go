@@ -166,9 +166,9 @@ func TestExtractLayouts(t *testing.T) {
 		{
 			name: "headings that open with a year, ranges and months that are words are no datelines; beside a day they are",
 			body: `<article><h2>2024年度财务报告</h2>` + pTags(ps[:2]) + `<h2>1990年代的香港</h2><p>2024年营收增长12%</p><h2>2019–2024</h2>` + pTags(ps[2:4]) +
-				`<h3>Maja 2024</h3><h3>Pazar 2024</h3><h3>Minggu 1</h3>` + pTags(ps[4:]) + `<p>2024年3月12日</p><p>Senin, 12 Agustus 2024</p><p>12 maja 2024</p><p>Maja, 5</p><p>Mart 24</p><h2>في ١٩٤٨</h2></article>`,
+				`<h3>Maja 2024</h3><h3>Pazar 2024</h3><h3>Minggu 1</h3>` + pTags(ps[4:]) + `<p>2024年3月12日</p><p>Senin, 12 Agustus 2024</p><p>12 maja 2024</p><p>Maja, 5</p><p>Mart 24</p><h2>في ١٩٤٨</h2><p>Published 2024</p></article>`,
 			want:    append([]string{"2024年度财务报告", "1990年代的香港", "2024年营收增长12%", "2019–2024", "Maja 2024", "Pazar 2024", "Minggu 1", "Maja, 5", "Mart 24", "في ١٩٤٨"}, ps...),
-			notWant: []string{"2024年3月12日", "Senin", "12 maja"},
+			notWant: []string{"2024年3月12日", "Senin", "12 maja", "Published 2024"},
 		},
 		{
 			name: "a wrapper that marks an opinion piece is no comment section",
