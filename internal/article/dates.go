@@ -386,6 +386,16 @@ var clockZones = map[string]int{
 	"jst": 540, "kst": 540, "hkt": 480, "sgt": 480, "awst": 480, "acst": 570, "aest": 600, "aedt": 660, "nzst": 720, "nzdt": 780,
 }
 
+// zoneNames are clockZones' names as bylines write them, in capitals.
+func zoneNames() string {
+	var names []string
+	for z := range clockZones {
+		names = append(names, strings.ToUpper(z))
+	}
+	slices.Sort(names)
+	return strings.Join(names, "|")
+}
+
 // usRegions are the zone names that mean standard or summer time by the
 // date: "10:07 AM ET" in July is EDT.
 var usRegions = map[string]bool{"et": true, "ct": true, "mt": true, "pt": true}

@@ -1610,25 +1610,31 @@ var (
 	// 03/03/2024"). The six languages' "on" ("le", "am", "el" …) counts in
 	// lower case only: capitalised, it is a surname ("Thanh Le 12 May
 	// 2024").
-	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+on)?:?|on|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:\b` + englishMonth + `\.?\s+\d|` + stampClock + `(?:\s*(?:$|[,|·•])|\s*[ap]\.?\s?m\b|(?-i:\s+[A-Z]{2,4}\b))|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
+	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?|on|at|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:\b` + englishMonth + `\.?\s+\d|` + stampClock + `(?:\s*(?:$|[,|·•])|\s*[ap]\.?\s?m\b|(?-i:\s+[A-Z]{2,4}\b))|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
-	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2})\s*(?:[|,·•–—-]\s*)?`)
+	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日)\s*(?:[|,·•–—-]\s*)?`)
 	// reAfterWriter is what follows a writer's name and is no credit for
 	// writing: whom the writer speaks for ("Jane Roe on behalf of the
 	// team"), an editor's or a reviewer's credit ("Written by Jane Roe
 	// Edited by John Doe", "Medically reviewed by …"), in Chinese an
 	// editor's, a photographer's or a stringer's ("文/张伟 图/李明").
 	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$` +
-		`|(?:^|\s+)(?:责任编辑|責任編輯|编辑|編輯|图|圖|摄影|攝影|通讯员|通訊員)\s*[：:/].*$`)
-	// reStampBeforeBy is a stamp before the credit it is separated from
-	// ("Published 10:30 AM ET, Sun March 3, 2024 | By Jane Roe"), which
-	// reAuthorDate would cut with the name.
-	reStampBeforeBy = regexp.MustCompile(`^[^|•·]*(?:` + stampClock + `|\b(?:19|20)\d\d\b)[^|•·]*[|•·]\s*(?i:by)\s+`)
-	// reLeadClock is a time of day before the name, with its label and
-	// zone ("10:30 AM EST | Jane Roe", "at 10:30 am · Jane Roe").
+		`|(?:^|[\s，,、|]+)(?:责任编辑|責任編輯|编辑|編輯|图|圖|摄影|攝影|通讯员|通訊員)\s*[：:/].*$`)
+	// reSourceLead is the source a Chinese credit names before the writer
+	// ("来源：新华社 作者：张伟").
+	reSourceLead = regexp.MustCompile(`^\s*(?:来源|來源)\s*[：:][^\s，,|]*[\s，,|]*`)
+	// reLaterBy opens a later part of a credit with "By": that part is the
+	// credit ("Published 10:30 AM ET, Sun March 3, 2024 | By Jane Roe",
+	// "Opinion | By Jane Roe"), where reAuthorDate would cut the name with
+	// the stamp. A lower-case "by" is prose ("Jane Roe 2nd · by the
+	// editors").
+	reLaterBy = regexp.MustCompile(`^[^|•·]*[|•·]\s*(?:By|BY)\s+`)
+	// reLeadClock is a time of day before the name, with its label, zone
+	// and separator ("10:30 AM EST | Jane Roe", "at 10:30 am · Jane Roe",
+	// "Updated 10:30 AM ET By Jane Roe").
 	reLeadClock = regexp.MustCompile(`(?i)^\s*(?:(?:at|(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?)\s+)?` + stampClock +
-		`(?:\s*[ap]\.?\s?m\b\.?)?(?-i:\s+[A-Z]{2,4}\b)?\s*[|·•,–—-]\s*`)
+		`(?:\s*[ap]\.?\s?m\b\.?)?(?-i:\s+(?:` + zoneNames() + `)\b)?[\s|·•,–—-]*`)
 	// reAuthorTitle is a job title after a name ("Jane Roe Founder at Acme").
 	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:` + titleNouns + `)\b.*$`)
 	// reRoleAfterName is a Korean, Chinese or Japanese reporter's title
@@ -1713,9 +1719,12 @@ func hasLetters(s string) bool {
 // "SFist Contributor"), returned apart: beside a person, a role is the
 // person's title.
 func splitAuthors(s string) (names []string, desk string) {
-	s = reStampBeforeBy.ReplaceAllString(cleanInline(s), "")
-	if strings.Contains(s, "。") {
-		return nil, "" // a sentence: an author's bio, not a credit
+	s = reSourceLead.ReplaceAllString(cleanInline(s), "")
+	if !reByPrefix.MatchString(s) {
+		s = reLaterBy.ReplaceAllString(s, "")
+	}
+	if t := strings.TrimRight(s, "。 "); strings.Contains(t, "。") || len(t) < len(s) && strings.Contains(t, "，") {
+		return nil, "" // sentences, or one of clauses: an author's bio, not a credit ("记者：张伟。" is one)
 	}
 	s = reByPrefix.ReplaceAllString(s, "")
 	s = reLeadClock.ReplaceAllString(reLeadDate.ReplaceAllString(s, ""), "")
@@ -1736,7 +1745,8 @@ func splitAuthors(s string) (names []string, desk string) {
 			continue
 		}
 		for _, p := range reAndSep.Split(item, -1) {
-			p = strings.Trim(reAuthorLabel.ReplaceAllString(reRoleAfterName.ReplaceAllString(p, ""), ""), " .:-–—|·•")
+			p = reByPrefix.ReplaceAllString(p, "") // "Opinion | By Jane Roe"
+			p = strings.Trim(reAuthorLabel.ReplaceAllString(reRoleAfterName.ReplaceAllString(p, ""), ""), " .:-–—|·•。")
 			if aside := reAside.FindString(p); aside != "" && !reAuthorRole.MatchString(aside) {
 				p = strings.TrimSuffix(p, aside)
 			}

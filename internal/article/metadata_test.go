@@ -321,8 +321,21 @@ func TestSplitAuthors(t *testing.T) {
 		{"By Jane Roe and John Doe 10:30 AM EST Mon March 4, 2024", "Jane Roe|John Doe", ""},
 		{"By Jane Roe, 10:30 AM ET, 4 min read", "Jane Roe", ""},
 		{"By Jane Roe Last updated 10:30 AM GMT+1", "Jane Roe", ""},
-		{"Updated 10:30 AM JANE ROE", "", ""},
-		{"Jane Roe 2nd · by the editors", "", ""}, // no stamp before the bar
+		{"Updated 10:30 AM JANE ROE", "JANE ROE", ""},       // no zone of that name
+		{"Jane Roe 2nd · by the editors", "", ""},           // no stamp before the bar
+		{"Updated 10:30 AM ET By Jane Roe", "Jane Roe", ""}, // a clock before the name
+		{"March 3, 2024 at 10:30 a.m. By Jane Roe", "Jane Roe", ""},
+		{"10:30 AM EST Jane Roe", "Jane Roe", ""},
+		{"Posted at 10:30 AM by Jane Roe", "Jane Roe", ""},
+		{"2024年3月3日 10:30 | 记者：张伟，李明", "张伟|李明", ""},
+		{"By Jane Roe at 10:30 AM ET", "Jane Roe", ""},
+		{"By Jane Roe Posted at 10:30 a.m. on Monday", "Jane Roe", ""},
+		{"Opinion | By Jane Roe", "Jane Roe", ""}, // a later part that opens with By
+		{"By Jane Roe | By John Doe", "Jane Roe|John Doe", ""},
+		{"记者：张伟。", "张伟", ""},
+		{"记者：张伟，编辑：李明", "张伟", ""}, // an editor after the writer
+		{"来源：新华社，编辑：张伟", "", ""},
+		{"来源：新华社 作者：张伟", "张伟", ""}, // the source before the writer
 		{"记者：张伟，李明", "张伟|李明", ""},
 		{"张伟 记者", "张伟", ""},
 		{"张伟，资深记者，长期关注城市交通与环境。", "", ""}, // a bio
