@@ -1720,8 +1720,8 @@ func hasLetters(s string) bool {
 // person's title.
 func splitAuthors(s string) (names []string, desk string) {
 	s = reSourceLead.ReplaceAllString(cleanInline(s), "")
-	if !reByPrefix.MatchString(s) {
-		s = reLaterBy.ReplaceAllString(s, "")
+	if loc := reLaterBy.FindStringIndex(s); loc != nil && !reByPrefix.MatchString(s) {
+		s = s[loc[1]:]
 	}
 	if t := strings.TrimRight(s, "。 "); strings.Contains(t, "。") || len(t) < len(s) && strings.Contains(t, "，") {
 		return nil, "" // sentences, or one of clauses: an author's bio, not a credit ("记者：张伟。" is one)
@@ -1745,7 +1745,9 @@ func splitAuthors(s string) (names []string, desk string) {
 			continue
 		}
 		for _, p := range reAndSep.Split(item, -1) {
-			p = reByPrefix.ReplaceAllString(p, "") // "Opinion | By Jane Roe"
+			if len(p) > 3 && strings.EqualFold(p[:3], "by ") {
+				p = p[3:] // "By Jane Roe | By John Doe"
+			}
 			p = strings.Trim(reAuthorLabel.ReplaceAllString(reRoleAfterName.ReplaceAllString(p, ""), ""), " .:-–—|·•。")
 			if aside := reAside.FindString(p); aside != "" && !reAuthorRole.MatchString(aside) {
 				p = strings.TrimSuffix(p, aside)
