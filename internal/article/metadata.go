@@ -1497,9 +1497,9 @@ func (s siteNames) without(names []string) []string {
 }
 
 // wireAgencies are the news agencies whose names a byline runs in after
-// the writer's, in letters and digits alone. Those of one word count run
-// in only as agencies write them (runInAgency): "Bloomberg", "Efe" and
-// "Ansa" are surnames too.
+// the writer's, in letters and digits alone. withoutRunIn cuts those of
+// one word only in capitals, or "Reuters" as written: "Bloomberg", "Efe"
+// and "Ansa" are surnames too.
 var wireAgencies = map[string]bool{
 	"ap": true, "associatedpress": true, "theassociatedpress": true, "reuters": true, "afp": true,
 	"agencefrancepresse": true, "bloomberg": true, "bloombergnews": true, "upi": true, "dpa": true, "efe": true, "ansa": true,
@@ -1533,7 +1533,8 @@ func (s siteNames) withoutRunIn(name string) string {
 // namesAll tells whether every name is one the site goes by.
 func (s siteNames) namesAll(names []string) bool {
 	for _, n := range names {
-		if _, site := s[letters(n)]; !site || letters(n) == "" {
+		k := letters(n)
+		if _, site := s[k]; k == "" || !site {
 			return false
 		}
 	}
