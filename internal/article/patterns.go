@@ -27,7 +27,7 @@ const (
 // Substrings catch compounds ("shareBar"); short words that would hit
 // unrelated names ("ad" in "header") are matched as whole tokens instead.
 var (
-	negSubstrings = []string{
+	negSubstrings = append([]string{
 		"comment", "disqus", "share", "sharing", "social", "related", "recommend", "promo",
 		"newsletter", "subscri", "signup", "sidebar", "breadcrumb", "masthead",
 		"footer", "navbar", "navigation", "menu", "cookie", "consent", "gdpr", "popup", "modal",
@@ -45,14 +45,12 @@ var (
 		"adblock", "skyscraper", "leaderboard", "remark", "supplemental",
 		"emailsignup", "apppromo", "tooltip", "lightbox", "header", "tags", "legend",
 		// The same in German, French, Spanish, Italian, Portuguese and
-		// Dutch, where a site names its own parts so (French "commentaire"
-		// and Italian "commento" hold "comment" already; the German
-		// plural and the singular's compounds only, since "kommentar" alone
-		// marks an opinion piece).
-		"kommentare", "leserkommentar", "kommentarliste", "kommentarbereich", "kommentarform", "comentari", "reactie", "teilen", "partage", "compartir", "compartilh", "condividi",
+		// Dutch, where a site names its own parts so (their comment
+		// sections: foreignCommentSections).
+		"teilen", "partage", "compartir", "compartilh", "condividi",
 		"verwandt", "relacionad", "correlato", "articolicorrelati", "gerelateerd", "alireaussi", "lesensieauch", "mehrzumthema",
 		"werbung", "publicite", "publicidad", "pubblicita", "reclame",
-	}
+	}, foreignCommentSections...)
 	posSubstrings = []string{
 		"article", "body", "content", "entry", "main", "post", "story", "text", "blog", "prose",
 		"hentry", "single", "paragraph", "column",
@@ -64,7 +62,12 @@ var (
 		"textcontent", "contentbody", "richtext", "fieldbody", "nodebody", "blogpost",
 		"singlecontent", "newstext", "detailcontent", "articledetail", "storydetail",
 	}
-	hardNegSubstrings = []string{"comment", "disqus", "respond", "kommentare", "leserkommentar", "kommentarliste", "kommentarbereich", "kommentarform", "comentari", "reactie"}
+	hardNegSubstrings = append([]string{"comment", "disqus", "respond"}, foreignCommentSections...)
+	// foreignCommentSections name comment sections in German, Spanish,
+	// Portuguese and Dutch (French "commentaire" and Italian "commento"
+	// hold "comment" already): the German plural and the singular's
+	// compounds only, since "kommentar" alone marks an opinion piece.
+	foreignCommentSections = []string{"kommentare", "leserkommentar", "kommentarliste", "kommentarbereich", "kommentarform", "comentari", "reactie"}
 	// consentSubstrings name the banners of consent managers (OneTrust,
 	// Cookiebot, Didomi, Usercentrics, Quantcast's CMP), whose policy text
 	// can outweigh a listing's own.

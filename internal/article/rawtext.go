@@ -3,11 +3,12 @@ package article
 import "strings"
 
 // dropScriptText returns src without the text of its scripts (but JSON-LD,
-// and the Next.js calls that carry it) and style sheets: about 40% of a page's bytes, which the HTML
-// tokenizer reads one at a time only for pruning to throw them away. The
-// elements stay, empty. It lexes src as the tokenizer does (tags and their
-// quoted attribute values, comments, raw text), so it cuts only what the
-// tokenizer reads as a script's or a style sheet's text. Where the
+// and the Next.js calls that carry it) and style sheets: about 40% of a
+// page's bytes, which the HTML tokenizer reads one at a time only for
+// pruning to throw them away. The elements stay, empty. It lexes src as
+// the tokenizer does (tags and their quoted attribute values, comments,
+// raw text), so it cuts only what the tokenizer reads as a script's or a
+// style sheet's text. Where the
 // tokenizer's reading depends on the tree (inside svg or math) or on a
 // script's escape states, it cuts nothing: inside foreign content until it
 // closes, and after a script that hides a "<script" in an HTML comment, to
