@@ -66,9 +66,9 @@ func TestPipeline_ReconcileRecoversWhatAFailoverLost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binaries on a 6-node cluster")
 	}
-	// A slow crawl (the demo site's twenty pages take twenty seconds), so
-	// that pages are still to fetch once the 48 MB are written, however
-	// long that takes on a loaded machine.
+	// A slow crawl (the demo site's twenty pages take twenty seconds),
+	// held still while the 48 MB are written, so that pages are left to
+	// fetch however long the writing takes on a loaded machine.
 	r := crawlDemoOnACluster(t, "CRAWL_HOST_DELAY=1s")
 	bin, pool, c, environ, ws := r.bin, r.pool, r.cluster, r.environ, r.workers
 
@@ -81,6 +81,8 @@ func TestPipeline_ReconcileRecoversWhatAFailoverLost(t *testing.T) {
 	}
 	env.Eventually("a few pages fetched", time.Minute, func() bool { return documents() >= 2 })
 
+	crawler := ws.cmds[slices.Index(workers, "crawler")].Process
+	_ = crawler.Signal(syscall.SIGSTOP)
 	clean := streamkit.KeysFor(r.prefix, pipeline.Clean).Stream()
 	resume := c.StopReplicasOf(t, clean)
 	rdb := c.Client(t)
@@ -100,6 +102,7 @@ func TestPipeline_ReconcileRecoversWhatAFailoverLost(t *testing.T) {
 	cleaner := ws.cmds[slices.Index(workers, "cleaner")].Process
 	_ = cleaner.Signal(syscall.SIGSTOP)
 	before := documents()
+	_ = crawler.Signal(syscall.SIGCONT)
 	env.Eventually("pages fetched while the replica and the cleaner were stopped", time.Minute, func() bool { return documents() >= before+4 })
 	port := c.KillMasterOf(t, clean)
 	resume()
