@@ -128,10 +128,20 @@ var substringIndex = func() [256][]flaggedSubstring {
 				panic("hint vocabulary: " + w + " is shorter than computeHints' two-byte test")
 			}
 			idx[w[0]] = append(idx[w[0]], flaggedSubstring{w, l.flag})
+			substringStarts[int(w[0])<<8|int(w[1])] = true
 		}
 	}
 	return idx
 }()
+
+// substringStarts marks the first two bytes of every substring entry: most
+// places in a class name start none, and are passed over at one look-up.
+var substringStarts [1 << 16]bool
+
+// startsSubstring reports whether some substring entry begins with a, b.
+func startsSubstring(a, b byte) bool {
+	return substringStarts[int(a)<<8|int(b)]
+}
 
 // computeHints classifies one class/id string: the substring vocabularies
 // are matched with "-" and "_" squashed out ("side-bar" is a sidebar), the
@@ -151,7 +161,10 @@ func computeHints(s string) hint {
 		}
 	}
 	var h hint
-	for i := 0; i < len(squashed); i++ {
+	for i := 0; i+1 < len(squashed); i++ {
+		if !startsSubstring(squashed[i], squashed[i+1]) {
+			continue
+		}
 		for _, p := range substringIndex[squashed[i]] {
 			if h&p.flag == 0 && len(squashed)-i >= len(p.s) && squashed[i+1] == p.s[1] && string(squashed[i:i+len(p.s)]) == p.s {
 				h |= p.flag
