@@ -216,6 +216,18 @@ func cleanInline(s string) string {
 func countWords(s string) int {
 	n, in := 0, false
 	for _, c := range s {
+		if c < utf8.RuneSelf { // most of most pages: no table look-ups
+			switch {
+			case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_':
+				if !in {
+					n++
+				}
+				in = true
+			case c != '\'' && c != '-':
+				in = false
+			}
+			continue
+		}
 		switch {
 		case isCJK(c):
 			n++
