@@ -841,9 +841,13 @@ func isAncestor(a, n *html.Node) bool {
 	return false
 }
 
+// imgSources are the attributes imgSrc reads, lazy loaders' included
+// (dropScriptText keeps their values).
+var imgSources = []string{"src", "data-src", "data-original", "data-lazy-src"}
+
 // imgSrc returns the best source attribute of an image (lazy-load aware).
 func imgSrc(s *goquery.Selection) string {
-	for _, k := range [...]string{"src", "data-src", "data-original", "data-lazy-src"} {
+	for _, k := range imgSources {
 		if v := strings.TrimSpace(s.AttrOr(k, "")); v != "" && !strings.HasPrefix(v, "data:") {
 			return v
 		}

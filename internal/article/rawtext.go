@@ -5,14 +5,16 @@ import "strings"
 // dropScriptText returns src without the text of its scripts (but JSON-LD,
 // and the Next.js calls that carry it) and style sheets: about 40% of a
 // page's bytes, which the HTML tokenizer reads one at a time only for
-// pruning to throw them away. The elements stay, empty. It lexes src as
-// the tokenizer does (tags and their quoted attribute values, comments,
-// raw text), so it cuts only what the tokenizer reads as a script's or a
-// style sheet's text. Where the
-// tokenizer's reading depends on the tree (inside svg or math) or on a
-// script's escape states, it cuts nothing: inside foreign content until it
-// closes, and after a script that hides a "<script" in an HTML comment, to
-// the end of the page.
+// pruning to throw them away. The elements stay, empty; so do attributes
+// no step reads (isUnreadAttr), with their long quoted values cut: another
+// tenth. It lexes src as the tokenizer does (tags and their quoted
+// attribute values, comments, raw text), so it cuts only what the
+// tokenizer reads as a script's or a style sheet's text or as such a
+// value. Where the tokenizer's reading depends on the tree (inside svg or
+// math) or on a script's escape states, it cuts no text: inside foreign
+// content until it closes (values only until a tag there that HTML reads
+// as raw text), and nothing after a script that hides a "<script" in an
+// HTML comment, to the end of the page.
 func dropScriptText(src string) string {
 	l := rawLexer{src: src}
 	l.run()
@@ -29,6 +31,10 @@ type rawLexer struct {
 	out     strings.Builder
 	kept    int
 	foreign int // svg and math elements open, as far as tags tell
+	// unsure is set in foreign content after a tag that would open raw
+	// text in HTML: should the parser have left the svg (a "<p>" in it
+	// does), what follows is raw text, and no attribute value is cut.
+	unsure bool
 }
 
 // run lexes src from its start, cutting as it goes, and stops where it
@@ -47,11 +53,22 @@ func (l *rawLexer) run() {
 			if t.end < 0 {
 				return // the page ends inside the tag
 			}
+			if l.foreign == 0 || !l.unsure {
+				for _, v := range t.unread[:t.nUnread] {
+					l.cut(v[0], v[1])
+				}
+			}
 			i = t.end
 			if l.foreign > 0 {
 				// Nothing is raw text in foreign content.
-				if !t.selfClosing && (t.name == "svg" || t.name == "math") {
-					l.foreign++
+				switch t.name {
+				case "svg", "math":
+					if !t.selfClosing {
+						l.foreign++
+					}
+				case "":
+				default:
+					l.unsure = true
 				}
 				continue
 			}
@@ -93,6 +110,7 @@ func (l *rawLexer) run() {
 				}
 				if l.foreign > 0 && (t.name == "svg" || t.name == "math") {
 					l.foreign--
+					l.unsure = l.unsure && l.foreign > 0
 				}
 				i = t.end
 			default:
@@ -203,6 +221,31 @@ type lexedTag struct {
 	end         int    // just past its ">", or -1 at the end of the page
 	selfClosing bool
 	keepsText   bool // a JSON-LD script, or one whose type the lexer cannot read
+	// unread holds where the first long quoted values of attributes no
+	// step reads lie (an svg path's "d", a script's "data-" state), in
+	// order: a tenth of a page's bytes, which the tokenizer would copy.
+	unread  [4][2]int
+	nUnread int
+}
+
+// unreadValueMin is the shortest attribute value worth cutting.
+const unreadValueMin = 32
+
+// isUnreadAttr reports attributes whose values no step reads: "d" and
+// the "data-" attributes but lazy images' sources.
+func isUnreadAttr(key string) bool {
+	if len(key) == 1 {
+		return key[0]|0x20 == 'd'
+	}
+	if len(key) <= len("data-") || !asciiFoldEqual(key[:len("data-")], "data-") {
+		return false
+	}
+	for _, k := range imgSources {
+		if asciiFoldEqual(key, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // lexedNames are the tags whose names dropScriptText reads.
@@ -268,6 +311,10 @@ func lexTag(s string, i int) lexedTag {
 			}
 			vs, ve = k+1, k+1+e
 			k = ve + 1
+			if ve-vs >= unreadValueMin && t.nUnread < len(t.unread) && isUnreadAttr(key) {
+				t.unread[t.nUnread] = [2]int{vs, ve}
+				t.nUnread++
+			}
 		default:
 			for k < len(s) && !isTagSpace(s[k]) && s[k] != '>' {
 				k++

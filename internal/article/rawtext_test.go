@@ -3,6 +3,7 @@ package article
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,8 +12,8 @@ import (
 )
 
 // treeWithoutScriptText renders the tree the parser builds from src, with
-// the text of every script and style element left out: what dropScriptText
-// may change and nothing else.
+// the text of every script and style element and the values of unread
+// attributes left out: what dropScriptText may change and nothing else.
 func treeWithoutScriptText(t testing.TB, src string) (tree string, ld []string) {
 	t.Helper()
 	doc, err := html.Parse(strings.NewReader(src))
@@ -23,7 +24,13 @@ func treeWithoutScriptText(t testing.TB, src string) (tree string, ld []string) 
 	var walk func(n *html.Node, depth int)
 	walk = func(n *html.Node, depth int) {
 		raw := n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style)
-		fmt.Fprintf(&b, "%s%d %s %q %q\n", strings.Repeat(" ", depth), n.Type, n.Namespace, n.Data, n.Attr)
+		attrs := slices.Clone(n.Attr)
+		for i, a := range attrs {
+			if isUnreadAttr(a.Key) {
+				attrs[i].Val = ""
+			}
+		}
+		fmt.Fprintf(&b, "%s%d %s %q %q\n", strings.Repeat(" ", depth), n.Type, n.Namespace, n.Data, attrs)
 		if raw && n.DataAtom == atom.Script && strings.Contains(strings.ToLower(attr(n, "type")), "ld+json") {
 			ld = append(ld, textOf(n))
 		}
@@ -125,6 +132,15 @@ func TestDropScriptText(t *testing.T) {
 		{name: "bogus comments and a doctype",
 			src:  `<!DOCTYPE html><?xml x?><!bogus <script>><script>e()</script></ x>` + story,
 			gone: []string{"e()"}, kept: []string{story}},
+		{name: "long values of unread attributes",
+			src:  `<div data-props='{"state":"a long blob of a script's state"}' data-src="https://img.example.com/lazy/one.jpg" data-id="7">` + story + `</div>`,
+			gone: []string{"a long blob"}, kept: []string{story, `data-props=''`, "lazy/one.jpg", `data-id="7"`}},
+		{name: "an svg path's data",
+			src:  `<svg viewBox="0 0 24 24"><path d="M12 2C6.48 2 2 6.48 2 12s4.48 10 10 10 10-4.48 10-10S17.52 2 12 2z"/></svg>` + story,
+			gone: []string{"M12 2C6.48"}, kept: []string{story, `<path d=""/>`}},
+		{name: "after a tag that opens raw text in HTML, values in svg stay",
+			src:  `<svg><p><title><b data-x="a title's text, if the svg was left">x</b></title></svg>` + story,
+			kept: []string{story, "a title's text"}},
 		{name: "odd comment ends",
 			src:  `<!--><script>f()</script><!---><!-- a --!><script>g()</script>` + story,
 			gone: []string{"f()", "g()"}, kept: []string{story}},
@@ -172,6 +188,8 @@ func FuzzDropScriptText(f *testing.F) {
 		`<div a="<script>">`, `<script><!--<script></script>--></script><p>q</p>`, `<svg a=b/><script>s</script>`,
 		`<math><mi><style>m</style></mi></math>`, `<table><svg><foreignObject><style>o</style></foreignObject></svg></table>`,
 		`<select><svg><script>k</script></select>`, `<script type=application/ld+json>{}</script>`,
+		`<svg><p><textarea><a data-a="0123456789012345678901234567890123456789"></textarea>`,
+		`<i data-b="0123456789012345678901234567890123456789" d='0123456789012345678901234567890123456789'>`,
 	} {
 		f.Add(s)
 	}
