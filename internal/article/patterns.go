@@ -115,10 +115,13 @@ type flaggedSubstring struct {
 	flag hint
 }
 
-// substringIndex groups all substring vocabularies by first byte, so a
-// name is scanned once instead of once per pattern.
-var substringIndex = func() [256][]flaggedSubstring {
-	var idx [256][]flaggedSubstring
+// substringIndex groups all substring vocabularies by their first two
+// bytes, so a name is scanned once instead of once per pattern: pairAt
+// gives a pair's group in bySubstringStart, 0 where no entry starts (most
+// places in a class name), at one look-up.
+var pairAt, bySubstringStart = func() (*[1 << 16]uint8, [][]flaggedSubstring) {
+	var at [1 << 16]uint8
+	groups := [][]flaggedSubstring{nil} // group 0: no entry
 	for _, l := range []struct {
 		words []string
 		flag  hint
@@ -127,21 +130,19 @@ var substringIndex = func() [256][]flaggedSubstring {
 			if len(w) < 2 {
 				panic("hint vocabulary: " + w + " is shorter than computeHints' two-byte test")
 			}
-			idx[w[0]] = append(idx[w[0]], flaggedSubstring{w, l.flag})
-			substringStarts[int(w[0])<<8|int(w[1])] = true
+			pair := int(w[0])<<8 | int(w[1])
+			if at[pair] == 0 {
+				if len(groups) > 255 {
+					panic("hint vocabulary: more first byte pairs than pairAt holds")
+				}
+				at[pair] = uint8(len(groups))
+				groups = append(groups, nil)
+			}
+			groups[at[pair]] = append(groups[at[pair]], flaggedSubstring{w, l.flag})
 		}
 	}
-	return idx
+	return &at, groups
 }()
-
-// substringStarts marks the first two bytes of every substring entry: most
-// places in a class name start none, and are passed over at one look-up.
-var substringStarts [1 << 16]bool
-
-// startsSubstring reports whether some substring entry begins with a, b.
-func startsSubstring(a, b byte) bool {
-	return substringStarts[int(a)<<8|int(b)]
-}
 
 // computeHints classifies one class/id string: the substring vocabularies
 // are matched with "-" and "_" squashed out ("side-bar" is a sidebar), the
@@ -162,11 +163,12 @@ func computeHints(s string) hint {
 	}
 	var h hint
 	for i := 0; i+1 < len(squashed); i++ {
-		if !startsSubstring(squashed[i], squashed[i+1]) {
+		g := pairAt[int(squashed[i])<<8|int(squashed[i+1])]
+		if g == 0 {
 			continue
 		}
-		for _, p := range substringIndex[squashed[i]] {
-			if h&p.flag == 0 && len(squashed)-i >= len(p.s) && squashed[i+1] == p.s[1] && string(squashed[i:i+len(p.s)]) == p.s {
+		for _, p := range bySubstringStart[g] {
+			if h&p.flag == 0 && len(squashed)-i >= len(p.s) && string(squashed[i:i+len(p.s)]) == p.s {
 				h |= p.flag
 			}
 		}
