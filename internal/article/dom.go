@@ -225,7 +225,7 @@ func shortText(n *html.Node, limit int) string {
 	if !walk(n) {
 		return ""
 	}
-	s := strings.Join(strings.Fields(b.String()), " ")
+	s := joinFields(b.String())
 	if len(s) > limit {
 		return ""
 	}
@@ -251,5 +251,5 @@ func leadText(n *html.Node, limit int) string {
 		}
 	}
 	walk(n)
-	return strings.Join(strings.Fields(b.String()), " ")
+	return joinFields(b.String())
 }

@@ -1429,9 +1429,9 @@ func (pm *pageMeta) showsText(s string) bool {
 				}
 			}
 		}
-		pm.bodyText = strings.ToLower(strings.Join(strings.Fields(sb.String()), " ")) + " "
+		pm.bodyText = strings.ToLower(joinFields(sb.String())) + " "
 	}
-	return strings.Contains(pm.bodyText, strings.ToLower(strings.Join(strings.Fields(s), " ")))
+	return strings.Contains(pm.bodyText, strings.ToLower(joinFields(s)))
 }
 
 // sharesName says whether two names have a word of three letters or more

@@ -211,6 +211,38 @@ func cleanInline(s string) string {
 	return nfc(repairMojibake(strings.ToValidUTF8(out, "\uFFFD")))
 }
 
+// joinFields is strings.Join(strings.Fields(s), " ") without the slice of
+// fields: one copy of s, its white space runs made single spaces.
+func joinFields(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	field := -1 // where the word being read starts
+	for i := 0; i < len(s); {
+		c, size := rune(s[i]), 1
+		if c >= utf8.RuneSelf {
+			c, size = utf8.DecodeRuneInString(s[i:])
+		}
+		switch space := c == ' ' || '\t' <= c && c <= '\r' || c >= utf8.RuneSelf && unicode.IsSpace(c); {
+		case !space && field < 0:
+			field = i
+		case space && field >= 0:
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(s[field:i])
+			field = -1
+		}
+		i += size
+	}
+	if field >= 0 {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s[field:])
+	}
+	return b.String()
+}
+
 // countWords counts words; runs of letters/digits in space-less scripts
 // (CJK, Thai) count one word per character, which is the common convention.
 func countWords(s string) int {
