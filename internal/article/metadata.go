@@ -1735,7 +1735,9 @@ func splitAuthors(s string) (names []string, desk string) {
 	s = reLeadClock.ReplaceAllString(reLeadDate.ReplaceAllString(s, ""), "")
 	s = reByPrefix.ReplaceAllString(s, "")
 	s = reAfterWriter.ReplaceAllString(s, "")
-	s = reAuthorDate.ReplaceAllString(s, "")
+	if strings.ContainsAny(s, "0123456789") { // every stamp reAuthorDate cuts holds a digit
+		s = reAuthorDate.ReplaceAllString(s, "")
+	}
 	if reColophon.MatchString(s) {
 		return nil, "" // the site's makers by their trades, not the story's writer
 	}
