@@ -1629,12 +1629,12 @@ var (
 	// reSourceLead is the source a Chinese credit names before the writer
 	// ("来源：新华社 作者：张伟").
 	reSourceLead = regexp.MustCompile(`^\s*(?:来源|來源)\s*[：:][^\s，,|]*[\s，,|]*`)
-	// reLaterBy opens a later part of a credit with "By": that part is the
-	// credit ("Published 10:30 AM ET, Sun March 3, 2024 | By Jane Roe",
-	// "Opinion | By Jane Roe"), where reAuthorDate would cut the name with
-	// the stamp. A lower-case "by" is prose ("Jane Roe 2nd · by the
-	// editors").
-	reLaterBy = regexp.MustCompile(`^[^|•·]*[|•·]\s*(?:By|BY)\s+`)
+	// reLaterBy opens a later part of a credit with "By": the first such
+	// part is the credit ("Published 10:30 AM ET, Sun March 3, 2024 | By
+	// Jane Roe", "Opinion | By Jane Roe", "Published … · Updated 11:00 AM
+	// · By Jane Roe"), where reAuthorDate would cut the name with the
+	// stamp. A lower-case "by" is prose ("Jane Roe 2nd · by the editors").
+	reLaterBy = regexp.MustCompile(`^.*?[|•·]\s*(?:By|BY)\s+`)
 	// reLeadClock is a time of day before the name, with its label, zone
 	// and separator ("10:30 AM EST | Jane Roe", "at 10:30 am · Jane Roe",
 	// "Updated 10:30 AM ET By Jane Roe").

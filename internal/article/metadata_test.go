@@ -356,6 +356,8 @@ func TestSplitAuthors(t *testing.T) {
 		{"本报记者 张伟", "张伟", ""},
 		{"编辑：张伟", "", ""}, // an editor
 		{"Published 10:30 AM ET, Sun March 3, 2024 | By Jane Roe", "Jane Roe", ""},
+		{"Published March 3, 2024 · Updated 11:00 AM · By Jane Roe", "Jane Roe", ""}, // the first part with By, after two
+		{"Opinion | By Jane Roe | By John Doe", "Jane Roe|John Doe", ""},
 		{"Luxury Travel Expert", "", "Luxury Travel Expert"},
 		{"Daniel Burstein, Senior Director, Content & Marketing", "Daniel Burstein", ""},
 		{"•", "", ""},
