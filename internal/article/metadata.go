@@ -627,11 +627,11 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 		if first == nil || first.Type != html.TextNode || notByline[n.DataAtom] {
 			continue
 		}
-		lead := strings.TrimSpace(first.Data)
+		lead := hanReporter(strings.TrimSpace(first.Data))
 		if _, local := cutLocalBy(lead, by); len(lead) < 2 || !local && !strings.ContainsRune(creditInitials, unicode.ToLower(rune(lead[0]))) {
 			continue
 		}
-		t := cleanInline(shortText(n, 80))
+		t := hanReporter(cleanInline(shortText(n, 80)))
 		var m []string
 		if rest, ok := cutLocalBy(t, by); ok {
 			m = []string{t, rest}
@@ -1629,6 +1629,13 @@ var (
 	// reSourceLead is the source a Chinese credit names before the writer
 	// ("来源：新华社 作者：张伟").
 	reSourceLead = regexp.MustCompile(`^\s*(?:来源|來源)\s*[：:][^\s，,|]*[\s，,|]*`)
+	// reHanReportFrom is where a Chinese reporter files from, after the
+	// name ("记者 张伟 北京报道", "記者王小明／台北報導"), and
+	// reHanReporter a reporter's credit: the paper or agency before
+	// "reporter", no space or colon after it, in brackets or not
+	// ("（本报记者 张伟）", "新华社记者张伟", "記者王小明").
+	reHanReportFrom = regexp.MustCompile(`\s*[／/\s]\s*\p{Han}{0,6}?(?:报道|報導)\s*$`)
+	reHanReporter   = regexp.MustCompile(`^[（(]?\s*\p{Han}{0,6}?(?:记者|記者)\s*[：:]?\s*(\p{Han}{2,5}(?:\s*[、，,\s]\s*\p{Han}{2,5})*)\s*[）)]?$`)
 	// reLaterBy opens a later part of a credit with "By": the first such
 	// part is the credit ("Published 10:30 AM ET, Sun March 3, 2024 | By
 	// Jane Roe", "Opinion | By Jane Roe", "Published … · Updated 11:00 AM
@@ -1719,12 +1726,30 @@ func hasLetters(s string) bool {
 	return strings.IndexFunc(s, unicode.IsLetter) >= 0
 }
 
+// hanReporter cuts where a Chinese reporter files from (reHanReportFrom)
+// and writes a reporter's credit (reHanReporter) as the plain
+// "记者：张伟、李明", its names listed ("记者 张伟 李明" names two).
+func hanReporter(s string) string {
+	if strings.Contains(s, "报道") || strings.Contains(s, "報導") {
+		s = reHanReportFrom.ReplaceAllString(s, "")
+	}
+	if !strings.Contains(s, "记者") && !strings.Contains(s, "記者") {
+		return s
+	}
+	m := reHanReporter.FindStringSubmatch(s)
+	if m == nil {
+		return s
+	}
+	return "记者：" + strings.Join(strings.FieldsFunc(m[1], func(r rune) bool { return r == '、' || r == '，' || r == ',' || unicode.IsSpace(r) }), "、")
+}
+
 // splitAuthors turns a byline such as "By Jane Doe and John Roe" into names.
 // A credit that is a role and nothing else names a desk ("Resy Staff",
 // "SFist Contributor"), returned apart: beside a person, a role is the
 // person's title.
 func splitAuthors(s string) (names []string, desk string) {
 	s = reSourceLead.ReplaceAllString(cleanInline(s), "")
+	s = hanReporter(s)
 	if loc := reLaterBy.FindStringIndex(s); loc != nil && !reByPrefix.MatchString(s) {
 		s = s[loc[1]:]
 	}

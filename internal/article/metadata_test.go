@@ -354,7 +354,12 @@ func TestSplitAuthors(t *testing.T) {
 		{"文/张伟 图/李明", "张伟", ""},  // the photographer's credit
 		{"记者：张伟 通讯员：李明", "张伟", ""},
 		{"本报记者 张伟", "张伟", ""},
-		{"编辑：张伟", "", ""}, // an editor
+		{"（记者 张伟）", "张伟", ""},     // in brackets
+		{"新华社记者张伟", "张伟", ""},     // the agency before, no space after
+		{"記者王小明／台北報導", "王小明", ""}, // where the reporter files from
+		{"记者 张伟 北京报道", "张伟", ""},
+		{"记者 张伟 李明", "张伟|李明", ""}, // names apart
+		{"编辑：张伟", "", ""},         // an editor
 		{"Published 10:30 AM ET, Sun March 3, 2024 | By Jane Roe", "Jane Roe", ""},
 		{"Published March 3, 2024 · Updated 11:00 AM · By Jane Roe", "Jane Roe", ""}, // the first part with By, after two
 		{"Opinion | By Jane Roe | By John Doe", "Jane Roe|John Doe", ""},
