@@ -115,10 +115,10 @@ type flaggedSubstring struct {
 	flag hint
 }
 
-// substringIndex groups all substring vocabularies by their first two
-// bytes, so a name is scanned once instead of once per pattern: pairAt
-// gives a pair's group in bySubstringStart, 0 where no entry starts (most
-// places in a class name), at one look-up.
+// pairAt and bySubstringStart group all substring vocabularies by their
+// first two bytes, so a name is scanned once instead of once per pattern:
+// pairAt gives a byte pair's group in bySubstringStart, 0 where no entry
+// starts (most places in a class name), at one look-up.
 var pairAt, bySubstringStart = func() (*[1 << 16]uint8, [][]flaggedSubstring) {
 	var at [1 << 16]uint8
 	groups := [][]flaggedSubstring{nil} // group 0: no entry

@@ -222,8 +222,9 @@ type lexedTag struct {
 	selfClosing bool
 	keepsText   bool // a JSON-LD script, or one whose type the lexer cannot read
 	// unread holds where the first long quoted values of attributes no
-	// step reads lie (an svg path's "d", a script's "data-" state), in
-	// order: a tenth of a page's bytes, which the tokenizer would copy.
+	// step reads lie (an svg path's "d", a front-end framework's state in
+	// "data-" attributes), in order: a tenth of a page's bytes, which the
+	// tokenizer would copy.
 	unread  [4][2]int
 	nUnread int
 }
