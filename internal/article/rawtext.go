@@ -12,11 +12,12 @@ import "strings"
 // tokenizer reads as a script's or a style sheet's text or as such a
 // value. Where the tokenizer's reading depends on the tree (inside svg or
 // math) or on a script's escape states, it cuts no text: inside foreign
-// content until it closes (values only until a tag there that HTML reads
-// as raw text), and nothing after a script that hides a "<script" in an
-// HTML comment, to the end of the page.
+// content until it closes, and nothing after a script that hides a
+// "<script" in an HTML comment, to the end of the page. Values are cut in
+// foreign content too, but none after a tag there that HTML reads as raw
+// text, to the end of the page.
 func dropScriptText(src string) string {
-	l := rawLexer{src: src}
+	l := rawLexer{src: src, keepData: strings.Contains(src, "cssSelector")}
 	l.run()
 	if l.kept == 0 {
 		return src
@@ -33,8 +34,12 @@ type rawLexer struct {
 	foreign int // svg and math elements open, as far as tags tell
 	// unsure is set in foreign content after a tag that would open raw
 	// text in HTML: should the parser have left the svg (a "<p>" in it
-	// does), what follows is raw text, and no attribute value is cut.
+	// does), what follows is raw text, and no attribute value is cut from
+	// there on (a "</svg>" in that text would end the svg for the lexer).
 	unsure bool
+	// keepData keeps "data-" values: JSON-LD names a page's paid part by
+	// a CSS selector (paidContent), which may read any attribute.
+	keepData bool
 }
 
 // run lexes src from its start, cutting as it goes, and stops where it
@@ -49,11 +54,11 @@ func (l *rawLexer) run() {
 		i += j
 		switch c := s[i+1]; {
 		case isASCIILetter(c):
-			t := lexTag(s, i+1)
+			t := lexTag(s, i+1, l.keepData)
 			if t.end < 0 {
 				return // the page ends inside the tag
 			}
-			if l.foreign == 0 || !l.unsure {
+			if !l.unsure {
 				for _, v := range t.unread[:t.nUnread] {
 					l.cut(v[0], v[1])
 				}
@@ -104,13 +109,12 @@ func (l *rawLexer) run() {
 			case s[i+2] == '>':
 				i += 3
 			case isASCIILetter(s[i+2]):
-				t := lexTag(s, i+2)
+				t := lexTag(s, i+2, l.keepData)
 				if t.end < 0 {
 					return
 				}
 				if l.foreign > 0 && (t.name == "svg" || t.name == "math") {
 					l.foreign--
-					l.unsure = l.unsure && l.foreign > 0
 				}
 				i = t.end
 			default:
@@ -232,13 +236,13 @@ type lexedTag struct {
 // unreadValueMin is the shortest attribute value worth cutting.
 const unreadValueMin = 32
 
-// isUnreadAttr reports attributes whose values no step reads: "d" and
-// the "data-" attributes but lazy images' sources.
-func isUnreadAttr(key string) bool {
+// isUnreadAttr reports attributes whose values no step reads: "d" and,
+// unless keepData, the "data-" attributes but lazy images' sources.
+func isUnreadAttr(key string, keepData bool) bool {
 	if len(key) == 1 {
 		return key[0]|0x20 == 'd'
 	}
-	if len(key) <= len("data-") || !asciiFoldEqual(key[:len("data-")], "data-") {
+	if keepData || len(key) <= len("data-") || !asciiFoldEqual(key[:len("data-")], "data-") {
 		return false
 	}
 	for _, k := range imgSources {
@@ -255,7 +259,7 @@ var lexedNames = []string{"script", "style", "svg", "math", "textarea", "title",
 // lexTag reads the tag whose name starts at s[i] as the tokenizer's
 // readTag does: the name runs to white space, "/" or ">"; a value in
 // quotes may hold ">".
-func lexTag(s string, i int) lexedTag {
+func lexTag(s string, i int, keepData bool) lexedTag {
 	var t lexedTag
 	n := i
 	for n < len(s) && !isTagSpace(s[n]) && s[n] != '/' && s[n] != '>' {
@@ -312,7 +316,7 @@ func lexTag(s string, i int) lexedTag {
 			}
 			vs, ve = k+1, k+1+e
 			k = ve + 1
-			if ve-vs >= unreadValueMin && t.nUnread < len(t.unread) && isUnreadAttr(key) {
+			if ve-vs >= unreadValueMin && t.nUnread < len(t.unread) && isUnreadAttr(key, keepData) {
 				t.unread[t.nUnread] = [2]int{vs, ve}
 				t.nUnread++
 			}

@@ -26,7 +26,7 @@ func treeWithoutScriptText(t testing.TB, src string) (tree string, ld []string) 
 		raw := n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style)
 		attrs := slices.Clone(n.Attr)
 		for i, a := range attrs {
-			if isUnreadAttr(a.Key) {
+			if isUnreadAttr(a.Key, false) {
 				attrs[i].Val = ""
 			}
 		}
@@ -141,6 +141,12 @@ func TestDropScriptText(t *testing.T) {
 		{name: "after a tag that opens raw text in HTML, values in svg stay",
 			src:  `<svg><p><title><b data-x="a title's text, if the svg was left">x</b></title></svg>` + story,
 			kept: []string{story, "a title's text"}},
+		{name: "and after the svg ends, for the lexer, inside that text",
+			src:  `<svg><path d="M0 0"/><p><xmp></svg><b data-tip="the xmp's text, which the page shows">x</b></xmp>` + story,
+			kept: []string{story, "the xmp's text"}},
+		{name: "a paid part named by a data attribute keeps data values",
+			src:  `<script type="application/ld+json">{"hasPart":{"isAccessibleForFree":false,"cssSelector":"[data-tier='subscriber-only-premium-article-body']"}}</script><div data-tier="subscriber-only-premium-article-body">` + story + `</div>`,
+			kept: []string{story, `data-tier="subscriber-only-premium-article-body"`}},
 		{name: "odd comment ends",
 			src:  `<!--><script>f()</script><!---><!-- a --!><script>g()</script>` + story,
 			gone: []string{"f()", "g()"}, kept: []string{story}},
