@@ -1631,17 +1631,20 @@ var (
 	reSourceLead = regexp.MustCompile(`^\s*(?:来源|來源)\s*[：:][^\s，,|]*[\s，,|]*`)
 	// reHanReportFrom is where a Chinese reporter files from, after the
 	// name ("记者 张伟 北京报道", "記者王小明／台北報導"), and
-	// reHanReporter a reporter's credit: the paper or agency before
-	// "reporter", no space or colon after it, in brackets or not
-	// ("（本报记者 张伟）", "新华社记者张伟", "記者王小明").
+	// reHanReporter a reporter's credit with the paper or agency before
+	// "reporter", in brackets or not ("（本报记者 张伟）", "新华社记者：张伟").
+	// Without a filing place after the name, a space or a colon must
+	// follow "reporter": "记者手记", "记者招待会" and "记者获悉" are words.
 	reHanReportFrom = regexp.MustCompile(`\s*[／/\s]\s*\p{Han}{0,6}?(?:报道|報導)\s*$`)
-	reHanReporter   = regexp.MustCompile(`^[（(]?\s*\p{Han}{0,6}?(?:记者|記者)\s*[：:]?\s*(\p{Han}{2,5}(?:\s*[、，,\s]\s*\p{Han}{2,5})*)\s*[）)]?$`)
-	// reLaterBy opens a later part of a credit with "By": the first such
-	// part is the credit ("Published 10:30 AM ET, Sun March 3, 2024 | By
-	// Jane Roe", "Opinion | By Jane Roe", "Published … · Updated 11:00 AM
-	// · By Jane Roe"), where reAuthorDate would cut the name with the
-	// stamp. A lower-case "by" is prose ("Jane Roe 2nd · by the editors").
-	reLaterBy = regexp.MustCompile(`^.*?[|•·]\s*(?:By|BY)\s+`)
+	reHanReporter   = regexp.MustCompile(`^[（(]?\s*\p{Han}{0,6}?(记者|記者)(\s*[：:]\s*|\s+)?(\p{Han}{2,5}(?:\s*[、，,]\s*\p{Han}{2,5})*)\s*[）)]?$`)
+	// reLaterBy opens a later part of a credit with "By" after one part, or
+	// after stamps alone: that part is the credit ("Published 10:30 AM ET,
+	// Sun March 3, 2024 | By Jane Roe", "Opinion | By Jane Roe", "Published
+	// March 3, 2024 · Updated 11:00 AM · By Jane Roe"), where reAuthorDate
+	// would cut the name with the stamp. After a name and more it is a
+	// column's or a photographer's ("Jane Roe | March 3, 2024 | By the
+	// Book"). A lower-case "by" is prose ("Jane Roe 2nd · by the editors").
+	reLaterBy = regexp.MustCompile(`^(?:[^|•·]*[|•·]\s*|(?:[^|•·\d]*\d[^|•·]*[|•·]\s*){2,})(?:By|BY)\s+`)
 	// reLeadClock is a time of day before the name, with its label, zone
 	// and separator ("10:30 AM EST | Jane Roe", "at 10:30 am · Jane Roe",
 	// "Updated 10:30 AM ET By Jane Roe").
@@ -1727,20 +1730,22 @@ func hasLetters(s string) bool {
 }
 
 // hanReporter cuts where a Chinese reporter files from (reHanReportFrom)
-// and writes a reporter's credit (reHanReporter) as the plain
-// "记者：张伟、李明", its names listed ("记者 张伟 李明" names two).
+// and writes a reporter's credit (reHanReporter) as the plain "记者：张伟"
+// (or "記者：", as written: Japanese pages credit with that one).
 func hanReporter(s string) string {
+	filed := false
 	if strings.Contains(s, "报道") || strings.Contains(s, "報導") {
-		s = reHanReportFrom.ReplaceAllString(s, "")
+		t := reHanReportFrom.ReplaceAllString(s, "")
+		s, filed = t, len(t) < len(s)
 	}
 	if !strings.Contains(s, "记者") && !strings.Contains(s, "記者") {
 		return s
 	}
 	m := reHanReporter.FindStringSubmatch(s)
-	if m == nil {
+	if m == nil || m[2] == "" && !filed {
 		return s
 	}
-	return "记者：" + strings.Join(strings.FieldsFunc(m[1], func(r rune) bool { return r == '、' || r == '，' || r == ',' || unicode.IsSpace(r) }), "、")
+	return m[1] + "：" + m[3]
 }
 
 // splitAuthors turns a byline such as "By Jane Doe and John Roe" into names.

