@@ -24,6 +24,8 @@ func TestExtractCharsets(t *testing.T) {
 		{"latin1 via http-equiv", `<html><head><meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"></head><body><article><p>Se` + "\xf1" + `or Mu` + "\xf1" + `oz spoke at length about the plan.</p>` + filler + `</article></body></html>`, "Señor Muñoz"},
 		{"utf-8 mislabelled as latin1", `<html><head><meta charset="iso-8859-1"></head><body><article><p>Zoë and Chloé met in Zürich, the reports said.</p>` + filler + `</article></body></html>`, "Zoë and Chloé met in Zürich"},
 		{"cp1252 mislabelled as utf-8", `<html><head><meta charset="utf-8"></head><body><article><p>Na` + "\xef" + `ve caf` + "\xe9" + ` culture ` + "\x96" + ` an essay, by the editors.</p>` + filler + `</article></body></html>`, "Naïve café culture – an essay"},
+		{"utf-8 mislabelled as iso-2022-jp", `<html><head><meta charset="iso-2022-jp"></head><body><article><p>市政府今天公布了新的交通计划，Zoë said.</p>` + filler + `</article></body></html>`, "市政府今天公布了新的交通计划，Zoë said."}, // it holds no byte above 0x7f
+		{"iso-2022-jp labelled", "<html><head><meta charset=\"iso-2022-jp\"></head><body><article><p>\x1b$BEl5~\x1b(B said the mayor.</p>" + filler + "</article></body></html>", "東京 said the mayor."},
 		{"shift_jis labelled", `<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"></head><body><article>` + sjis + `</article></body></html>`, "東京都は新しい予算案を承認しました"},
 		{"utf-8 bom", "\xef\xbb\xbf<html><body><article><p>Ångström units were used, said the physicist.</p>" + filler + "</article></body></html>", "Ångström units"},
 		{"utf-16le bom", utf16le("<html><body><article><p>Größe matters, said the German engineer, again.</p>" + filler + "</article></body></html>"), "Größe matters"},
