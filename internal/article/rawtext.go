@@ -1,6 +1,9 @@
 package article
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // dropScriptText returns src without the text of its scripts (but JSON-LD,
 // and the Next.js calls that carry it) and style sheets: about 40% of a
@@ -17,7 +20,7 @@ import "strings"
 // foreign content too, but none after a tag there that HTML reads as raw
 // text, to the end of the page.
 func dropScriptText(src string) string {
-	l := rawLexer{src: src, keepData: strings.Contains(src, "cssSelector")}
+	l := rawLexer{src: src, selected: selectedData(src)}
 	l.run()
 	if l.kept == 0 {
 		return src
@@ -37,9 +40,9 @@ type rawLexer struct {
 	// does), what follows is raw text, and no attribute value is cut from
 	// there on (a "</svg>" in that text would end the svg for the lexer).
 	unsure bool
-	// keepData keeps "data-" values: JSON-LD names a page's paid part by
-	// a CSS selector (paidContent), which may read any attribute.
-	keepData bool
+	// selected are the "data-" attributes a CSS selector in the page may
+	// read: JSON-LD names a page's paid part by one (paidContent).
+	selected []string
 }
 
 // run lexes src from its start, cutting as it goes, and stops where it
@@ -54,7 +57,7 @@ func (l *rawLexer) run() {
 		i += j
 		switch c := s[i+1]; {
 		case isASCIILetter(c):
-			t := lexTag(s, i+1, l.keepData)
+			t := lexTag(s, i+1, l.selected)
 			if t.end < 0 {
 				return // the page ends inside the tag
 			}
@@ -109,7 +112,7 @@ func (l *rawLexer) run() {
 			case s[i+2] == '>':
 				i += 3
 			case isASCIILetter(s[i+2]):
-				t := lexTag(s, i+2, l.keepData)
+				t := lexTag(s, i+2, l.selected)
 				if t.end < 0 {
 					return
 				}
@@ -237,12 +240,12 @@ type lexedTag struct {
 const unreadValueMin = 32
 
 // isUnreadAttr reports attributes whose values no step reads: "d" and,
-// unless keepData, the "data-" attributes but lazy images' sources.
-func isUnreadAttr(key string, keepData bool) bool {
+// the "data-" attributes but lazy images' sources and those selected.
+func isUnreadAttr(key string, selected []string) bool {
 	if len(key) == 1 {
 		return key[0]|0x20 == 'd'
 	}
-	if keepData || len(key) <= len("data-") || !asciiFoldEqual(key[:len("data-")], "data-") {
+	if len(key) <= len("data-") || !asciiFoldEqual(key[:len("data-")], "data-") {
 		return false
 	}
 	for _, k := range imgSources {
@@ -250,7 +253,37 @@ func isUnreadAttr(key string, keepData bool) bool {
 			return false
 		}
 	}
+	for _, k := range selected {
+		if asciiFoldEqual(key, k) {
+			return false
+		}
+	}
 	return true
+}
+
+// selectedData returns the "data-" attributes named in brackets ("[data-
+// tier='paid']") anywhere in a page that holds a cssSelector, lower-cased.
+func selectedData(src string) []string {
+	if !strings.Contains(src, "cssSelector") {
+		return nil
+	}
+	var names []string
+	for s := src; ; {
+		i := strings.IndexByte(s, '[')
+		if i < 0 {
+			return names
+		}
+		if s = s[i+1:]; len(s) < len("data-") || !asciiFoldEqual(s[:len("data-")], "data-") {
+			continue
+		}
+		n := len("data-")
+		for n < len(s) && (isASCIILetter(s[n]) || s[n] >= '0' && s[n] <= '9' || s[n] == '-' || s[n] == '_') {
+			n++
+		}
+		if name := strings.ToLower(s[:n]); !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
 }
 
 // lexedNames are the tags whose names dropScriptText reads.
@@ -259,7 +292,7 @@ var lexedNames = []string{"script", "style", "svg", "math", "textarea", "title",
 // lexTag reads the tag whose name starts at s[i] as the tokenizer's
 // readTag does: the name runs to white space, "/" or ">"; a value in
 // quotes may hold ">".
-func lexTag(s string, i int, keepData bool) lexedTag {
+func lexTag(s string, i int, selected []string) lexedTag {
 	var t lexedTag
 	n := i
 	for n < len(s) && !isTagSpace(s[n]) && s[n] != '/' && s[n] != '>' {
@@ -316,7 +349,7 @@ func lexTag(s string, i int, keepData bool) lexedTag {
 			}
 			vs, ve = k+1, k+1+e
 			k = ve + 1
-			if ve-vs >= unreadValueMin && t.nUnread < len(t.unread) && isUnreadAttr(key, keepData) {
+			if ve-vs >= unreadValueMin && t.nUnread < len(t.unread) && isUnreadAttr(key, selected) {
 				t.unread[t.nUnread] = [2]int{vs, ve}
 				t.nUnread++
 			}

@@ -26,7 +26,7 @@ func treeWithoutScriptText(t testing.TB, src string) (tree string, ld []string) 
 		raw := n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style)
 		attrs := slices.Clone(n.Attr)
 		for i, a := range attrs {
-			if isUnreadAttr(a.Key, false) {
+			if isUnreadAttr(a.Key, nil) {
 				attrs[i].Val = ""
 			}
 		}
@@ -147,6 +147,9 @@ func TestDropScriptText(t *testing.T) {
 		{name: "a paid part named by a data attribute keeps data values",
 			src:  `<script type="application/ld+json">{"hasPart":{"isAccessibleForFree":false,"cssSelector":"[data-tier='subscriber-only-premium-article-body']"}}</script><div data-tier="subscriber-only-premium-article-body">` + story + `</div>`,
 			kept: []string{story, `data-tier="subscriber-only-premium-article-body"`}},
+		{name: "but only the data attributes it names",
+			src:  `<script type="application/ld+json">{"cssSelector":".paywall, [DATA-Tier='x']"}</script><div data-tier="subscriber-only-premium-article-body" data-state='{"a long state of the page, which no step reads":1}'>` + story + `</div>`,
+			gone: []string{"a long state"}, kept: []string{story, `data-tier="subscriber-only-premium-article-body"`}},
 		{name: "odd comment ends",
 			src:  `<!--><script>f()</script><!---><!-- a --!><script>g()</script>` + story,
 			gone: []string{"f()", "g()"}, kept: []string{story}},
