@@ -239,7 +239,7 @@ type lexedTag struct {
 // unreadValueMin is the shortest attribute value worth cutting.
 const unreadValueMin = 32
 
-// isUnreadAttr reports attributes whose values no step reads: "d" and,
+// isUnreadAttr reports attributes whose values no step reads: "d", and
 // the "data-" attributes but lazy images' sources and those selected.
 func isUnreadAttr(key string, selected []string) bool {
 	if len(key) == 1 {
