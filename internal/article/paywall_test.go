@@ -40,6 +40,14 @@ func TestExtractPaywall(t *testing.T) {
 			wantPaid: true,
 		},
 		{
+			name: "the paid part named by a long data attribute's value, its class a paywall's",
+			head: ld(`{"@context":"https://schema.org","@type":"NewsArticle","headline":"Harbour reopens after the storm",
+				"isAccessibleForFree":"False","hasPart":{"@type":"WebPageElement","isAccessibleForFree":"False","cssSelector":"[data-content-tier='subscriber-only-premium-article-body']"}}`),
+			body:     pTags(storyParas[:len(storyParas)-1]) + `<div class="paywall" data-content-tier="subscriber-only-premium-article-body"><p>` + storyParas[len(storyParas)-1] + `</p></div>` + subscribe,
+			want:     storyParas,
+			wantPaid: true,
+		},
+		{
 			name:     "teaser only, locked content tier",
 			head:     `<meta property="article:content_tier" content="locked">`,
 			body:     teaser + subscribe,
