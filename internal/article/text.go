@@ -217,12 +217,16 @@ func joinFields(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	field := -1 // where the word being read starts
-	for i := 0; i < len(s); {
-		c, size := rune(s[i]), 1
-		if c >= utf8.RuneSelf {
-			c, size = utf8.DecodeRuneInString(s[i:])
+	for i := 0; i <= len(s); {
+		space, size := true, 1 // the end of s ends the last word
+		if i < len(s) {
+			c := rune(s[i])
+			if c >= utf8.RuneSelf {
+				c, size = utf8.DecodeRuneInString(s[i:])
+			}
+			space = c == ' ' || '\t' <= c && c <= '\r' || c >= utf8.RuneSelf && unicode.IsSpace(c)
 		}
-		switch space := c == ' ' || '\t' <= c && c <= '\r' || c >= utf8.RuneSelf && unicode.IsSpace(c); {
+		switch {
 		case !space && field < 0:
 			field = i
 		case space && field >= 0:
@@ -233,12 +237,6 @@ func joinFields(s string) string {
 			field = -1
 		}
 		i += size
-	}
-	if field >= 0 {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(s[field:])
 	}
 	return b.String()
 }
