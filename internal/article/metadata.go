@@ -512,6 +512,17 @@ const (
 	creditInitials = "abimprstvw"
 )
 
+const (
+	// visualTrades credit the pictures rather than the words.
+	visualTrades = `photos?|photographs?|photography|pictures?|images?|illustrations?|graphics?|videos?|artwork|art|cartoons?|animations?|infographics?|maps?|` +
+		`fotos?|fotografie|fotografía|fotografia|photographie|ilustraci[oó]n|illustrazione|bilder?`
+	// wordsOpener credits the words, and perhaps the pictures too ("Words
+	// and photos by", "Photos and text by"), before "by".
+	wordsOpener = `(?:` + creditVerbs + `)(?:\s+(?:and|&)\s+(?:photos?|pictures?))?|(?:photos?|pictures?)\s+(?:and|&)\s+(?:text|words|story)`
+	// duration is a reading or listening time ("5 min", "3:16").
+	duration = `(?:\d+\s*(?:min(?:ute)?s?|m)\.?|\d{1,2}:\d{2}(?:\s*min)?)`
+)
+
 // mayCredit is reCredit's cheap first test: every credit but "Author"
 // says "by".
 func mayCredit(t string) bool {
@@ -528,7 +539,7 @@ func mayCredit(t string) bool {
 
 var (
 	// reCredit is a line that credits a writer, the name (if any) after it.
-	reCredit = regexp.MustCompile(`^(?i:(?:` + creditVerbs + `) by|(?:photos? and text|text and photos?) by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by)\s*:?\s*(.*)$`)
+	reCredit = regexp.MustCompile(`^(?i:(?:` + wordsOpener + `) by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by)\s*:?\s*(.*)$`)
 	// reCreditTail is what a credit line holds after the name: a day, or
 	// a separator and what follows it ("Jane Roe | March 3, 2024").
 	reCreditTail = regexp.MustCompile(`\s*(?:[|•·;]|\s[–—-]\s).*$`)
@@ -1657,7 +1668,7 @@ var (
 	// hong@example.com", "张伟 记者"; "资深记者" is a title alone).
 	reRoleAfterName = regexp.MustCompile(`\s+(?:기자|특파원|记者|記者)(?:\s+\S+@\S+)?$`)
 	reAuthorRole    = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
-	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜]\s*`)
+	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:(?:` + wordsOpener + `)|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜]\s*|^\s*(?:text|texte|testo|texto|tekst|words)\s*[:：]\s*`)
 	// A credit is a list (reListSep) of names joined by "and" (reAndSep).
 	reListSep = regexp.MustCompile(`\s*[,;|、，]\s*`)
 	reAndSep  = regexp.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
@@ -1689,6 +1700,18 @@ var (
 	// reAuthorControl is an author box's link or button, a label alone, a
 	// numbered heading or a commenter's credit: no name.
 	reAuthorControl = regexp.MustCompile(`(?i)^(?:(?:view|see|read|more|all)\b.*\b(?:posts?|articles?|stories|author)$|(?:read\s+)?more\s+(?:from|by)\s|(?:learn|read)\s+more\b|(?:the\s+)?authors?$|write\s+(?:a|your)\s+review|\d+\.\s)|\scommented(?:\s+on)?$`)
+	// reVisualCredit is a part crediting the pictures, not the words
+	// ("Photos by John Doe", ", Illustration: Ann Lee", "· Video by …"),
+	// with the names after it up to the next part. The prepositions of
+	// other languages are lower case: "Art De Luca" is a name.
+	reVisualCredit = regexp.MustCompile(`(?i)(?:^|[,;|•.]\s*|\s·\s*)(?:` + visualTrades + `)(?:\s+(?:and|&)\s+(?:` + visualTrades + `))*\s*(?:by\b|:|(?-i:von|de|di|por|par|door|av)\b)[^|•;·]*`)
+	// reListenPart is an audio player's label or a reading time among a
+	// credit's parts ("Listen 3:16", "5 min read"): no name.
+	reListenPart = regexp.MustCompile(`(?i)^(?:listen(?:\s+to\s+(?:this|the)\s+(?:article|story))?(?:\s+` + duration + `)?|` + duration +
+		`(?:\s+(?:read|listen))?|(?:reading|read|listening)\s+time:?\s*` + duration + `)$`)
+	// rePartSep parts a credit line ("Jane Roe | 5 min read"); a "·" needs
+	// spaces, as transcribed names hold one ("迈克尔·乔丹").
+	rePartSep = regexp.MustCompile(`\s*[|•]\s*|\s+·\s+`)
 	// reColophon is a credit by trade ("design: Jane Roe, code: John Doe").
 	reColophon = regexp.MustCompile(`(?i)(?:^|[,;]\s*)(?:design|code|development|hosting|photos?|illustrations?|fotos?|foto's|photographie|fotografía|fotografia|ilustración|illustrazione)\s*:`)
 )
@@ -1705,6 +1728,50 @@ func withNames(aside string) string {
 		}
 	}
 	return ", " + inner
+}
+
+// visualStems begin every visualTrades word: reVisualCredit's cheap first
+// test, as most credits name no pictures.
+var visualStems = []string{"photo", "foto", "pictur", "image", "illustr", "ilustr", "graphic", "video", "art", "cartoon", "animation", "map", "bild"}
+
+// mayCreditVisuals reports whether s holds a word reVisualCredit reads.
+func mayCreditVisuals(s string) bool {
+	for _, w := range visualStems {
+		if indexFold(s, w) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// dropListenParts drops the parts of a credit line that are an audio
+// player's label or a reading time (reListenPart), with their separators.
+func dropListenParts(s string) string {
+	if !strings.ContainsAny(s, "0123456789") && indexFold(s, "listen") < 0 {
+		return s // every reListenPart holds a digit or "listen"
+	}
+	seps := rePartSep.FindAllStringIndex(s, -1)
+	var b strings.Builder
+	dropped, start, sep := false, 0, ""
+	for i := 0; i <= len(seps); i++ {
+		end, next := len(s), len(s)
+		if i < len(seps) {
+			end, next = seps[i][0], seps[i][1]
+		}
+		if part := s[start:end]; reListenPart.MatchString(part) {
+			dropped = true
+		} else {
+			if b.Len() > 0 {
+				b.WriteString(sep)
+			}
+			b.WriteString(part)
+		}
+		sep, start = s[end:next], next
+	}
+	if !dropped {
+		return s
+	}
+	return b.String()
 }
 
 // withoutAvatarInitials drops the initials an avatar draws before a name
@@ -1755,6 +1822,10 @@ func hanReporter(s string) string {
 func splitAuthors(s string) (names []string, desk string) {
 	s = reSourceLead.ReplaceAllString(cleanInline(s), "")
 	s = hanReporter(s)
+	if mayCreditVisuals(s) {
+		s = strings.TrimLeft(reVisualCredit.ReplaceAllString(s, ""), " |•·,;")
+	}
+	s = dropListenParts(s)
 	if loc := reLaterBy.FindStringIndex(s); loc != nil && !reByPrefix.MatchString(s) {
 		s = s[loc[1]:]
 	}

@@ -262,12 +262,23 @@ func eqTime(t *testing.T, what string, got *time.Time, want string) {
 	}
 }
 
+// mayCreditVisuals passes over the credits that name no visual trade: one
+// it missed would stay a name.
+func TestVisualStemsCoverEveryTrade(t *testing.T) {
+	for _, w := range strings.Split(visualTrades, "|") {
+		w = strings.NewReplacer("?", "", "[oó]", "o").Replace(w)
+		if !mayCreditVisuals(w) {
+			t.Errorf("visualStems miss %q", w)
+		}
+	}
+}
+
 // The credit-line pre-filters pass over elements by their first letter
 // and by "by" (mayCredit): a credit verb or opener they lack would never
 // be read.
 func TestCreditInitialsCoverEveryOpener(t *testing.T) {
 	verbs := strings.Split(creditVerbs, "|")
-	for _, w := range append(verbs, "photos", "posted", "published", "view", "see", "all", "more", "posts", "articles", "stories", "author", "by") {
+	for _, w := range append(verbs, "photos", "pictures", "posted", "published", "view", "see", "all", "more", "posts", "articles", "stories", "author", "by") {
 		if !strings.ContainsRune(creditInitials, rune(w[0])) {
 			t.Errorf("creditInitials %q lacks %q, the first letter of %q", creditInitials, w[:1], w)
 		}
@@ -383,6 +394,30 @@ func TestSplitAuthors(t *testing.T) {
 		{"Anna Schmidt (mit dpa)", "Anna Schmidt", ""},
 		{"Juan Pérez (con información de EFE)", "Juan Pérez", ""},
 		{"Jane Doe (with additional reporting by John Roe)", "Jane Doe", ""},
+		// Who took the pictures is not who wrote the story.
+		{"By Jane Roe | Photos by John Doe", "Jane Roe", ""},
+		{"By Jane Roe, Photo: John Doe", "Jane Roe", ""},
+		{"Story by Jane Roe. Photos by John Doe", "Jane Roe", ""},
+		{"Photos by John Doe and Ann Lee | By Jane Roe", "Jane Roe", ""},
+		{"By Jane Roe and John Doe; Illustrations by Ann Lee", "Jane Roe|John Doe", ""},
+		{"By Jane Roe · Video by John Doe", "Jane Roe", ""},
+		{"Von Jane Roe | Fotos: John Doe", "Jane Roe", ""},
+		{"Text: Jane Roe, Fotos: John Doe", "Jane Roe", ""},
+		{"Photo: John Doe", "", ""},
+		{"Design: Jane Roe, Code: John Doe", "", ""},
+		// Unless the writer took them too.
+		{"Words and photos by Jane Roe", "Jane Roe", ""},
+		{"Photos and text by Jane Roe", "Jane Roe", ""},
+		{"Art Garfunkel", "Art Garfunkel", ""},
+		{"By Jane Roe and Art De Luca", "Jane Roe|Art De Luca", ""},
+		{"Por Juan Pérez | Fotos de Ana López", "Juan Pérez", ""},
+		// An audio player's label and a reading time are no names.
+		{"Jane Roe · 5 min read", "Jane Roe", ""},
+		{"Jane Roe · Listen 3:16", "Jane Roe", ""},
+		{"Listen to this article · 5:32 min · By Jane Roe", "Jane Roe", ""},
+		{"Jane Roe | 12 mins", "Jane Roe", ""},
+		{"Listen", "", ""},
+		{"迈克尔·乔丹", "迈克尔·乔丹", ""},
 	}
 	for _, tc := range cases {
 		names, desk := splitAuthors(tc.credit)
