@@ -639,15 +639,17 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			continue
 		}
 		lead := hanReporter(strings.TrimSpace(first.Data))
-		if _, local := cutLocalBy(lead, by); len(lead) < 2 || !local && !strings.ContainsRune(creditInitials, unicode.ToLower(rune(lead[0]))) {
-			continue
-		}
-		t := hanReporter(cleanInline(shortText(n, 80)))
-		var m []string
-		if rest, ok := cutLocalBy(t, by); ok {
-			m = []string{t, rest}
-		} else if mayCredit(t) {
-			m = reCredit.FindStringSubmatch(t)
+		m := datelineCredit(lead)
+		if m == nil {
+			if _, local := cutLocalBy(lead, by); len(lead) < 2 || !local && !strings.ContainsRune(creditInitials, unicode.ToLower(rune(lead[0]))) {
+				continue
+			}
+			t := hanReporter(cleanInline(shortText(n, 80)))
+			if rest, ok := cutLocalBy(t, by); ok {
+				m = []string{t, rest}
+			} else if mayCredit(t) {
+				m = reCredit.FindStringSubmatch(t)
+			}
 		}
 		if m == nil || strings.HasSuffix(m[1], ":") {
 			continue // "By phone:", "By Contact Form:": a way to reach the site
@@ -665,6 +667,35 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			}
 		}
 	}
+}
+
+// reHanDateline is the dateline a Chinese story opens with, and its
+// reporters' credit in brackets after it ("新华社北京3月3日电（记者 张伟
+// 李明）…"): there "记者" needs no space after it. A stringer or an
+// intern credited after them ("通讯员 王五") is not read.
+var reHanDateline = regexp.MustCompile(`^\p{Han}{2,12}?(?:[\d０-９]{1,2}月)?[\d０-９]{1,2}日[电電]\s*[（(]\s*(?:记者|記者)\s*[：:]?\s*(\p{Han}{2,4}(?:(?:\s*[、，,]\s*|\s+)\p{Han}{2,4})*?)\s*(?:(?:通讯员|通訊員|实习生|實習生)[^）)]*)?[）)]`)
+
+// hanReporterWords follow "记者" in words that name no one: notes, a
+// press conference, "learnt".
+var hanReporterWords = []string{"手记", "手記", "招待会", "招待會", "获悉", "獲悉"}
+
+// datelineCredit returns a Chinese dateline's credit line and its names,
+// joined by "、" (reHanDateline), or nil.
+func datelineCredit(lead string) []string {
+	if len(lead) == 0 || lead[0] < 0xe4 { // Han characters begin 0xe4 to 0xe9
+		return nil
+	}
+	m := reHanDateline.FindStringSubmatch(lead[:min(len(lead), 240)]) // a dateline and its credit fit
+	if m == nil {
+		return nil
+	}
+	names := strings.FieldsFunc(m[1], func(r rune) bool { return unicode.IsSpace(r) || r == '、' || r == '，' || r == ',' })
+	for _, n := range names {
+		if slices.Contains(hanReporterWords, n) {
+			return nil // "（记者手记）": the reporter's notes, no name
+		}
+	}
+	return []string{m[0], strings.Join(names, "、")}
 }
 
 // inCaption reports an element inside a figure's caption, whose credit
