@@ -1725,6 +1725,11 @@ var (
 	// rePostNominal is a degree, a credential or a suffix after a name
 	// ("Jane Roe, MS, RD", "Ph.D.", "Jr."): the name's, not a second one.
 	rePostNominal = regexp.MustCompile(`^(?:\p{Lu}{2,5}|Ph\.?\s?D|M\.D|Jr|Sr|I{2,3}|Esq)\.?$`)
+	// rePublication is the paper a credit names after the writer ("Jane
+	// Roe, The New York Times", "…, USA TODAY", "…, for The Guardian",
+	// "…, Special to The Globe"). "Post" and "Star" are surnames too, so
+	// only "The" makes them a paper's.
+	rePublication = regexp.MustCompile(`^(?:(?i:special\s+to|for)\s+\S.*|The\s+\p{Lu}.*|(?:\p{Lu}[\p{L}.&'’-]*\s+){1,3}(?:Times|Journal|Tribune|Gazette|Chronicle|Telegraph|Inquirer|Examiner|Dispatch|News|Magazine)|USA (?:TODAY|Today))$`)
 	// reAside is a parenthesised note after a name ("Jane Roe (Data
 	// Analyst)", "Jean Doe (CNXSoft)"), cut unless it names a role.
 	reAside = regexp.MustCompile(`\s*\([^()]*\)$`)
@@ -1891,7 +1896,7 @@ func splitAuthors(s string) (names []string, desk string) {
 			if aside := reAside.FindString(p); aside != "" && !reAuthorRole.MatchString(aside) {
 				p = strings.TrimSuffix(p, aside)
 			}
-			if len(names) > 0 && rePostNominal.MatchString(p) || titled && !strings.Contains(p, " ") {
+			if len(names) > 0 && (rePostNominal.MatchString(p) || rePublication.MatchString(p)) || titled && !strings.Contains(p, " ") {
 				continue
 			}
 			if cut := reAuthorTitle.ReplaceAllString(p, ""); len(strings.Fields(cut)) >= 2 {

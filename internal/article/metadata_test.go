@@ -411,6 +411,13 @@ func TestSplitAuthors(t *testing.T) {
 		{"Art Garfunkel", "Art Garfunkel", ""},
 		{"By Jane Roe and Art De Luca", "Jane Roe|Art De Luca", ""},
 		{"Por Juan Pérez | Fotos de Ana López", "Juan Pérez", ""},
+		// The paper a credit names after the writer is no author.
+		{"By Jane Roe and John Doe, The Washington Post", "Jane Roe|John Doe", ""},
+		{"By Jane Roe, Los Angeles Times", "Jane Roe", ""},
+		{"By Jane Roe, USA TODAY", "Jane Roe", ""},
+		{"Jane Roe, Special to The Globe", "Jane Roe", ""},
+		{"By Jane Roe, for The Guardian", "Jane Roe", ""},
+		{"By Jane Roe and Emily Post", "Jane Roe|Emily Post", ""},
 		// An audio player's label and a reading time are no names.
 		{"Jane Roe · 5 min read", "Jane Roe", ""},
 		{"Jane Roe · Listen 3:16", "Jane Roe", ""},

@@ -333,6 +333,7 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"words and pictures by one writer", `<p>Words and photos by Jane Roe</p>`, []string{"Jane Roe"}},
 		{"a photographer's credit after the writer's", `<p>By Jane Roe, Photo: John Doe</p>`, []string{"Jane Roe"}},
 		{"a byline with a reading time", `<div class="byline">Jane Roe · 5 min read</div>`, []string{"Jane Roe"}},
+		{"a credit line for another paper", `<p>By Jane Roe, for The Guardian</p>`, []string{"Jane Roe"}},
 		{"a summary card's story-by label", `<meta name="twitter:label1" content="Story by"><meta name="twitter:data1" content="Jane Roe">`,
 			[]string{"Jane Roe"}},
 		{"a wire story's reporting and editing credits", `<p>Reporting by Jane Roe; Editing by John Doe</p>`, []string{"Jane Roe"}},
