@@ -113,7 +113,13 @@ var tokenHints = func() map[string]hint {
 type flaggedSubstring struct {
 	s    string
 	flag hint
+	// longer are words that begin with s and mean something else.
+	longer []string
 }
+
+// otherWords are the words that begin with a vocabulary entry and are
+// not it: an "authorization" box holds sign-in links, not a byline.
+var otherWords = map[string][]string{"author": {"authoriz", "authoris", "authorit"}}
 
 // pairAt and bySubstringStart group all substring vocabularies by their
 // first two bytes, so a name is scanned once instead of once per pattern:
@@ -138,7 +144,7 @@ var pairAt, bySubstringStart = func() (*[1 << 16]uint8, [][]flaggedSubstring) {
 				at[pair] = uint8(len(groups))
 				groups = append(groups, nil)
 			}
-			groups[at[pair]] = append(groups[at[pair]], flaggedSubstring{w, l.flag})
+			groups[at[pair]] = append(groups[at[pair]], flaggedSubstring{w, l.flag, otherWords[w]})
 		}
 	}
 	return &at, groups
@@ -168,7 +174,7 @@ func computeHints(s string) hint {
 			continue
 		}
 		for _, p := range bySubstringStart[g] {
-			if h&p.flag == 0 && len(squashed)-i >= len(p.s) && string(squashed[i:i+len(p.s)]) == p.s {
+			if h&p.flag == 0 && len(squashed)-i >= len(p.s) && string(squashed[i:i+len(p.s)]) == p.s && !beginsWithAny(squashed[i:], p.longer) {
 				h |= p.flag
 			}
 		}
@@ -187,6 +193,16 @@ func computeHints(s string) hint {
 		i = j
 	}
 	return h
+}
+
+// beginsWithAny reports whether b begins with one of words.
+func beginsWithAny(b []byte, words []string) bool {
+	for _, w := range words {
+		if len(b) >= len(w) && string(b[:len(w)]) == w {
+			return true
+		}
+	}
+	return false
 }
 
 // isWordByte reports the bytes of a class name's words: ASCII letters

@@ -334,6 +334,8 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"a photographer's credit after the writer's", `<p>By Jane Roe, Photo: John Doe</p>`, []string{"Jane Roe"}},
 		{"a byline with a reading time", `<div class="byline">Jane Roe · 5 min read</div>`, []string{"Jane Roe"}},
 		{"a credit line for another paper", `<p>By Jane Roe, for The Guardian</p>`, []string{"Jane Roe"}},
+		{"a sign-in box named authorization is no byline", `<div id="authorization"><a href="/signin">Sign In</a>| <a href="/register">Sign Up</a></div><div class="byline">By Jane Roe</div>`,
+			[]string{"Jane Roe"}},
 		{"a summary card's story-by label", `<meta name="twitter:label1" content="Story by"><meta name="twitter:data1" content="Jane Roe">`,
 			[]string{"Jane Roe"}},
 		{"a wire story's reporting and editing credits", `<p>Reporting by Jane Roe; Editing by John Doe</p>`, []string{"Jane Roe"}},
