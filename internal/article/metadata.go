@@ -1554,9 +1554,9 @@ var wireAgencies = map[string]bool{
 
 // withoutRunIn cuts the publication a byline runs in after the writer's
 // name ("Kevin McCoy USA TODAY", "Tom Davies Associated Press", "Jane Roe
-// The Washington Post"): a news agency's name, or the site's as the page
-// declares it (two words or more, or in capitals) or as its host is
-// written in capitals. Names in capitals keep a site's name ("JANE LELAND
+// The Washington Post"): a news agency's name, a paper's of two words or
+// more (rePublication), or the site's as the page declares it (two words
+// or more, or in capitals) or as its host is written in capitals. Names in capitals keep a site's name ("JANE LELAND
 // STANFORD" on stanford.edu), and a capitalised word stays ("Michael R.
 // Bloomberg", "Anna Maria Garcia" on garcia.com).
 func (s siteNames) withoutRunIn(name string) string {
@@ -1566,7 +1566,8 @@ func (s siteNames) withoutRunIn(name string) string {
 		key, caps := letters(tail), tail == strings.ToUpper(tail)
 		declared, site := s[key]
 		agency := wireAgencies[key] && (k > 1 || caps || tail == "Reuters")
-		if !agency && !(site && head != strings.ToUpper(head) && (caps || declared && k > 1)) {
+		paper := k > 1 && rePublication.MatchString(tail)
+		if !agency && !paper && !(site && head != strings.ToUpper(head) && (caps || declared && k > 1)) {
 			continue
 		}
 		if rePersonName.MatchString(head) {

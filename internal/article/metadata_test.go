@@ -461,6 +461,12 @@ func TestAuthors_PublicationRunIn(t *testing.T) {
 			`<span class="author">Jane Roe, Reuters</span>`, "Jane Roe"},
 		{"an agency of two words", "https://www.example-news.com/story/budget/", ``,
 			`<span class="author">Jane Roe Bloomberg News</span>`, "Jane Roe"},
+		{"another paper's name", "https://www.example-news.com/story/budget/", ``,
+			`<span class="author">Jane Roe Los Angeles Times</span>`, "Jane Roe"},
+		{"a desk of the site, undeclared", "https://www.example-health.com/news/budget/", ``,
+			`<span class="author">Kelli Miller WebMD Health News</span>`, "Kelli Miller"},
+		{"a surname and a paper's word are no paper", "https://www.example-news.com/story/budget/", ``,
+			`<span class="author">Mary Jo Times</span>`, "Mary Jo Times"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
