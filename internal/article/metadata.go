@@ -519,6 +519,10 @@ const (
 	// wordsOpener credits the words, and perhaps the pictures too ("Words
 	// and photos by", "Photos and text by"), before "by".
 	wordsOpener = `(?:` + creditVerbs + `)(?:\s+(?:and|&)\s+(?:photos?|pictures?))?|(?:photos?|pictures?)\s+(?:and|&)\s+(?:text|words|story)`
+	// genreOpener names the kind of piece before "by" in a byline
+	// ("Analysis by", "A column by", "Ein Kommentar von").
+	genreOpener = `(?:an?\s+)?(?:analysis|opinion|commentary|column|review|essay|photo\s+essay|editorial|perspective|explainer|guest\s+(?:post|column|essay))|` +
+		`(?:ein|eine)\s+(?:kommentar|analyse|kolumne|gastbeitrag|essay|glosse)`
 	// duration is a reading or listening time ("5 min", "3:16").
 	duration = `(?:\d+\s*(?:min(?:ute)?s?|m)\.?|\d{1,2}:\d{2}(?:\s*min)?)`
 )
@@ -1700,7 +1704,7 @@ var (
 	// hong@example.com", "张伟 记者"; "资深记者" is a title alone).
 	reRoleAfterName = regexp.MustCompile(`\s+(?:기자|특파원|记者|記者)(?:\s+\S+@\S+)?$`)
 	reAuthorRole    = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
-	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:(?:` + wordsOpener + `)|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜]\s*|^\s*(?:text|texte|testo|texto|tekst|words)\s*[:：]\s*`)
+	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:(?:` + wordsOpener + `)|` + genreOpener + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜]\s*|^\s*(?:text|texte|testo|texto|tekst|words)\s*[:：]\s*`)
 	// A credit is a list (reListSep) of names joined by "and" (reAndSep).
 	reListSep = regexp.MustCompile(`\s*[,;|、，]\s*`)
 	reAndSep  = regexp.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
@@ -1765,6 +1769,45 @@ func withNames(aside string) string {
 		}
 	}
 	return ", " + inner
+}
+
+// reNameTail is what a byline writes after a name: where the writer
+// files from ("Jane Roe in Kyiv"), a bio ("Jane Roe is a reporter at …"),
+// a handle or an e-mail address ("Jane Roe @janeroe").
+var reNameTail = regexp.MustCompile(`\s+(?:in\s+\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,2}|(?:is|was)\s+(?:a|an|the)\s.*|` +
+	`(?:(?i:twitter|x|email|e-mail)\s*:?\s*)?(?:@[\w.]+|[\w.+-]+@[\w-]+\.[\w.-]+))$`)
+
+// reDashSep stands between a name and what a byline says of it ("Jane
+// Roe – Political reporter").
+var reDashSep = regexp.MustCompile(`\s+[–—-]\s+`)
+
+// cutNameTail cuts reNameTail from a credit's part, and a dash and the
+// role after it.
+func cutNameTail(p string) string {
+	if strings.Contains(p, " in ") || strings.Contains(p, " is ") || strings.Contains(p, " was ") || strings.Contains(p, "@") {
+		if cut := reNameTail.ReplaceAllString(p, ""); rePersonName.MatchString(cut) {
+			p = cut // and not "This review is posted" from "… in Mobile App Reviews"
+		}
+	}
+	if strings.ContainsAny(p, "-–—") {
+		if d := reDashSep.FindStringIndex(p); d != nil && rePersonName.MatchString(p[:d[0]]) && isRole(p[d[1]:]) {
+			p = p[:d[0]]
+		}
+	}
+	return p
+}
+
+// isRole reports what a byline says a writer is ("Political reporter",
+// "Author/Reviewer", "Founder at Acme"), not who.
+func isRole(s string) bool {
+	return reAuthorRole.MatchString(s) || reAuthorTitle.MatchString(" "+s) || indexFold(s, "author") >= 0 || startsLower(s)
+}
+
+// startsLower reports a part that opens with a lower-case letter: no
+// name, but a role or a place ("envoyé spécial à Kiev").
+func startsLower(p string) bool {
+	r, _ := utf8.DecodeRuneInString(p)
+	return unicode.IsLower(r)
 }
 
 // visualStems begin every visualTrades word: reVisualCredit's cheap first
@@ -1893,14 +1936,17 @@ func splitAuthors(s string) (names []string, desk string) {
 			if len(p) > 3 && strings.EqualFold(p[:3], "by ") {
 				p = p[3:] // "By Jane Roe | By John Doe"
 			}
-			p = strings.Trim(reAuthorLabel.ReplaceAllString(reRoleAfterName.ReplaceAllString(p, ""), ""), " .:-–—|·•。")
+			p = cutNameTail(strings.Trim(reAuthorLabel.ReplaceAllString(reRoleAfterName.ReplaceAllString(p, ""), ""), " .:-–—|·•。"))
 			if aside := reAside.FindString(p); aside != "" && !reAuthorRole.MatchString(aside) {
 				p = strings.TrimSuffix(p, aside)
 			}
-			if len(names) > 0 && (rePostNominal.MatchString(p) || rePublication.MatchString(p)) || titled && !strings.Contains(p, " ") {
-				continue
+			if len(names) > 0 && (rePostNominal.MatchString(p) || rePublication.MatchString(p) || strings.Contains(p, " ") && startsLower(p)) || titled && !strings.Contains(p, " ") {
+				continue // a degree, a paper, a role or a place ("envoyé spécial à Kiev")
 			}
-			if cut := reAuthorTitle.ReplaceAllString(p, ""); len(strings.Fields(cut)) >= 2 {
+			if i > 0 && i == len(items)-1 && len(names) > 0 && strings.Contains(names[len(names)-1], " ") && !strings.Contains(strings.TrimSpace(item), " ") {
+				continue // one word after a full name is where it was filed from ("Jane Roe, Berlin")
+			}
+			if cut := strings.TrimRight(reAuthorTitle.ReplaceAllString(p, ""), " :-–—|·•"); len(strings.Fields(cut)) >= 2 {
 				p = cut
 			}
 			if !hasLetters(p) || reAuthorJunk.MatchString(p) || reAuthorControl.MatchString(p) || strings.Count(p, "(") != strings.Count(p, ")") {
