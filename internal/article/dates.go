@@ -300,12 +300,23 @@ var foreignMonths = map[string]string{
 }
 
 // shownDate is the first day reShownDate finds in text, or nil, at the
-// time of day written after it where that names its zone (withClock).
-func shownDate(text string) *time.Time {
+// time of day written after it (or before it: "3:45 PM EST, March 5,
+// 2024") where that names its zone (withClock). slashes says how the
+// page's language orders a slashed date's day and month. A line that
+// gives the updated day first gives its published day ("Updated March 6
+// · Published March 5").
+func shownDate(text string, slashes slashOrder) *time.Time {
 	text = foldDigits(strings.ToLower(text))
 	loc := reShownDate.FindStringSubmatchIndex(text)
 	if loc == nil {
 		return nil
+	}
+	if reUpdatedWord.MatchString(text[:loc[0]]) {
+		if p := rePublishedWord.FindStringIndex(text[loc[1]:]); p != nil {
+			if d := shownDate(text[loc[1]+p[1]:], slashes); d != nil {
+				return d
+			}
+		}
 	}
 	m := make([]string, len(loc)/2)
 	for i := range m {
@@ -316,7 +327,52 @@ func shownDate(text string) *time.Time {
 	if m[10] != "" && reVersionLead.MatchString(text[:loc[20]]) {
 		return nil // "Version 3.15.2026", "1.3.15.2026": a release, no day
 	}
-	return withClock(shownDay(m), text[loc[1]:])
+	day := shownDay(m, slashes)
+	if t := withClock(day, text[loc[1]:]); t != day {
+		return t
+	}
+	if c := reClockBefore.FindStringSubmatch(text[:loc[0]]); c != nil {
+		return withClock(day, c[1])
+	}
+	return day
+}
+
+var (
+	// reUpdatedWord and rePublishedWord label a line's updated and
+	// published days, lower-cased.
+	reUpdatedWord   = regexp.MustCompile(`updated|modified|` + updatedIn)
+	rePublishedWord = regexp.MustCompile(`published|posted|veröffentlicht|erschienen|publiée?|publicad[oa]|pubblicato|gepubliceerd|опубликовано|опубліковано|opublikowano|yayınlandı|publisert|publicerad|publiceret|diterbitkan|发布时间|发布于|发表于|發佈時間|公開日|投稿日|입력`)
+	// reClockBefore is a time of day with its zone just before a day,
+	// a weekday between ("3:45 pm est, tue march 5").
+	reClockBefore = regexp.MustCompile(`(?:^|[^\d.:])(\d{1,2}:\d{2}\s*(?:[ap]\.?\s?m\.?)?\s*(?:utc|gmt|[a-z]{2,5}))[\s,|·•–—-]*(?:` + weekday + `\.?,?\s*)?$`)
+)
+
+// slashOrder is how a page writes a slashed date's day and month.
+type slashOrder int
+
+const (
+	slashesUnknown slashOrder = iota // "03/05/2024" is not read
+	dayFirst                         // 5 March
+	monthFirst                       // March 5, as in American English
+)
+
+// slashOrderOf is the slashOrder of a page in lang: the day first in
+// every language but English and those that write the year first; in
+// English, the month first in the United States and the Philippines,
+// the day first where a region says so, unknown for "en" alone.
+func slashOrderOf(lang string) slashOrder {
+	lang = strings.ToLower(strings.ReplaceAll(strings.TrimSpace(lang), "_", "-"))
+	switch base, region, _ := strings.Cut(lang, "-"); {
+	case normLang(base) == "":
+		return slashesUnknown
+	case base == "en" && (region == "us" || region == "ph"):
+		return monthFirst
+	case base == "en" && (region == "" || region == "ca"):
+		return slashesUnknown
+	case base == "zh" || base == "ja" || base == "ko" || base == "hu" || base == "lt" || base == "fa":
+		return slashesUnknown
+	}
+	return dayFirst
 }
 
 // foldDigits writes Arabic-Indic, Persian, Devanagari and Bengali digits
@@ -342,7 +398,7 @@ var nativeZeros = [...]rune{'٠', '۰', '०', '০'}
 var reVersionLead = regexp.MustCompile(`(?:\b(?:version|ver|release|build|firmware)\.?\s*|\d\.)$`)
 
 // shownDay is the day of reShownDate's submatches m.
-func shownDay(m []string) *time.Time {
+func shownDay(m []string, slashes slashOrder) *time.Time {
 	switch {
 	case m[1] != "":
 		return dateFromParts(m[3], monthNumber(m[1]), m[2], "", "", "")
@@ -364,8 +420,10 @@ func shownDay(m []string) *time.Time {
 	switch {
 	case a > 12 && b <= 12:
 		return dateFromParts(m[15], m[14], m[13], "", "", "")
-	case b > 12 && a <= 12:
+	case b > 12 && a <= 12, slashes == monthFirst:
 		return dateFromParts(m[15], m[13], m[14], "", "", "")
+	case slashes == dayFirst:
+		return dateFromParts(m[15], m[14], m[13], "", "", "")
 	}
 	return nil
 }
@@ -552,11 +610,23 @@ func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
 			continue
 		}
 		if lead.MatchString(strings.TrimSpace(t[:loc[0]])) && rest.MatchString(afterDateLine(t[loc[1]:])) &&
-			!pm.inChrome(n) && !inQuote(n) && !pm.inPageChrome(n) && !namesToday(n) {
+			!pm.inChrome(n) && !inQuote(n) && !pm.inPageChrome(n) && !namesToday(n) && !inDataTable(n) {
 			lines = append(lines, t)
 		}
 	}
 	return lines
+}
+
+// inDataTable reports an element in a table that heads its columns (a
+// <th>): a date there is data ("1/1/2013 | +13.1%"), not the story's.
+// A page laid out in a table heads none.
+func inDataTable(n *html.Node) bool {
+	for p := n; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && p.DataAtom == atom.Table {
+			return holds(p, atom.Th)
+		}
+	}
+	return false
 }
 
 // namesToday reports a date its element or that element's parent names

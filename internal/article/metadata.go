@@ -24,6 +24,7 @@ type pageMeta struct {
 	h1s       []string
 	h1Chrome  []bool // per h1: it is the site's masthead or a link (isMastheadHeading)
 	htmlLang  string
+	slashes   slashOrder // how the page's language writes 03/05/2024
 	canonical string
 	ld        *ldData
 	times     []string            // datetime attributes of <time> elements, document order
@@ -75,6 +76,7 @@ func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
 	pm.htmlLang = firstNonEmpty(root.AttrOr("lang", ""), root.AttrOr("xml:lang", ""))
 	pm.htmlTitle = cleanInline(head.FilterMatcher(selTitle).First().Text())
 	head.FilterMatcher(selMeta).Each(pm.addMeta)
+	pm.slashes = slashOrderOf(pm.regionalLang())
 	head.FilterMatcher(selCanonical).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 		pm.canonical = strings.TrimSpace(s.AttrOr("href", ""))
 		return pm.canonical == ""
@@ -435,7 +437,7 @@ func (pm *pageMeta) collectShownDates(nodes []*html.Node, hc hintCache) {
 			classes = append(classes, attr(n, "class"))
 		}
 	}
-	pm.shownDates = dropListDates(pm.shownDates, classes)
+	pm.shownDates = dropListDates(pm.shownDates, classes, pm.slashes)
 }
 
 // isCreditLine says whether t, an author element's text, is a credit and
@@ -447,6 +449,19 @@ func isCreditLine(t string) bool {
 	return loc != nil && len(strings.Fields(t[:loc[0]]+" "+t[loc[1]:])) <= 5
 }
 
+// regionalLang is the page's declared language, with its region where a
+// later declaration gives one ("en" in <html>, "en_US" in og:locale).
+func (pm *pageMeta) regionalLang() string {
+	langs := []string{pm.htmlLang, pm.get("content-language"), pm.get("language"), pm.get("dc.language"), pm.get("og:locale")}
+	first := firstNonEmpty(langs...)
+	for _, l := range langs {
+		if len(l) > 2 && normLang(l) == normLang(first) && strings.ContainsAny(l, "-_") {
+			return l
+		}
+	}
+	return first
+}
+
 // listDays is how many different days elements of one class show before
 // they are read as a list's (related posts, an archive), not the story's.
 // Two: a story that shows its published and updated days in one class
@@ -455,10 +470,10 @@ const listDays = 2
 
 // dropListDates drops the dates shown by elements of a class that shows
 // listDays different days or more.
-func dropListDates(texts, classes []string) []string {
+func dropListDates(texts, classes []string, slashes slashOrder) []string {
 	days := map[string]map[string]bool{}
 	for i, t := range texts {
-		if d := shownDate(t); d != nil && classes[i] != "" {
+		if d := shownDate(t, slashes); d != nil && classes[i] != "" {
 			if days[classes[i]] == nil {
 				days[classes[i]] = map[string]bool{}
 			}
@@ -1172,13 +1187,13 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared, undated
 	}
 	inMonth := func(t *time.Time) bool { return sameMonth(t, month) }
 	for _, s := range pm.pageTimes {
-		if t := cmp.Or(parseDate(s), shownDate(s)); t != nil && inMonth(t) {
+		if t := cmp.Or(parseDate(s), shownDate(s, pm.slashes)); t != nil && inMonth(t) {
 			return t, false, false
 		}
 	}
 	shown := func(lines []string) (t *time.Time, found bool) {
 		for _, s := range lines {
-			if t := shownDate(s); t != nil && inMonth(t) {
+			if t := shownDate(s, pm.slashes); t != nil && inMonth(t) {
 				if mod := pm.modifiedAt(); mod != nil && mod.UTC().Format(time.DateOnly) == t.Format(time.DateOnly) && !pm.showsOtherUpdatedDay(t) {
 					return nil, true
 				}
@@ -1221,7 +1236,7 @@ func sameMonth(t, month *time.Time) bool {
 func (pm *pageMeta) updatedDay(pageURL string) *time.Time {
 	_, month := pm.urlDays(pageURL)
 	for _, s := range pm.linesNearHeadline(reUpdatedLine, reUpdatedLine) {
-		if t := shownDate(s); t != nil && sameMonth(t, month) {
+		if t := shownDate(s, pm.slashes); t != nil && sameMonth(t, month) {
 			return t
 		}
 	}
@@ -1233,7 +1248,7 @@ func (pm *pageMeta) updatedDay(pageURL string) *time.Time {
 // whatever day the page declares as modified (a stale declaration).
 func (pm *pageMeta) showsOtherUpdatedDay(t *time.Time) bool {
 	for _, s := range pm.linesNearHeadline(reUpdatedLine, reUpdatedLine) {
-		if u := shownDate(s); u != nil && reUpdated.MatchString(s) && u.Format(time.DateOnly) != t.Format(time.DateOnly) {
+		if u := shownDate(s, pm.slashes); u != nil && reUpdated.MatchString(s) && u.Format(time.DateOnly) != t.Format(time.DateOnly) {
 			return true
 		}
 	}
@@ -1249,7 +1264,7 @@ func (pm *pageMeta) showsOtherUpdatedDay(t *time.Time) bool {
 func (pm *pageMeta) earlierShownDay(declared time.Time) *time.Time {
 	day := time.Date(declared.Year(), declared.Month(), declared.Day(), 0, 0, 0, 0, time.UTC)
 	for _, s := range pm.dateLinesNearHeadline() {
-		shown := shownDate(s)
+		shown := shownDate(s, pm.slashes)
 		if shown == nil {
 			continue
 		}

@@ -49,7 +49,7 @@ func TestShownDate_Formats(t *testing.T) {
 		{"१२ मार्च २०२४", "2024-03-12"},                  // Hindi, its own digits
 	}
 	for _, tc := range cases {
-		got := shownDate(tc.text)
+		got := shownDate(tc.text, slashesUnknown)
 		switch {
 		case tc.want == "" && got != nil:
 			t.Errorf("shownDate(%q) = %v, want none", tc.text, got)
@@ -76,12 +76,98 @@ func TestShownDate_TimeOfDayWithItsZone(t *testing.T) {
 		{"March 12, 2025 | 5 min read", "2025-03-12T00:00:00Z"},
 		{"2024年3月12日 10時15分 JST", "2024-03-12T10:15:00+09:00"},
 		{"2024년 3월 12일 10시 15분 KST", "2024-03-12T10:15:00+09:00"},
+		// The time and its zone before the day.
+		{"Published 3:45 PM EST, Tue March 5, 2024", "2024-03-05T15:45:00-05:00"},
+		{"15:45 GMT, 5 March 2024", "2024-03-05T15:45:00Z"},
+		{"Version 3.45 GMT March 5, 2024", "2024-03-05T00:00:00Z"},
+		{"3:45 PM March 5, 2024", "2024-03-05T00:00:00Z"},
 	}
 	for _, tc := range cases {
-		got := shownDate(tc.text)
+		got := shownDate(tc.text, slashesUnknown)
 		if got == nil || got.Format(time.RFC3339) != tc.want {
 			t.Errorf("shownDate(%q) = %v, want %s", tc.text, got, tc.want)
 		}
+	}
+}
+
+// A line that gives the updated day before the published one gives the
+// published day.
+func TestShownDate_PublishedAfterUpdated(t *testing.T) {
+	cases := []struct{ text, want string }{
+		{"Last Modified: March 6, 2024 | Published: March 5, 2024", "2024-03-05"},
+		{"Updated March 6, 2024, originally published March 5, 2024", "2024-03-05"},
+		{"Aktualisiert am 06.03.2024, veröffentlicht am 05.03.2024", "2024-03-05"},
+		{"Published March 5, 2024 | Updated March 6, 2024", "2024-03-05"},
+		{"Updated March 6, 2024 | 3 comments posted", "2024-03-06"},
+	}
+	for _, tc := range cases {
+		if got := shownDate(tc.text, slashesUnknown); got == nil || got.Format(time.DateOnly) != tc.want {
+			t.Errorf("shownDate(%q) = %v, want %s", tc.text, got, tc.want)
+		}
+	}
+}
+
+// A slashed day and month both up to 12 are read in the order the page's
+// language writes them, and not at all where it may be either.
+func TestShownDate_SlashedInThePagesOrder(t *testing.T) {
+	cases := []struct {
+		lang, text, want string
+	}{
+		{"fr", "Publié le 05/03/2024 à 15h45", "2024-03-05"},
+		{"es-ES", "05/03/2024", "2024-03-05"},
+		{"en-GB", "05/03/2024", "2024-03-05"},
+		{"en-US", "03/05/2024 3:45 PM", "2024-03-05"},
+		{"en_US", "03/05/2024", "2024-03-05"},
+		{"en", "03/05/2024", ""},
+		{"en-CA", "03/05/2024", ""},
+		{"", "03/05/2024", ""},
+		{"ja", "03/05/2024", ""},
+		{"en-US", "24/2/2026", "2026-02-24"}, // 24 can only be the day
+	}
+	for _, tc := range cases {
+		got := shownDate(tc.text, slashOrderOf(tc.lang))
+		switch {
+		case tc.want == "" && got != nil:
+			t.Errorf("%s: shownDate(%q) = %v, want none", tc.lang, tc.text, got)
+		case tc.want != "" && (got == nil || got.Format(time.DateOnly) != tc.want):
+			t.Errorf("%s: shownDate(%q) = %v, want %s", tc.lang, tc.text, got, tc.want)
+		}
+	}
+}
+
+// The page declares its language with the region in one place and
+// without it in another.
+func TestExtract_SlashedDayInThePagesLanguage(t *testing.T) {
+	body := pTags(articleParas(6))
+	cases := []struct{ name, html, head, line, want string }{
+		{"French", `<html lang="fr">`, ``, `<p class="date">Publié le 05/03/2024</p>`, "2024-03-05"},
+		{"American, the region in og:locale", `<html lang="en">`, `<meta property="og:locale" content="en_US">`, `<p class="date">03/05/2024</p>`, "2024-03-05"},
+		{"English, no region", `<html lang="en">`, ``, `<p class="date">03/05/2024</p>`, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			page := tc.html + `<head><title>A story</title>` + tc.head + `</head><body><article><h1>A story</h1>` + tc.line + body + `</article></body></html>`
+			a := mustExtract(t, page, "https://example.com/news/a-story")
+			got := ""
+			if a.PublishedAt != nil {
+				got = a.PublishedAt.Format(time.DateOnly)
+			}
+			if got != tc.want {
+				t.Errorf("PublishedAt = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A date in a data table near the headline is data, not an earlier day
+// of the story.
+func TestExtract_DateInADataTableIsNoDay(t *testing.T) {
+	page := `<html lang="en-US"><head><title>A story</title><meta property="article:published_time" content="2025-02-12T23:21:00Z"></head><body><article><h1>A story</h1>` +
+		`<table><thead><tr><th>Date</th><th>Change</th></tr></thead><tbody><tr><td>1/1/2013</td><td>+13.1%</td></tr></tbody></table>` +
+		pTags(articleParas(6)) + `</article></body></html>`
+	a := mustExtract(t, page, "https://example.com/research/markets")
+	if a.PublishedAt == nil || a.PublishedAt.Format(time.DateOnly) != "2025-02-12" {
+		t.Errorf("PublishedAt = %v, want 2025-02-12", a.PublishedAt)
 	}
 }
 
