@@ -953,7 +953,7 @@ func (pm *pageMeta) siteName() string {
 }
 
 // reTitleSep splits "Headline | Site" style titles.
-var reTitleSep = regexp.MustCompile(`\s+(?:[|\-–—·•:»/]|::)\s+`)
+var reTitleSep = regexp.MustCompile(`\s+(?:[|\-–—·•:»«/]|::)\s+`)
 
 // title picks the headline: JSON-LD, Dublin Core, Open Graph, Twitter,
 // then <title>, with a trailing or leading site name removed.
@@ -1097,17 +1097,15 @@ func stripSiteName(t, site string, h1s []string) string {
 	if len(locs) == 0 {
 		return t
 	}
-	norm := func(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
-	if site != "" {
-		ls := norm(site)
-		last := locs[len(locs)-1]
-		if tail := norm(t[last[1]:]); tail == ls || strings.Contains(ls, tail) || strings.Contains(tail, ls) {
-			return strings.TrimSpace(t[:last[0]])
-		}
-		firstSep := locs[0]
-		if head := norm(t[:firstSep[0]]); head == ls || strings.Contains(head, ls) {
-			return strings.TrimSpace(t[firstSep[1]:])
-		}
+	first, last := locs[0], locs[len(locs)-1]
+	if len(locs) >= 2 && isHomeCrumb(t[:first[0]]) {
+		return strings.TrimSpace(t[last[1]:]) // a breadcrumb: "Home » News » Headline"
+	}
+	if isSitePart(t[last[1]:], site) {
+		return withoutSection(strings.TrimSpace(t[:last[0]]), strings.TrimSpace(t[last[0]:last[1]]))
+	}
+	if isSitePart(t[:first[0]], site) {
+		return strings.TrimSpace(t[first[1]:])
 	}
 	// A matching <h1> tells which part is the headline.
 	for _, h := range h1s {
@@ -1117,19 +1115,14 @@ func stripSiteName(t, site string, h1s []string) string {
 	}
 	// Otherwise a short last part after a strong separator ("|", "·", "»")
 	// or, more cautiously, after a dash is taken to be the site name.
-	last := locs[len(locs)-1]
 	sep := strings.TrimSpace(t[last[0]:last[1]])
 	tail := t[last[1]:]
 	headPart := strings.TrimSpace(t[:last[0]])
 	tailWords, headWords := len(strings.Fields(tail)), len(strings.Fields(headPart))
 	switch sep {
-	case "|", "·", "»", "•", "::":
+	case "|", "·", "»", "«", "•", "::":
 		if tailWords <= 5 && headWords >= 2 {
-			// "Headline | Section | Site": the section goes as well.
-			if i := strings.LastIndex(headPart, " "+sep+" "); i > 0 && len(strings.Fields(headPart[i+len(sep)+2:])) <= 3 && len(strings.Fields(headPart[:i])) >= 2 {
-				return strings.TrimSpace(headPart[:i])
-			}
-			return headPart
+			return withoutSection(headPart, sep)
 		}
 	case "-", "–", "—":
 		if tailWords <= 4 && headWords >= 3 && headWords > tailWords {
@@ -1137,6 +1130,40 @@ func stripSiteName(t, site string, h1s []string) string {
 		}
 	}
 	return t
+}
+
+// isSitePart reports a part of a <title> that is the site's declared
+// name, holds it or is held in it.
+func isSitePart(part, site string) bool {
+	if site == "" {
+		return false
+	}
+	p, ls := strings.ToLower(strings.TrimSpace(part)), strings.ToLower(strings.TrimSpace(site))
+	return p == ls || strings.Contains(ls, p) || strings.Contains(p, ls)
+}
+
+// withoutSection drops a section's name from the end of a headline the
+// site's name followed ("Headline | Politics | Site"): a short last part
+// after a strong separator.
+func withoutSection(head, sep string) string {
+	switch sep {
+	case "|", "·", "»", "«", "•", "::":
+	default:
+		return head
+	}
+	if i := strings.LastIndex(head, " "+sep+" "); i > 0 && len(strings.Fields(head[i+len(sep)+2:])) <= 3 && len(strings.Fields(head[:i])) >= 2 {
+		return strings.TrimSpace(head[:i])
+	}
+	return head
+}
+
+// isHomeCrumb reports a breadcrumb's first step.
+func isHomeCrumb(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "home", "startseite", "accueil", "inicio", "home page", "homepage":
+		return true
+	}
+	return false
 }
 
 // resolveURL makes ref absolute against base; invalid input is returned as is.

@@ -504,3 +504,23 @@ func TestAuthors_PublicationRunIn(t *testing.T) {
 		})
 	}
 }
+
+// A <title> loses the site's name, a section's name before it, and a
+// breadcrumb's steps.
+func TestStripSiteName(t *testing.T) {
+	cases := []struct{ title, site, want string }{
+		{"Council approves harbour budget | The Daily Gazette", "The Daily Gazette", "Council approves harbour budget"},
+		{"Council approves harbour budget | Politics | The Daily Gazette", "The Daily Gazette", "Council approves harbour budget"},
+		{"Council approves harbour budget - Politics - The Daily Gazette", "The Daily Gazette", "Council approves harbour budget - Politics"},
+		{"Budget 2024 | What it means for your household | The Daily Gazette", "The Daily Gazette", "Budget 2024 | What it means for your household"},
+		{"The Daily Gazette | Council approves harbour budget", "The Daily Gazette", "Council approves harbour budget"},
+		{"Council approves harbour budget « The Daily Gazette", "", "Council approves harbour budget"},
+		{"Home » News » Council approves harbour budget", "", "Council approves harbour budget"},
+		{"Home » Council approves harbour budget", "", "Home » Council approves harbour budget"},
+	}
+	for _, tc := range cases {
+		if got := stripSiteName(tc.title, tc.site, nil); got != tc.want {
+			t.Errorf("stripSiteName(%q, %q) = %q, want %q", tc.title, tc.site, got, tc.want)
+		}
+	}
+}
