@@ -311,7 +311,7 @@ func shownDate(text string, slashes slashOrder) *time.Time {
 	if loc == nil {
 		return nil
 	}
-	if reUpdatedWord.MatchString(text[:loc[0]]) {
+	if loc[0] >= 6 && len(text)-loc[1] >= 6 && reUpdatedWord.MatchString(text[:loc[0]]) { // each word is 6 bytes or more
 		if p := rePublishedWord.FindStringIndex(text[loc[1]:]); p != nil {
 			if d := shownDate(text[loc[1]+p[1]:], slashes); d != nil {
 				return d
@@ -331,8 +331,10 @@ func shownDate(text string, slashes slashOrder) *time.Time {
 	if t := withClock(day, text[loc[1]:]); t != day {
 		return t
 	}
-	if c := reClockBefore.FindStringSubmatch(text[:loc[0]]); c != nil {
-		return withClock(day, c[1])
+	if pre := text[:loc[0]]; strings.IndexByte(pre, ':') >= 0 {
+		if c := reClockBefore.FindStringSubmatch(pre); c != nil {
+			return withClock(day, c[1])
+		}
 	}
 	return day
 }
@@ -343,8 +345,9 @@ var (
 	reUpdatedWord   = regexp.MustCompile(`updated|modified|` + updatedIn)
 	rePublishedWord = regexp.MustCompile(`published|posted|veröffentlicht|erschienen|publiée?|publicad[oa]|pubblicato|gepubliceerd|опубликовано|опубліковано|opublikowano|yayınlandı|publisert|publicerad|publiceret|diterbitkan|发布时间|发布于|发表于|發佈時間|公開日|投稿日|입력`)
 	// reClockBefore is a time of day with its zone just before a day,
-	// a weekday between ("3:45 pm est, tue march 5").
-	reClockBefore = regexp.MustCompile(`(?:^|[^\d.:])(\d{1,2}:\d{2}\s*(?:[ap]\.?\s?m\.?)?\s*(?:utc|gmt|[a-z]{2,5}))[\s,|·•–—-]*(?:` + weekday + `\.?,?\s*)?$`)
+	// a weekday between ("3:45 pm est, tue march 5"); after a bar the
+	// time is another thing's ("Watch live at 7:00 PM ET | March 5").
+	reClockBefore = regexp.MustCompile(`(?:^|[^\d.:])(\d{1,2}:\d{2}\s*(?:[ap]\.?\s?m\.?)?\s*(?:utc|gmt|[a-z]{2,5}))[\s,]*(?:` + weekday + `\.?,?\s*)?$`)
 )
 
 // slashOrder is how a page writes a slashed date's day and month.
@@ -353,23 +356,22 @@ type slashOrder int
 const (
 	slashesUnknown slashOrder = iota // "03/05/2024" is not read
 	dayFirst                         // 5 March
-	monthFirst                       // March 5, as in American English
 )
 
 // slashOrderOf is the slashOrder of a page in lang: the day first in
-// every language but English and those that write the year first; in
-// English, the month first in the United States and the Philippines,
-// the day first where a region says so, unknown for "en" alone.
+// every language but English, those that write the year first and
+// Filipino; in English, the day first where a region other than the
+// United States, the Philippines or Canada says so. "en-US" says
+// little: sites the world over keep it as their software's default, and
+// write their own order.
 func slashOrderOf(lang string) slashOrder {
 	lang = strings.ToLower(strings.ReplaceAll(strings.TrimSpace(lang), "_", "-"))
 	switch base, region, _ := strings.Cut(lang, "-"); {
 	case normLang(base) == "":
 		return slashesUnknown
-	case base == "en" && (region == "us" || region == "ph"):
-		return monthFirst
-	case base == "en" && (region == "" || region == "ca"):
+	case base == "en" && (region == "" || region == "us" || region == "ph" || region == "ca"):
 		return slashesUnknown
-	case base == "zh" || base == "ja" || base == "ko" || base == "hu" || base == "lt" || base == "fa":
+	case base == "zh" || base == "ja" || base == "ko" || base == "hu" || base == "lt" || base == "fa" || base == "fil" || base == "tl":
 		return slashesUnknown
 	}
 	return dayFirst
@@ -420,7 +422,7 @@ func shownDay(m []string, slashes slashOrder) *time.Time {
 	switch {
 	case a > 12 && b <= 12:
 		return dateFromParts(m[15], m[14], m[13], "", "", "")
-	case b > 12 && a <= 12, slashes == monthFirst:
+	case b > 12 && a <= 12:
 		return dateFromParts(m[15], m[13], m[14], "", "", "")
 	case slashes == dayFirst:
 		return dateFromParts(m[15], m[14], m[13], "", "", "")

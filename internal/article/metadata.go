@@ -530,7 +530,7 @@ const (
 const (
 	// visualTrades credit the pictures rather than the words.
 	visualTrades = `photos?|photographs?|photography|pictures?|images?|illustrations?|graphics?|videos?|artwork|art|cartoons?|animations?|infographics?|maps?|` +
-		`fotos?|fotografie|fotografía|fotografia|photographie|ilustraci[oó]n|illustrazione|bilder?`
+		`fotos?|foto's|fotografie|fotografía|fotografia|photographie|ilustraci[oó]n|illustrazione|bild(?:er)?`
 	// wordsOpener credits the words, and perhaps the pictures too ("Words
 	// and photos by", "Photos and text by"), before "by".
 	wordsOpener = `(?:` + creditVerbs + `)(?:\s+(?:and|&)\s+(?:photos?|pictures?))?|(?:photos?|pictures?)\s+(?:and|&)\s+(?:text|words|story)`
@@ -698,6 +698,10 @@ var reHanDateline = regexp.MustCompile(`^\p{Han}{2,12}?(?:[\d０-９]{1,2}月)?[
 // press conference, "learnt".
 var hanReporterWords = []string{"手记", "手記", "招待会", "招待會", "获悉", "獲悉"}
 
+// hanCreditRoles are the words a dateline's credit writes beside the
+// names: "reported", "editor", "photographer".
+var hanCreditRoles = []string{"报道", "報導", "报导", "编辑", "編輯", "摄影", "攝影", "摄", "攝"}
+
 // datelineCredit returns a Chinese dateline's credit line and its names,
 // joined by "、" (reHanDateline), or nil.
 func datelineCredit(lead string) []string {
@@ -713,6 +717,10 @@ func datelineCredit(lead string) []string {
 		if slices.Contains(hanReporterWords, n) {
 			return nil // "（记者手记）": the reporter's notes, no name
 		}
+	}
+	names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(hanCreditRoles, n) })
+	if len(names) == 0 {
+		return nil
 	}
 	return []string{m[0], strings.Join(names, "、")}
 }
@@ -1097,12 +1105,23 @@ func stripSiteName(t, site string, h1s []string) string {
 	if len(locs) == 0 {
 		return t
 	}
+	if strings.Contains(t, "«") && strings.Contains(t, "»") {
+		// French quotation marks, not separators ("le maire « ne reculera pas »")
+		locs = slices.DeleteFunc(locs, func(l []int) bool { return strings.ContainsAny(t[l[0]:l[1]], "«»") })
+		if len(locs) == 0 {
+			return t
+		}
+	}
 	first, last := locs[0], locs[len(locs)-1]
-	if len(locs) >= 2 && isHomeCrumb(t[:first[0]]) {
+	if len(locs) >= 2 && isHomeCrumb(t[:first[0]]) && allSeparators(t, locs, "»", "/") && !isSitePart(t[last[1]:], site) {
 		return strings.TrimSpace(t[last[1]:]) // a breadcrumb: "Home » News » Headline"
 	}
 	if isSitePart(t[last[1]:], site) {
-		return withoutSection(strings.TrimSpace(t[:last[0]]), strings.TrimSpace(t[last[0]:last[1]]))
+		head := strings.TrimSpace(t[:last[0]])
+		if cut := withoutSection(head, strings.TrimSpace(t[last[0]:last[1]])); countWords(cut) > countWords(head)-countWords(cut) {
+			return cut // a section shorter than the headline ("Headline | Politics | Site"), not a kicker ("Live updates | Storm hits coast")
+		}
+		return head
 	}
 	if isSitePart(t[:first[0]], site) {
 		return strings.TrimSpace(t[first[1]:])
@@ -1155,6 +1174,17 @@ func withoutSection(head, sep string) string {
 		return strings.TrimSpace(head[:i])
 	}
 	return head
+}
+
+// allSeparators reports whether every separator locs finds in t is one
+// of seps.
+func allSeparators(t string, locs [][]int, seps ...string) bool {
+	for _, l := range locs {
+		if !slices.Contains(seps, strings.TrimSpace(t[l[0]:l[1]])) {
+			return false
+		}
+	}
+	return true
 }
 
 // isHomeCrumb reports a breadcrumb's first step.
@@ -1749,7 +1779,7 @@ var (
 	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:(?:` + wordsOpener + `)|` + genreOpener + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜]\s*|^\s*(?:text|texte|testo|texto|tekst|words)\s*[:：]\s*`)
 	// A credit is a list (reListSep) of names joined by "and" (reAndSep).
 	reListSep = regexp.MustCompile(`\s*[,;|、，]\s*`)
-	reAndSep  = regexp.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e)\s)\s*`)
+	reAndSep  = regexp.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e|en|og|och)\s)\s*`)
 	// reWithAside is a note naming who wrote with the writer ("Martin
 	// Untersinger (avec Damien Leloup et Morgane Tual)"): more names, or
 	// an agency ("mit dpa", "con información de EFE").
@@ -1787,7 +1817,10 @@ var (
 	// ("Photos by John Doe", ", Illustration: Ann Lee", "· Video by …"),
 	// with the names after it up to the next part. The prepositions of
 	// other languages are lower case: "Art De Luca" is a name.
-	reVisualCredit = regexp.MustCompile(`(?i)(?:^|[,;|•.]\s*|\s·\s*)(?:` + visualTrades + `)(?:\s+(?:and|&)\s+(?:` + visualTrades + `))*\s*(?:by\b|:|(?-i:von|de|di|por|par|door|av)\b)[^|•;·]*`)
+	reVisualCredit = regexp.MustCompile(`(?i)(?:^|[,;|•.]\s*|\s[·/]\s*)(?:` + visualTrades + `)(?:\s+(?:and|&)\s+(?:` + visualTrades + `))*\s*(?:by\b|:|(?-i:von|de|di|por|par|door|av)\b)[^|•;·]*`)
+	// reWriterAfter is the writer's credit that may follow a picture
+	// credit after a comma ("Photos by John Doe, text by Jane Roe").
+	reWriterAfter = regexp.MustCompile(`(?i),\s*(?:` + creditVerbs + `|by)\b`)
 	// reListenPart is an audio player's label or a reading time among a
 	// credit's parts ("Listen 3:16", "5 min read"): no name.
 	reListenPart = regexp.MustCompile(`(?i)^(?:listen(?:\s+to\s+(?:this|the)\s+(?:article|story))?(?:\s+` + duration + `)?|` + duration +
@@ -1845,11 +1878,40 @@ func isRole(s string) bool {
 	return reAuthorRole.MatchString(s) || reAuthorTitle.MatchString(" "+s) || indexFold(s, "author") >= 0 || startsLower(s)
 }
 
-// startsLower reports a part that opens with a lower-case letter: no
-// name, but a role or a place ("envoyé spécial à Kiev").
+// startsLower reports a part that opens with a lower-case letter.
 func startsLower(p string) bool {
 	r, _ := utf8.DecodeRuneInString(p)
 	return unicode.IsLower(r)
+}
+
+// isLowerPhrase reports a part in lower case after a name: a role or a
+// place ("envoyé spécial à Kiev", "photographer John Doe", "de
+// Brasília"). A name capitalises what follows its particle ("al-Sayed
+// Ahmed").
+func isLowerPhrase(p string) bool {
+	f := strings.Fields(p)
+	if len(f) < 2 || !startsLower(f[0]) {
+		return false
+	}
+	return startsLower(f[1]) || reLowerRole.MatchString(f[0]) || len(f) == 2 && slices.Contains(placeParticles, f[0])
+}
+
+// reLowerRole is a role written before a name in lower case.
+var reLowerRole = regexp.MustCompile(`^(?:photographers?|illustrators?|videographers?|cameraman|editors?|reporters?|correspondents?|writers?)$`)
+
+// placeParticles open where a writer files from ("de Brasília", "da
+// Roma", "aus Berlin").
+var placeParticles = []string{"de", "da", "do", "di", "du", "del", "della", "aus", "from", "in", "à", "a"}
+
+// isPublication reports a paper's name after a writer's (rePublication),
+// but not a reverend's or an honourable's ("The Rev. John Doe").
+func isPublication(p string) bool {
+	for _, t := range []string{"The Rev", "The Hon", "The Right", "The Very", "The Most"} {
+		if strings.HasPrefix(p, t) {
+			return false
+		}
+	}
+	return rePublication.MatchString(p)
 }
 
 // visualStems begin every visualTrades word: reVisualCredit's cheap first
@@ -1864,6 +1926,29 @@ func mayCreditVisuals(s string) bool {
 		}
 	}
 	return false
+}
+
+// withoutVisualCredits cuts a credit's parts that credit the pictures
+// (reVisualCredit), but a writer's credit after one ("Photos by John Doe,
+// text by Jane Roe"). A picture credit alone names no author ("Foto:
+// EFE" in an author's element).
+func withoutVisualCredits(s string) string {
+	locs := reVisualCredit.FindAllStringIndex(s, -1)
+	if locs == nil {
+		return s
+	}
+	var b strings.Builder
+	kept := 0
+	for _, l := range locs {
+		end := l[1]
+		if w := reWriterAfter.FindStringIndex(s[l[0]:end]); w != nil {
+			end = l[0] + w[0] + 1 // keep ", text by …" from its word on
+		}
+		b.WriteString(s[kept:l[0]])
+		kept = end
+	}
+	b.WriteString(s[kept:])
+	return strings.TrimLeft(b.String(), " |•·,;/")
 }
 
 // dropListenParts drops the parts of a credit line that are an audio
@@ -1945,7 +2030,7 @@ func splitAuthors(s string) (names []string, desk string) {
 	s = reSourceLead.ReplaceAllString(cleanInline(s), "")
 	s = hanReporter(s)
 	if mayCreditVisuals(s) {
-		s = strings.TrimLeft(reVisualCredit.ReplaceAllString(s, ""), " |•·,;")
+		s = withoutVisualCredits(s)
 	}
 	s = dropListenParts(s)
 	if loc := reLaterBy.FindStringIndex(s); loc != nil && !reByPrefix.MatchString(s) {
@@ -1974,6 +2059,9 @@ func splitAuthors(s string) (names []string, desk string) {
 			titled = true
 			continue
 		}
+		if len(names) > 0 && isPublication(strings.Trim(item, " .:-–—|·•")) {
+			continue // "Special to The Globe and Mail": one paper, "and" and all
+		}
 		for _, p := range reAndSep.Split(item, -1) {
 			if len(p) > 3 && strings.EqualFold(p[:3], "by ") {
 				p = p[3:] // "By Jane Roe | By John Doe"
@@ -1982,7 +2070,7 @@ func splitAuthors(s string) (names []string, desk string) {
 			if aside := reAside.FindString(p); aside != "" && !reAuthorRole.MatchString(aside) {
 				p = strings.TrimSuffix(p, aside)
 			}
-			if len(names) > 0 && (rePostNominal.MatchString(p) || rePublication.MatchString(p) || strings.Contains(p, " ") && startsLower(p)) || titled && !strings.Contains(p, " ") {
+			if len(names) > 0 && (rePostNominal.MatchString(p) || isPublication(p) || isLowerPhrase(p)) || titled && !strings.Contains(p, " ") {
 				continue // a degree, a paper, a role or a place ("envoyé spécial à Kiev")
 			}
 			if i > 0 && i == len(items)-1 && len(names) > 0 && strings.Contains(names[len(names)-1], " ") && !strings.Contains(strings.TrimSpace(item), " ") {

@@ -404,6 +404,17 @@ func TestSplitAuthors(t *testing.T) {
 		{"Von Jane Roe | Fotos: John Doe", "Jane Roe", ""},
 		{"Text: Jane Roe, Fotos: John Doe", "Jane Roe", ""},
 		{"Photo: John Doe", "", ""},
+		{"Photos by John Doe, text by Jane Roe", "Jane Roe", ""},
+		{"By Jane Roe / Photos by John Doe", "Jane Roe", ""},
+		{"Von Jane Roe | Bild: John Doe", "Jane Roe", ""},
+		{"Tekst: Jan de Vries, Foto's door Piet Jansen", "Jan de Vries", ""},
+		{"Door Jan de Vries en Pieter van den Berg", "Jan de Vries|Pieter van den Berg", ""},
+		{"By Jane Roe, The Rev. John Doe", "Jane Roe|The Rev. John Doe", ""},
+		{"By Jane Roe and al-Sayed Ahmed", "Jane Roe|al-Sayed Ahmed", ""},
+		{"Jane Roe, inviato a Kiev", "Jane Roe", ""},
+		{"Ana Souza, de Brasília", "Ana Souza", ""},
+		{"Jane Roe and photographer John Doe", "Jane Roe", ""},
+		{"Von Anna Schmidt, Fotos: Jens Büttner/dpa", "Anna Schmidt", ""},
 		{"Design: Jane Roe, Code: John Doe", "", ""},
 		// Unless the writer took them too.
 		{"Words and photos by Jane Roe", "Jane Roe", ""},
@@ -416,6 +427,7 @@ func TestSplitAuthors(t *testing.T) {
 		{"By Jane Roe, Los Angeles Times", "Jane Roe", ""},
 		{"By Jane Roe, USA TODAY", "Jane Roe", ""},
 		{"Jane Roe, Special to The Globe", "Jane Roe", ""},
+		{"Ian Brown, Special to The Globe and Mail", "Ian Brown", ""},
 		{"By Jane Roe, for The Guardian", "Jane Roe", ""},
 		{"By Jane Roe and Emily Post", "Jane Roe|Emily Post", ""},
 		// What a byline says of the writer after the name.
@@ -510,12 +522,17 @@ func TestAuthors_PublicationRunIn(t *testing.T) {
 func TestStripSiteName(t *testing.T) {
 	cases := []struct{ title, site, want string }{
 		{"Council approves harbour budget | The Daily Gazette", "The Daily Gazette", "Council approves harbour budget"},
+		{"Live updates | Storm hits coast | The Daily Gazette", "The Daily Gazette", "Live updates | Storm hits coast"},
 		{"Council approves harbour budget | Politics | The Daily Gazette", "The Daily Gazette", "Council approves harbour budget"},
+		{"Budget passes | Politics | The Daily Gazette", "The Daily Gazette", "Budget passes"},
 		{"Council approves harbour budget - Politics - The Daily Gazette", "The Daily Gazette", "Council approves harbour budget - Politics"},
 		{"Budget 2024 | What it means for your household | The Daily Gazette", "The Daily Gazette", "Budget 2024 | What it means for your household"},
 		{"The Daily Gazette | Council approves harbour budget", "The Daily Gazette", "Council approves harbour budget"},
 		{"Council approves harbour budget « The Daily Gazette", "", "Council approves harbour budget"},
 		{"Home » News » Council approves harbour budget", "", "Council approves harbour budget"},
+		{"Home | Council approves harbour budget | City News", "", "Home | Council approves harbour budget"},
+		{"Retraites : le gouvernement « ira jusqu'au bout »", "", "Retraites : le gouvernement « ira jusqu'au bout »"},
+		{"Le maire « satisfait » du budget municipal", "", "Le maire « satisfait » du budget municipal"},
 		{"Home » Council approves harbour budget", "", "Home » Council approves harbour budget"},
 	}
 	for _, tc := range cases {

@@ -118,8 +118,9 @@ type flaggedSubstring struct {
 }
 
 // otherWords are the words that begin with a vocabulary entry and are
-// not it: an "authorization" box holds sign-in links, not a byline.
-var otherWords = map[string][]string{"author": {"authoriz", "authoris", "authorit"}}
+// not it: an "authorization" box holds sign-in links, not a byline. They
+// are whole words, as "author-item" is "authoritem" once squashed.
+var otherWords = map[string][]string{"author": {"authoriz", "authorisation", "authorise", "authority", "authorities"}}
 
 // pairAt and bySubstringStart group all substring vocabularies by their
 // first two bytes, so a name is scanned once instead of once per pattern:

@@ -16,6 +16,10 @@ func TestComputeHints_WordsThatHoldAuthor(t *testing.T) {
 		{"authorisation-box", false},
 		{"domain-authority", false},
 		{"authorization author", true},
+		{"article-author-item", true},
+		{"authorItem", true},
+		{"author_itemprop", true},
+		{"author-is-verified", true},
 	}
 	for _, tc := range cases {
 		if got := computeHints(tc.class)&hByline != 0; got != tc.byline {

@@ -81,6 +81,7 @@ func TestShownDate_TimeOfDayWithItsZone(t *testing.T) {
 		{"15:45 GMT, 5 March 2024", "2024-03-05T15:45:00Z"},
 		{"Version 3.45 GMT March 5, 2024", "2024-03-05T00:00:00Z"},
 		{"3:45 PM March 5, 2024", "2024-03-05T00:00:00Z"},
+		{"Watch live at 7:00 PM ET | March 5, 2024", "2024-03-05T00:00:00Z"}, // another thing's time
 	}
 	for _, tc := range cases {
 		got := shownDate(tc.text, slashesUnknown)
@@ -116,8 +117,9 @@ func TestShownDate_SlashedInThePagesOrder(t *testing.T) {
 		{"fr", "Publié le 05/03/2024 à 15h45", "2024-03-05"},
 		{"es-ES", "05/03/2024", "2024-03-05"},
 		{"en-GB", "05/03/2024", "2024-03-05"},
-		{"en-US", "03/05/2024 3:45 PM", "2024-03-05"},
-		{"en_US", "03/05/2024", "2024-03-05"},
+		{"en-US", "03/05/2024 3:45 PM", ""}, // a default that sites the world over keep
+		{"en_US", "03/05/2024", ""},
+		{"fil", "03/05/2024", ""},
 		{"en", "03/05/2024", ""},
 		{"en-CA", "03/05/2024", ""},
 		{"", "03/05/2024", ""},
@@ -141,7 +143,8 @@ func TestExtract_SlashedDayInThePagesLanguage(t *testing.T) {
 	body := pTags(articleParas(6))
 	cases := []struct{ name, html, head, line, want string }{
 		{"French", `<html lang="fr">`, ``, `<p class="date">Publié le 05/03/2024</p>`, "2024-03-05"},
-		{"American, the region in og:locale", `<html lang="en">`, `<meta property="og:locale" content="en_US">`, `<p class="date">03/05/2024</p>`, "2024-03-05"},
+		{"British, the region in og:locale", `<html lang="en">`, `<meta property="og:locale" content="en_GB">`, `<p class="date">05/03/2024</p>`, "2024-03-05"},
+		{"American", `<html lang="en-US">`, ``, `<p class="date">05/03/2024</p>`, ""},
 		{"English, no region", `<html lang="en">`, ``, `<p class="date">03/05/2024</p>`, ""},
 	}
 	for _, tc := range cases {
@@ -480,6 +483,8 @@ func TestExtract_CreditLinesInThePagesLanguage(t *testing.T) {
 		{"a dateline in full-width digits, a stringer after the reporter", "zh", `<p>人民网北京３月３日电 （记者王小红 通讯员李明）会议今天召开。</p>`, "王小红"},
 		{"a Taiwanese agency's dateline", "zh-TW", `<p>中央社台北3日電（記者王小明）行政院今天通過預算案。</p>`, "王小明"},
 		{"a dateline before a reporter's notes", "zh", `<p>新华社北京3月3日电（记者手记）这是一次难忘的采访。</p>`, ""},
+		{"a dateline's credit says reported", "zh", `<p>新华社北京3月3日电（记者 张伟 报道）国务院常务会议今天召开。</p>`, "张伟"},
+		{"a dateline's credit names an editor's role", "zh", `<p>新华社北京3月3日电（记者 张伟 编辑）国务院常务会议今天召开。</p>`, "张伟"},
 		{"a dateline without a credit", "zh", `<p>新华社北京3月3日电 国务院常务会议今天召开。</p>`, ""},
 		{"a Japanese reporter", "ja", `<p>記者 山田 太郎</p>`, "山田 太郎"},
 		{"a Japanese reporter after a colon", "ja", `<p>記者：山田太郎</p>`, "山田太郎"},
