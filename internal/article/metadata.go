@@ -690,9 +690,9 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 
 // reHanDateline is the dateline a Chinese story opens with, and its
 // reporters' credit in brackets after it ("新华社北京3月3日电（记者 张伟
-// 李明）…"): there "记者" needs no space after it. A stringer or an
+// 李明）…", "本报讯（记者 张伟）…"): there "记者" needs no space after it. A stringer or an
 // intern credited after them ("通讯员 王五") is not read.
-var reHanDateline = regexp.MustCompile(`^\p{Han}{2,12}?(?:[\d０-９]{1,2}月)?[\d０-９]{1,2}日[电電]\s*[（(]\s*(?:记者|記者)\s*[：:]?\s*(\p{Han}{2,4}(?:(?:\s*[、，,]\s*|\s+)\p{Han}{2,4})*?)\s*(?:(?:通讯员|通訊員|实习生|實習生)[^）)]*)?[）)]`)
+var reHanDateline = regexp.MustCompile(`^(?:\p{Han}{2,12}?(?:[\d０-９]{1,2}月)?[\d０-９]{1,2}日[电電]|\p{Han}{1,6}?[讯訊])\s*[（(]\s*(?:记者|記者)\s*[：:]?\s*(\p{Han}{2,4}(?:(?:\s*[、，,]\s*|\s+)\p{Han}{2,4})*?)\s*(?:(?:通讯员|通訊員|实习生|實習生)[^）)]*)?[）)]`)
 
 // hanReporterWords follow "记者" in words that name no one: notes, a
 // press conference, "learnt".
@@ -1743,7 +1743,7 @@ var (
 	// team"), an editor's or a reviewer's credit ("Written by Jane Roe
 	// Edited by John Doe", "Medically reviewed by …"), in Chinese an
 	// editor's, a photographer's or a stringer's ("文/张伟 图/李明").
-	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$` +
+	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|editing|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$` +
 		`|(?:^|[\s，,、|]+)(?:责任编辑|責任編輯|编辑|編輯|图|圖|摄影|攝影|通讯员|通訊員)\s*[：:/].*$`)
 	// reSourceLead is the source a Chinese credit names before the writer
 	// ("来源：新华社 作者：张伟").
@@ -1777,8 +1777,10 @@ var (
 	reRoleAfterName = regexp.MustCompile(`\s+(?:기자|특파원|记者|記者)(?:\s+\S+@\S+)?$`)
 	reAuthorRole    = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
 	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:(?:` + wordsOpener + `)|` + genreOpener + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜]\s*|^\s*(?:text|texte|testo|texto|tekst|words)\s*[:：]\s*`)
-	// A credit is a list (reListSep) of names joined by "and" (reAndSep).
-	reListSep = regexp.MustCompile(`\s*[,;|、，]\s*`)
+	// A credit is a list (reListSep) of names joined by "and" (reAndSep);
+	// a "·" parts it between spaces ("Jane Roe · Follow · 5 min read"), as
+	// transcribed names hold one ("迈克尔·乔丹").
+	reListSep = regexp.MustCompile(`\s*[,;|、，]\s*|\s+·\s+`)
 	reAndSep  = regexp.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e|en|og|och)\s)\s*`)
 	// reWithAside is a note naming who wrote with the writer ("Martin
 	// Untersinger (avec Damien Leloup et Morgane Tual)"): more names, or
@@ -1798,7 +1800,7 @@ var (
 	reAuthorGroup = regexp.MustCompile(`(?i)\bstaff\b|contributor$|编辑部|編輯部|編集部|新闻中心|本报|本報|التحرير|المحرر|מערכת`)
 	// reAuthorLabel is what stands before a name in a credit's part
 	// ("Author: Jane Roe", "Authors: Jane Roe and …", "About Jane Roe").
-	reAuthorLabel = regexp.MustCompile(`(?i)^\s*(?:(?:authors?|about|and)\s*:?\s+|authors?\s*:\s*)`)
+	reAuthorLabel = regexp.MustCompile(`(?i)^\s*(?:(?:authors?|about|and)\s*:?\s+|(?:authors?|reporters?|writers?|penulis|wartawan)\s*:\s*)`)
 	// rePostNominal is a degree, a credential or a suffix after a name
 	// ("Jane Roe, MS, RD", "Ph.D.", "Jr."): the name's, not a second one.
 	rePostNominal = regexp.MustCompile(`^(?:\p{Lu}{2,5}|Ph\.?\s?D|M\.D|Jr|Sr|I{2,3}|Esq)\.?$`)

@@ -332,9 +332,9 @@ func TestSplitAuthors(t *testing.T) {
 		{"By Jane Roe and John Doe 10:30 AM EST Mon March 4, 2024", "Jane Roe|John Doe", ""},
 		{"By Jane Roe, 10:30 AM ET, 4 min read", "Jane Roe", ""},
 		{"By Jane Roe Last updated 10:30 AM GMT+1", "Jane Roe", ""},
-		{"Updated 10:30 AM JANE ROE", "JANE ROE", ""},       // no zone of that name
-		{"Jane Roe 2nd · by the editors", "", ""},           // no stamp before the bar
-		{"Updated 10:30 AM ET By Jane Roe", "Jane Roe", ""}, // a clock before the name
+		{"Updated 10:30 AM JANE ROE", "JANE ROE", ""},         // no zone of that name
+		{"Jane Roe 2nd · by the editors", "Jane Roe 2nd", ""}, // no stamp before the bar: the later "by" is no credit
+		{"Updated 10:30 AM ET By Jane Roe", "Jane Roe", ""},   // a clock before the name
 		{"March 3, 2024 at 10:30 a.m. By Jane Roe", "Jane Roe", ""},
 		{"10:30 AM EST Jane Roe", "Jane Roe", ""},
 		{"Posted at 10:30 AM by Jane Roe", "Jane Roe", ""},
@@ -428,6 +428,11 @@ func TestSplitAuthors(t *testing.T) {
 		{"By Jane Roe, USA TODAY", "Jane Roe", ""},
 		{"Jane Roe, Special to The Globe", "Jane Roe", ""},
 		{"Ian Brown, Special to The Globe and Mail", "Ian Brown", ""},
+		{"Jane Roe · John Doe", "Jane Roe|John Doe", ""},
+		{"Jane Roe · Follow · 5 min read · Mar 5, 2024", "Jane Roe", ""},
+		{"Reporter: Jane Roe", "Jane Roe", ""},
+		{"Penulis: Ahmad Fauzi", "Ahmad Fauzi", ""},
+		{"Reporting by Jane Roe Editing by John Doe", "Jane Roe", ""},
 		{"By Jane Roe, for The Guardian", "Jane Roe", ""},
 		{"By Jane Roe and Emily Post", "Jane Roe|Emily Post", ""},
 		// What a byline says of the writer after the name.

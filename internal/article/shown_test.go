@@ -485,6 +485,7 @@ func TestExtract_CreditLinesInThePagesLanguage(t *testing.T) {
 		{"a dateline before a reporter's notes", "zh", `<p>新华社北京3月3日电（记者手记）这是一次难忘的采访。</p>`, ""},
 		{"a dateline's credit says reported", "zh", `<p>新华社北京3月3日电（记者 张伟 报道）国务院常务会议今天召开。</p>`, "张伟"},
 		{"a dateline's credit names an editor's role", "zh", `<p>新华社北京3月3日电（记者 张伟 编辑）国务院常务会议今天召开。</p>`, "张伟"},
+		{"a paper's own news, its reporter", "zh", `<p>本报讯（记者 张伟 通讯员 李明）近日，市政府召开常务会议。</p>`, "张伟"},
 		{"a dateline without a credit", "zh", `<p>新华社北京3月3日电 国务院常务会议今天召开。</p>`, ""},
 		{"a Japanese reporter", "ja", `<p>記者 山田 太郎</p>`, "山田 太郎"},
 		{"a Japanese reporter after a colon", "ja", `<p>記者：山田太郎</p>`, "山田太郎"},
