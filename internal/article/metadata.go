@@ -690,8 +690,9 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 
 // reHanDateline is the dateline a Chinese story opens with, and its
 // reporters' credit in brackets after it ("新华社北京3月3日电（记者 张伟
-// 李明）…", "本报讯（记者 张伟）…"): there "记者" needs no space after it. A stringer or an
-// intern credited after them ("通讯员 王五") is not read.
+// 李明）…", "本报讯（记者 张伟）…"): there "记者" needs no space after
+// it. A stringer or an intern credited after them ("通讯员 王五") is not
+// read.
 var reHanDateline = regexp.MustCompile(`^(?:\p{Han}{2,12}?(?:[\d０-９]{1,2}月)?[\d０-９]{1,2}日[电電]|\p{Han}{1,6}?[讯訊])\s*[（(]\s*(?:记者|記者)\s*[：:]?\s*(\p{Han}{2,4}(?:(?:\s*[、，,]\s*|\s+)\p{Han}{2,4})*?)\s*(?:(?:通讯员|通訊員|实习生|實習生)[^）)]*)?[）)]`)
 
 // hanReporterWords follow "记者" in words that name no one: notes, a
@@ -1632,9 +1633,10 @@ var wireAgencies = map[string]bool{
 // name ("Kevin McCoy USA TODAY", "Tom Davies Associated Press", "Jane Roe
 // The Washington Post"): a news agency's name, a paper's of two words or
 // more (rePublication), or the site's as the page declares it (two words
-// or more, or in capitals) or as its host is written in capitals. Names in capitals keep a site's name ("JANE LELAND
-// STANFORD" on stanford.edu), and a capitalised word stays ("Michael R.
-// Bloomberg", "Anna Maria Garcia" on garcia.com).
+// or more, or in capitals) or as its host is written in capitals. Names
+// in capitals keep a site's name ("JANE LELAND STANFORD" on
+// stanford.edu), and a capitalised word stays ("Michael R. Bloomberg",
+// "Anna Maria Garcia" on garcia.com).
 func (s siteNames) withoutRunIn(name string) string {
 	f := strings.Fields(name)
 	for k := min(3, len(f)-2); k >= 1; k-- {
