@@ -171,10 +171,10 @@ func urlHasDate(u string) bool {
 // "12 nov 2025", "2025-12-17", "2025.12.17", "2019/1/22", "23.07.2025"
 // (with dots the day comes first, unless the second number is above 12:
 // "2.23.2025"; never after a version's mark: "version 3.15.2026"),
-// "2/24/2026" (with slashes, only an order one number settles: above 12
-// is the day), "2024年3月12日" and "2024년 3월 12일"
-// (Chinese, Japanese, Korean). Other numeric orders that only the site
-// knows (03/10/2023) are not read. The day first, the month may be named
+// "2/24/2026" and "24-2-2026" (with slashes or dashes, an order one
+// number settles: above 12 is the day), "2024年3月12日" and "2024년 3월
+// 12일" (Chinese, Japanese, Korean). "03/10/2023" is read only where the
+// page's language settles the order (shownDate's slashes). The day first, the month may be named
 // in any language of monthNumbers, and the day written as those languages
 // write it ("12. märz 2024", "1er mars 2024", "12 de marzo de 2024"); the
 // month first, as English writes it, only in English (englishMonth: "gen
@@ -184,7 +184,7 @@ var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
 	`|(\d{1,2})` + dayMark + `(?:of\s+|de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?((?:19|20)\d\d)` +
 	`|((?:19|20)\d\d)(?:[-/.]|\s*[年년]\s*)(\d{1,2})(?:[-/.]|\s*[月월]\s*)(\d{1,2})(?:[^0-9]|$)` +
 	`|(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)(?:[^0-9]|$)` +
-	`|(\d{1,2})/(\d{1,2})/((?:19|20)\d\d)(?:[^0-9]|$))`)
+	`|(\d{1,2})[/-](\d{1,2})[/-]((?:19|20)\d\d)(?:[^0-9]|$))`)
 
 // englishMonth is a month named in English, known by its first three
 // letters: "sept", "december", and the many languages whose names begin

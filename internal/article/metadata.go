@@ -1851,8 +1851,8 @@ func withNames(aside string) string {
 }
 
 // reNameTail is what a byline writes after a name: where the writer
-// files from ("Jane Roe in Kyiv"), a bio ("Jane Roe is a reporter at …"),
-// a handle or an e-mail address ("Jane Roe @janeroe").
+// files from ("Jane Roe in Kyiv"), a bio ("Jane Roe is a reporter at
+// …"), a handle or an e-mail address ("Jane Roe @janeroe").
 var reNameTail = regexp.MustCompile(`\s+(?:in\s+\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,2}|(?:is|was)\s+(?:a|an|the)\s.*|` +
 	`(?:(?i:twitter|x|email|e-mail)\s*:?\s*)?(?:@[\w.]+|[\w.+-]+@[\w-]+\.[\w.-]+))$`)
 
@@ -1868,12 +1868,21 @@ func cutNameTail(p string) string {
 			p = cut // and not "This review is posted" from "… in Mobile App Reviews"
 		}
 	}
+	if i := strings.Index(p, " for "); i > 0 && rePersonName.MatchString(p[:i]) && isPaperFor(strings.TrimSpace(p[i+len(" for "):])) {
+		p = p[:i] // "Jane Roe for The Washington Post", not "Texas Coalition for Bilingual Education"
+	}
 	if strings.ContainsAny(p, "-–—") {
 		if d := reDashSep.FindStringIndex(p); d != nil && rePersonName.MatchString(p[:d[0]]) && isRole(p[d[1]:]) {
 			p = p[:d[0]]
 		}
 	}
 	return p
+}
+
+// isPaperFor reports what a writer writes for: a paper (rePublication),
+// a wire agency or a name in capitals ("CNN").
+func isPaperFor(s string) bool {
+	return isPublication(s) || wireAgencies[letters(s)] || len(s) >= 2 && s == strings.ToUpper(s) && hasLetters(s)
 }
 
 // isRole reports what a byline says a writer is ("Political reporter",

@@ -429,6 +429,9 @@ func TestSplitAuthors(t *testing.T) {
 		{"Jane Roe, Special to The Globe", "Jane Roe", ""},
 		{"Ian Brown, Special to The Globe and Mail", "Ian Brown", ""},
 		{"Jane Roe · John Doe", "Jane Roe|John Doe", ""},
+		{"Jane Roe for The Washington Post and John Doe for The Guardian", "Jane Roe|John Doe", ""},
+		{"Jane Roe for CNN", "Jane Roe", ""},
+		{"Rose Potter, Texas Coalition for Bilingual Education", "Rose Potter|Texas Coalition for Bilingual Education", ""}, // no paper after "for"
 		{"Jane Roe · Follow · 5 min read · Mar 5, 2024", "Jane Roe", ""},
 		{"Reporter: Jane Roe", "Jane Roe", ""},
 		{"Penulis: Ahmad Fauzi", "Ahmad Fauzi", ""},

@@ -125,6 +125,10 @@ func TestShownDate_SlashedInThePagesOrder(t *testing.T) {
 		{"", "03/05/2024", ""},
 		{"ja", "03/05/2024", ""},
 		{"en-US", "24/2/2026", "2026-02-24"}, // 24 can only be the day
+		{"nl", "Gepubliceerd op 05-03-2024", "2024-03-05"},
+		{"en", "2-24-2026", "2026-02-24"},
+		{"en", "05-03-2024", ""},
+		{"nl", "2024-03-05", "2024-03-05"},
 	}
 	for _, tc := range cases {
 		got := shownDate(tc.text, slashOrderOf(tc.lang))
