@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 )
@@ -109,6 +110,31 @@ func extractWith(raw []byte, pageURL string, opt Options, bud *budget) (*Article
 	return a, nil
 }
 
+// maxTitleRunes bounds a title: a <title> of thousands of parts (a
+// spammer's, a broken template's) is no headline, and would be stored,
+// shown and embedded whole.
+const maxTitleRunes = 500
+
+// clipTitle cuts a title longer than maxTitleRunes at the last space
+// before the bound, and marks the cut with "…".
+func clipTitle(t string) string {
+	if utf8.RuneCountInString(t) <= maxTitleRunes {
+		return t
+	}
+	n := 0
+	for i := range t {
+		if n == maxTitleRunes {
+			cut := t[:i]
+			if j := strings.LastIndexByte(cut, ' '); j > len(cut)/2 {
+				cut = cut[:j]
+			}
+			return strings.TrimRight(cut, " |-–—·•:,;") + "…"
+		}
+		n++
+	}
+	return t
+}
+
 // assemble combines the content result and the metadata into an Article.
 // When sample is not nil it receives the page-kind model's input.
 func assemble(pm *pageMeta, res contentResult, counts pageCounts, pageURL string, sample *KindSample) *Article {
@@ -116,7 +142,7 @@ func assemble(pm *pageMeta, res contentResult, counts pageCounts, pageURL string
 	a.Text = joinBlocks(res.blocks)
 	a.WordCount = countWords(a.Text)
 	a.SiteName = pm.siteName()
-	a.Title = pm.title(a.SiteName)
+	a.Title = clipTitle(pm.title(a.SiteName))
 	a.Description = firstNonEmpty(pm.get("og:description", "twitter:description", "description", "dc.description"), cleanInline(pm.ld.description))
 
 	base, _ := url.Parse(pageURL)

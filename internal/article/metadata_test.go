@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestExtractMetadataSources(t *testing.T) {
@@ -547,5 +548,21 @@ func TestStripSiteName(t *testing.T) {
 		if got := stripSiteName(tc.title, tc.site, nil); got != tc.want {
 			t.Errorf("stripSiteName(%q, %q) = %q, want %q", tc.title, tc.site, got, tc.want)
 		}
+	}
+}
+
+// A title of thousands of parts is cut at a word before maxTitleRunes.
+func TestClipTitle(t *testing.T) {
+	long := "Home" + strings.Repeat(" | Part", 2000)
+	got := clipTitle(long)
+	if n := utf8.RuneCountInString(got); n > maxTitleRunes+1 || n < maxTitleRunes/2 || !strings.HasSuffix(got, "…") || strings.HasSuffix(got, "| …") {
+		t.Errorf("clipTitle(%d runes) = %d runes, %q…", utf8.RuneCountInString(long), n, got[len(got)-20:])
+	}
+	if short := "Council approves harbour budget"; clipTitle(short) != short {
+		t.Errorf("clipTitle(%q) = %q", short, clipTitle(short))
+	}
+	page := `<html><head><title>` + long + `</title></head><body><article>` + pTags(articleParas(6)) + `</article></body></html>`
+	if a := mustExtract(t, page, "https://example.com/news/a-story"); utf8.RuneCountInString(a.Title) > maxTitleRunes+1 {
+		t.Errorf("Title of %d runes", utf8.RuneCountInString(a.Title))
 	}
 }
