@@ -18,7 +18,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 )
@@ -118,9 +117,6 @@ const maxTitleRunes = 500
 // clipTitle cuts a title longer than maxTitleRunes at the last space
 // before the bound, and marks the cut with "…".
 func clipTitle(t string) string {
-	if utf8.RuneCountInString(t) <= maxTitleRunes {
-		return t
-	}
 	n := 0
 	for i := range t {
 		if n == maxTitleRunes {

@@ -311,7 +311,7 @@ func shownDate(text string, slashes slashOrder) *time.Time {
 	if loc == nil {
 		return nil
 	}
-	if loc[0] >= 6 && len(text)-loc[1] >= 6 && reUpdatedWord.MatchString(text[:loc[0]]) { // each word is 6 bytes or more
+	if loc[0] >= 6 && len(text)-loc[1] >= 6 && reUpdated.MatchString(text[:loc[0]]) { // each word is 6 bytes or more
 		if p := rePublishedWord.FindStringIndex(text[loc[1]:]); p != nil {
 			if d := shownDate(text[loc[1]+p[1]:], slashes); d != nil {
 				return d
@@ -328,7 +328,7 @@ func shownDate(text string, slashes slashOrder) *time.Time {
 		return nil // "Version 3.15.2026", "1.3.15.2026": a release, no day
 	}
 	day := shownDay(m, slashes)
-	if t := withClock(day, text[loc[1]:]); t != day {
+	if t := withClock(day, text[loc[1]:]); t != day { // withClock gives day itself where no clock follows
 		return t
 	}
 	if pre := text[:loc[0]]; strings.IndexByte(pre, ':') >= 0 {
@@ -340,9 +340,8 @@ func shownDate(text string, slashes slashOrder) *time.Time {
 }
 
 var (
-	// reUpdatedWord and rePublishedWord label a line's updated and
-	// published days, lower-cased.
-	reUpdatedWord   = regexp.MustCompile(`updated|modified|` + updatedIn)
+	// rePublishedWord labels a line's published day, lower-cased, as
+	// reUpdated its updated day.
 	rePublishedWord = regexp.MustCompile(`published|posted|veröffentlicht|erschienen|publiée?|publicad[oa]|pubblicato|gepubliceerd|опубликовано|опубліковано|opublikowano|yayınlandı|publisert|publicerad|publiceret|diterbitkan|发布时间|发布于|发表于|發佈時間|公開日|投稿日|입력`)
 	// reClockBefore is a time of day with its zone just before a day,
 	// a weekday between ("3:45 pm est, tue march 5"); after a bar the
@@ -582,8 +581,8 @@ var (
 	// day ("| Last updated: ", ", aktualisiert am"), its own day to follow
 	// (afterDateLine).
 	reUpdatedAfterDay = regexp.MustCompile(`^[\s|,.•·—–-]*(?:(?:last\s+)?(?:updated|modified)(?:\s+on)?|(?:` + updatedIn + `)(?:\s+(?:am|le|el|em|il|op))?)\s*[:：]?\s*`)
-	// reUpdated is the word of an updated stamp.
-	reUpdated = regexp.MustCompile(`updated|` + updatedIn)
+	// reUpdated is the word of an updated stamp, lower-cased.
+	reUpdated = regexp.MustCompile(`updated|modified|` + updatedIn)
 )
 
 // dateLinesNearHeadline returns the texts of the elements around the

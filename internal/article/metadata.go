@@ -637,7 +637,7 @@ func creditAfter(t *html.Node) string {
 // with the name in the next element, outside chrome (a menu's "By Event
 // Type" heading is no credit).
 func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
-	by := localBy(firstNonEmpty(pm.htmlLang, pm.get("content-language", "language", "dc.language", "og:locale")))
+	by := localBy(pm.regionalLang())
 	h1 := pm.firstH1
 	for i, n := range nodes {
 		if len(pm.writtenBy) >= maxWrittenBy {
@@ -1155,11 +1155,11 @@ func stripSiteName(t, site string, h1s []string) string {
 // isSitePart reports a part of a <title> that is the site's declared
 // name, holds it or is held in it.
 func isSitePart(part, site string) bool {
-	if site == "" {
+	if site = strings.TrimSpace(site); site == "" {
 		return false
 	}
-	p, ls := strings.ToLower(strings.TrimSpace(part)), strings.ToLower(strings.TrimSpace(site))
-	return p == ls || strings.Contains(ls, p) || strings.Contains(p, ls)
+	part = strings.TrimSpace(part)
+	return part == "" || containsFold(site, part) || containsFold(part, site)
 }
 
 // withoutSection drops a section's name from the end of a headline the
