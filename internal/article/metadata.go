@@ -1782,7 +1782,7 @@ var (
 	// A credit is a list (reListSep) of names joined by "and" (reAndSep);
 	// a "·" parts it between spaces ("Jane Roe · Follow · 5 min read"), as
 	// transcribed names hold one ("迈克尔·乔丹").
-	reListSep = regexp.MustCompile(`\s*[,;|、，]\s*|\s+·\s+`)
+	reListSep = regexp.MustCompile(`\s*[,;|•、，]\s*|\s+·\s+`)
 	reAndSep  = regexp.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e|en|og|och)\s)\s*`)
 	// reWithAside is a note naming who wrote with the writer ("Martin
 	// Untersinger (avec Damien Leloup et Morgane Tual)"): more names, or
@@ -1829,9 +1829,6 @@ var (
 	// credit's parts ("Listen 3:16", "5 min read"): no name.
 	reListenPart = regexp.MustCompile(`(?i)^(?:listen(?:\s+to\s+(?:this|the)\s+(?:article|story))?(?:\s+` + duration + `)?|` + duration +
 		`(?:\s+(?:read|listen))?|(?:reading|read|listening)\s+time:?\s*` + duration + `)$`)
-	// rePartSep parts a credit line ("Jane Roe | 5 min read"); a "·" needs
-	// spaces, as transcribed names hold one ("迈克尔·乔丹").
-	rePartSep = regexp.MustCompile(`\s*[|•]\s*|\s+·\s+`)
 	// reColophon is a credit by trade ("design: Jane Roe, code: John Doe").
 	reColophon = regexp.MustCompile(`(?i)(?:^|[,;]\s*)(?:design|code|development|hosting|photos?|illustrations?|fotos?|foto's|photographie|fotografía|fotografia|ilustración|illustrazione)\s*:`)
 )
@@ -1970,7 +1967,7 @@ func dropListenParts(s string) string {
 	if !strings.ContainsAny(s, "0123456789") && indexFold(s, "listen") < 0 {
 		return s // every reListenPart holds a digit or "listen"
 	}
-	seps := rePartSep.FindAllStringIndex(s, -1)
+	seps := reListSep.FindAllStringIndex(s, -1)
 	var b strings.Builder
 	dropped, start, sep := false, 0, ""
 	for i := 0; i <= len(seps); i++ {

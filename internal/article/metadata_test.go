@@ -468,6 +468,8 @@ func TestSplitAuthors(t *testing.T) {
 		{"Jane Roe · Listen 3:16", "Jane Roe", ""},
 		{"Listen to this article · 5:32 min · By Jane Roe", "Jane Roe", ""},
 		{"Jane Roe | 12 mins", "Jane Roe", ""},
+		{"Jane Roe, 5 min read", "Jane Roe", ""},
+		{"Jane Roe • John Doe • 4 min read", "Jane Roe|John Doe", ""},
 		{"Listen", "", ""},
 		{"迈克尔·乔丹", "迈克尔·乔丹", ""},
 	}
