@@ -379,12 +379,21 @@ const boxNodes = 64
 // box's text names its first word again ("Bence is a software developer").
 func boxBioNames(n *html.Node, name string) bool {
 	words := strings.Fields(name)
-	for _, w := range words {
-		if roleNames[strings.ToLower(w)] {
-			return false
-		}
+	if namesRole(name) {
+		return false
 	}
 	return strings.Count(leadText(n, 400), words[0]) >= 2
+}
+
+// namesRole reports a name with a word of roleNames in it ("Our Editorial
+// Team", "News Desk"): a desk's, not a person's.
+func namesRole(name string) bool {
+	for _, w := range strings.Fields(name) {
+		if roleNames[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
 }
 
 // reBoxLabel finds the words of an author box's labels ("About the
@@ -858,7 +867,7 @@ func sluggedFirstName(name, pagePath string) bool {
 var (
 	reFirstName = regexp.MustCompile(`^\p{Lu}\p{Ll}+$`)
 	roleNames   = map[string]bool{"admin": true, "administrator": true, "staff": true, "editor": true, "editors": true,
-		"team": true, "guest": true, "contributor": true, "author": true, "webmaster": true, "newsroom": true}
+		"team": true, "guest": true, "contributor": true, "author": true, "webmaster": true, "newsroom": true, "editorial": true, "desk": true}
 )
 
 // maxAuthorLinks bounds the author links read per page.
@@ -1858,7 +1867,7 @@ var reNameTail = regexp.MustCompile(`\s+(?:in\s+\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}
 var reDashSep = regexp.MustCompile(`\s+[–—-]\s+`)
 
 // cutNameTail cuts reNameTail from a credit's part, and a dash and the
-// role after it.
+// role, desk or paper after it.
 func cutNameTail(p string) string {
 	if strings.Contains(p, " in ") || strings.Contains(p, " is ") || strings.Contains(p, " was ") || strings.Contains(p, "@") {
 		if cut := reNameTail.ReplaceAllString(p, ""); rePersonName.MatchString(cut) {
@@ -1869,11 +1878,33 @@ func cutNameTail(p string) string {
 		p = p[:i] // "Jane Roe for The Washington Post", not "Texas Coalition for Bilingual Education"
 	}
 	if strings.ContainsAny(p, "-–—") {
-		if d := reDashSep.FindStringIndex(p); d != nil && rePersonName.MatchString(p[:d[0]]) && isRole(p[d[1]:]) {
+		if d := reDashSep.FindStringIndex(p); d != nil && rePersonName.MatchString(p[:d[0]]) && (isRole(p[d[1]:]) || namesRole(p[d[1]:]) || isPaperFor(p[d[1]:])) {
 			p = p[:d[0]]
 		}
 	}
 	return p
+}
+
+// dashedNames parts the names a dash joins ("Jane Roe - John Doe"): two
+// full names, the second no paper, role or desk. Those stay for
+// cutNameTail ("Jane Roe – Political reporter").
+func dashedNames(parts []string) []string {
+	for i := 0; i < len(parts); i++ {
+		d := reDashSep.FindStringIndex(parts[i])
+		if d == nil {
+			continue
+		}
+		left, right := strings.TrimSpace(parts[i][:d[0]]), strings.TrimSpace(parts[i][d[1]:])
+		if isFullName(left) && isFullName(right) && !isPublication(right) && !isRole(right) && !namesRole(right) {
+			parts = slices.Insert(slices.Delete(parts, i, i+1), i, left, right)
+		}
+	}
+	return parts
+}
+
+// isFullName reports a person's name of two words or more (rePersonName).
+func isFullName(s string) bool {
+	return strings.Contains(s, " ") && rePersonName.MatchString(s)
 }
 
 // isPaperFor reports what a writer writes for: a paper (rePublication),
@@ -2072,7 +2103,7 @@ func splitAuthors(s string) (names []string, desk string) {
 		if len(names) > 0 && isPublication(strings.Trim(item, " .:-–—|·•")) {
 			continue // "Special to The Globe and Mail": one paper, "and" and all
 		}
-		for _, p := range reAndSep.Split(item, -1) {
+		for _, p := range dashedNames(reAndSep.Split(item, -1)) {
 			if len(p) > 3 && strings.EqualFold(p[:3], "by ") {
 				p = p[3:] // "By Jane Roe | By John Doe"
 			}
