@@ -1817,9 +1817,14 @@ var (
 	rePostNominal = regexp.MustCompile(`^(?:\p{Lu}{2,5}|Ph\.?\s?D|M\.D|Jr|Sr|I{2,3}|Esq)\.?$`)
 	// rePublication is the paper a credit names after the writer ("Jane
 	// Roe, The New York Times", "…, USA TODAY", "…, for The Guardian",
-	// "…, Special to The Globe"). "Post" and "Star" are surnames too, so
-	// only "The" makes them a paper's.
-	rePublication = regexp.MustCompile(`^(?:(?i:special\s+to|for)\s+\S.*|The\s+\p{Lu}.*|(?:\p{Lu}[\p{L}.&'’-]*\s+){1,3}(?:Times|Journal|Tribune|Gazette|Chronicle|Telegraph|Inquirer|Examiner|Dispatch|News|Magazine)|USA (?:TODAY|Today))$`)
+	// "…, Special to The Globe", "…, Süddeutsche Zeitung", "…, Die Welt",
+	// "…, Daily Star", "…, Times of India"). "Post", "Star" and "Spiegel"
+	// are surnames too, so only an article or "Daily" makes them a paper's;
+	// "Le" and "De" open Vietnamese and Dutch names ("Le Minh", "De Jong").
+	rePublication = regexp.MustCompile(`^(?:(?i:special\s+to|for)\s+\S.*|(?:The|Der|Die|Das)\s+\p{Lu}.*|` +
+		`(?:\p{Lu}[\p{L}.&'’-]*\s+){1,3}(?:Times|Journal|Tribune|Gazette|Chronicle|Telegraph|Inquirer|Examiner|Dispatch|News|Magazine|Herald|Observer|` +
+		`Zeitung|Rundschau|Kurier|Anzeiger|Tagblatt|Nachrichten|Presse|Monde|Figaro|Parisien|Repubblica|Stampa|Mundo|País|Tiempo|Nación)|` +
+		`(?:Daily|Evening|Morning|Weekly|Corriere|Gazzetta|Diario|Jornal|Folha)(?:\s+\p{Lu}[\p{L}.&'’-]*){1,3}|(?:Times|News|Voice)\s+of\s+\p{Lu}\p{L}+|USA (?:TODAY|Today))$`)
 	// reAside is a parenthesised note after a name ("Jane Roe (Data
 	// Analyst)", "Jean Doe (CNXSoft)"), cut unless it names a role.
 	reAside = regexp.MustCompile(`\s*\([^()]*\)$`)

@@ -429,6 +429,20 @@ func TestSplitAuthors(t *testing.T) {
 		{"By Jane Roe, USA TODAY", "Jane Roe", ""},
 		{"Jane Roe, Special to The Globe", "Jane Roe", ""},
 		{"Ian Brown, Special to The Globe and Mail", "Ian Brown", ""},
+		// Papers named without "The": by a paper's word in several
+		// languages, a German article or "Daily"; surnames that are
+		// papers' words stay ("Post", "Spiegel", "Sun", "Le").
+		{"By Jane Roe, Le Monde", "Jane Roe", ""},
+		{"Von Anna Schmidt, Süddeutsche Zeitung", "Anna Schmidt", ""},
+		{"Von Anna Schmidt, Die Welt", "Anna Schmidt", ""},
+		{"Jane Roe, Daily Star", "Jane Roe", ""},
+		{"Jane Roe, Times of India", "Jane Roe", ""},
+		{"Por Ana García, El País", "Ana García", ""},
+		{"Jane Roe and Emily Post", "Jane Roe|Emily Post", ""},
+		{"Jane Roe, Alix Spiegel", "Jane Roe|Alix Spiegel", ""},
+		{"Jane Roe, Li Sun", "Jane Roe|Li Sun", ""},
+		{"Jane Roe, Le Minh", "Jane Roe|Le Minh", ""},
+		{"Jane Roe, Sunday Adelaja", "Jane Roe|Sunday Adelaja", ""},
 		{"Jane Roe · John Doe", "Jane Roe|John Doe", ""},
 		{"Jane Roe for The Washington Post and John Doe for The Guardian", "Jane Roe|John Doe", ""},
 		{"Jane Roe for CNN", "Jane Roe", ""},
