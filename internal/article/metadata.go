@@ -755,7 +755,7 @@ var localCredits = map[string][]string{
 	"it": {"di", "autore"}, "nl": {"door", "auteur"}, "sv": {"av"}, "no": {"av"}, "nb": {"av"}, "nn": {"av"},
 	"da": {"af"}, "pl": {"autor"}, "cs": {"autor"}, "sk": {"autor"}, "ru": {"автор"}, "uk": {"автор"},
 	"tr": {"yazar"}, "id": {"oleh"}, "ms": {"oleh"}, "ar": {"بقلم", "كتب:", "كتبت:", "الكاتب:"}, "he": {"מאת"},
-	"fa": {"نویسنده"}, "zh": {"作者", "本报记者", "本報記者", "记者", "記者", "文", "撰文"}, "ja": {"文", "執筆", "著者", "筆者", "記者"}, "ko": {"글"},
+	"fa": {"نویسنده"}, "zh": {"作者", "本报记者", "本報記者", "记者", "記者", "文", "撰文"}, "ja": {"文", "取材・文", "文・写真", "執筆", "著者", "筆者", "記者"}, "ko": {"글"},
 }
 
 // bylinePrefixes are the words cut before a byline element's name: "by",
@@ -1752,10 +1752,11 @@ var (
 	// reAfterWriter is what follows a writer's name and is no credit for
 	// writing: whom the writer speaks for ("Jane Roe on behalf of the
 	// team"), an editor's or a reviewer's credit ("Written by Jane Roe
-	// Edited by John Doe", "Medically reviewed by …"), in Chinese an
-	// editor's, a photographer's or a stringer's ("文/张伟 图/李明").
+	// Edited by John Doe", "Medically reviewed by …"), in Chinese and
+	// Japanese an editor's, a photographer's or a stringer's ("文/张伟
+	// 图/李明", "记者 张伟 通讯员 李明", "文：山田太郎 写真：佐藤花子").
 	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|editing|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$` +
-		`|(?:^|[\s，,、|]+)(?:责任编辑|責任編輯|编辑|編輯|图|圖|摄影|攝影|通讯员|通訊員)\s*[：:/].*$`)
+		`|(?:^|[\s，,、|]+)(?:责任编辑|責任編輯|编辑|編輯|图|圖|摄影|攝影|通讯员|通訊員|写真|撮影|イラスト)\s*[：:/／=＝].*$|\s+(?:通讯员|通訊員|实习生|實習生)\s.*$`)
 	// reSourceLead is the source a Chinese credit names before the writer
 	// ("来源：新华社 作者：张伟").
 	reSourceLead = regexp.MustCompile(`^\s*(?:来源|來源)\s*[：:][^\s，,|]*[\s，,|]*`)
@@ -1787,7 +1788,7 @@ var (
 	// hong@example.com", "张伟 记者"; "资深记者" is a title alone).
 	reRoleAfterName = regexp.MustCompile(`\s+(?:기자|특파원|记者|記者)(?:\s+\S+@\S+)?$`)
 	reAuthorRole    = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
-	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:(?:` + wordsOpener + `)|` + genreOpener + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜]\s*|^\s*(?:text|texte|testo|texto|tekst|words)\s*[:：]\s*`)
+	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:(?:` + wordsOpener + `)|` + genreOpener + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜=＝]\s*|^\s*(?:text|texte|testo|texto|tekst|words)\s*[:：]\s*`)
 	// A credit is a list (reListSep) of names joined by "and" (reAndSep);
 	// a "·" parts it between spaces ("Jane Roe · Follow · 5 min read"), as
 	// transcribed names hold one ("迈克尔·乔丹").
@@ -2027,6 +2028,17 @@ func dropListenParts(s string) string {
 	return b.String()
 }
 
+// unbracketed is a credit without the brackets around the whole of it
+// ("（文/张伟）", "(By Jane Roe)").
+func unbracketed(s string) string {
+	for _, b := range [][2]string{{"(", ")"}, {"（", "）"}} {
+		if inner, ok := strings.CutPrefix(s, b[0]); ok && strings.HasSuffix(inner, b[1]) && !strings.ContainsAny(inner[:len(inner)-len(b[1])], "()（）") {
+			return strings.TrimSpace(inner[:len(inner)-len(b[1])])
+		}
+	}
+	return s
+}
+
 // withoutAvatarInitials drops the initials an avatar draws before a name
 // ("CM Craig McCarthy" where the picture is missing).
 func withoutAvatarInitials(name string) string {
@@ -2073,7 +2085,7 @@ func hanReporter(s string) string {
 // "SFist Contributor"), returned apart: beside a person, a role is the
 // person's title.
 func splitAuthors(s string) (names []string, desk string) {
-	s = reSourceLead.ReplaceAllString(cleanInline(s), "")
+	s = reSourceLead.ReplaceAllString(unbracketed(cleanInline(s)), "")
 	s = hanReporter(s)
 	if mayCreditVisuals(s) {
 		s = withoutVisualCredits(s)

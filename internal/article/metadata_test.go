@@ -364,6 +364,13 @@ func TestSplitAuthors(t *testing.T) {
 		{"作者：张伟", "张伟", ""},
 		{"文/张伟、李娜", "张伟|李娜", ""}, // a Chinese list
 		{"文/张伟 图/李明", "张伟", ""},  // the photographer's credit
+		{"（文/张伟）", "张伟", ""},     // the whole credit in brackets
+		{"(By Jane Roe)", "Jane Roe", ""},
+		{"记者 张伟 通讯员 李明", "张伟", ""}, // a stringer is not read
+		{"记者 张伟 实习生 李明", "张伟", ""},
+		{"文：山田太郎　写真：佐藤花子", "山田太郎", ""}, // Japanese: the photographer's credit
+		{"文＝山田太郎", "山田太郎", ""},
+		{"取材・文：山田太郎", "山田太郎", ""},
 		{"记者：张伟 通讯员：李明", "张伟", ""},
 		{"本报记者 张伟", "张伟", ""},
 		{"（记者 张伟）", "张伟", ""},     // in brackets
