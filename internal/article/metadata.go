@@ -23,6 +23,7 @@ type pageMeta struct {
 	htmlTitle string
 	h1s       []string
 	h1Chrome  []bool // per h1: it is the site's masthead or a link (isMastheadHeading)
+	h1Site    []bool // per h1: it names the site (namesSite)
 	htmlLang  string
 	slashes   slashOrder // how the page's language writes 03/05/2024
 	canonical string
@@ -100,6 +101,7 @@ func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
 	signals.FilterMatcher(selH1).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 		pm.h1s = append(pm.h1s, cleanInline(s.Text()))
 		pm.h1Chrome = append(pm.h1Chrome, isMastheadHeading(s.Get(0)))
+		pm.h1Site = append(pm.h1Site, namesSite(s.Get(0)))
 		for p := s.Get(0).Parent; p != nil && !pm.h1Holders[p]; p = p.Parent {
 			pm.h1Holders[p] = true
 		}
@@ -981,18 +983,48 @@ func (pm *pageMeta) title(site string) string {
 	}
 	cands := []string{pm.ldTitle(), pm.get("dc:title", "dcterms:title", "dc.title"), pm.get("og:title"), pm.get("twitter:title"),
 		pm.get("itemprop:headline", "headline", "title")}
+	h1s, named := pm.storyH1s()
+	if site == "" {
+		site = named // the masthead's h1 names the site the page does not declare
+	}
 	for _, c := range cands {
 		if c != "" {
-			return stripSiteName(c, site, pm.h1s)
+			return stripSiteName(withoutBlogName(c, named), site, h1s)
 		}
 	}
 	if pm.htmlTitle != "" {
-		return stripSiteName(pm.htmlTitle, site, pm.h1s)
+		return stripSiteName(withoutBlogName(pm.htmlTitle, named), site, h1s)
 	}
 	if len(pm.h1s) > 0 {
 		return pm.h1s[0]
 	}
 	return ""
+}
+
+// withoutBlogName cuts the blog's name, as its masthead h1 writes it,
+// and a colon from the start of a title ("Blog Name: Post Title",
+// Blogger's). A declared site's name before a colon is kept: "Figma: The
+// Collaborative Interface Design Tool" is a home page's whole title.
+func withoutBlogName(t, blog string) string {
+	if n := len(blog); n > 0 && len(t) > n+2 && strings.EqualFold(t[:n], blog) && t[n] == ':' && t[n+1] == ' ' {
+		return strings.TrimSpace(t[n+2:])
+	}
+	return t
+}
+
+// storyH1s are the page's h1s but those that name the site (namesSite),
+// and the first of those: a blog's name in its masthead h1 tells no
+// headline, but which part of the <title> is the blog's.
+func (pm *pageMeta) storyH1s() (story []string, site string) {
+	for i, h := range pm.h1s {
+		switch {
+		case !pm.h1Site[i]:
+			story = append(story, h)
+		case site == "":
+			site = h
+		}
+	}
+	return story, site
 }
 
 // headline is the page's one <h1> when it reads as the story's headline:
@@ -1053,20 +1085,43 @@ func (pm *pageMeta) inPageChrome(n *html.Node) bool {
 // <article> or <main> encloses, or one whose text is a link: a site's
 // logo or name, not a story's headline.
 func isMastheadHeading(n *html.Node) bool {
-	var only *html.Node // the heading's one child that is not blank
+	if only := onlyChild(n); only != nil && only.DataAtom == atom.A {
+		return true
+	}
+	return inMasthead(n)
+}
+
+// namesSite reports a heading that names the site, not the story: a link
+// to the site's home page ("<h1><a href="/">Jane's Garden Notes</a></h1>",
+// Blogger's masthead). A story's heading may link to the story itself,
+// and may stand in a <header> outside the <article>.
+func namesSite(n *html.Node) bool {
+	only := onlyChild(n)
+	if only == nil || only.DataAtom != atom.A {
+		return false
+	}
+	u, err := url.Parse(attr(only, "href"))
+	return err == nil && u.RawQuery == "" && (u.Path == "/" || u.Path == "" && u.Host != "")
+}
+
+// onlyChild is n's one child that is not blank, or nil.
+func onlyChild(n *html.Node) *html.Node {
+	var only *html.Node
 	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
 		if ch.Type == html.TextNode && strings.TrimSpace(ch.Data) == "" {
 			continue
 		}
 		if only != nil {
-			only = nil
-			break
+			return nil
 		}
 		only = ch
 	}
-	if only != nil && only.DataAtom == atom.A {
-		return true
-	}
+	return only
+}
+
+// inMasthead reports an element inside a <header> or <nav> that no
+// <article> or <main> encloses.
+func inMasthead(n *html.Node) bool {
 	inHeader := false
 	for p := n.Parent; p != nil; p = p.Parent {
 		switch p.DataAtom {

@@ -308,6 +308,22 @@ func TestExtract_TitleIsTheHeadlineThePageShows(t *testing.T) {
 		{"a title's section and site name go after bars",
 			`<html><head><title>How to Pack a Trail Backpack | Guides | Example Outdoors</title></head><body><article>` + body + `</article></body></html>`,
 			"How to Pack a Trail Backpack"},
+		// A blog's masthead h1 links home and names the blog: the part of
+		// the title it matches is the site's, before a colon too (Blogger).
+		{"a blog's name in a masthead h1 linking home, before a colon",
+			`<html><head><title>Trail Notes: How to Pack a Trail Backpack</title></head><body><div id="header"><h1><a href="/">Trail Notes</a></h1></div>` +
+				`<div class="post"><h3 class="post-title">How to Pack a Trail Backpack</h3>` + body + `</div></body></html>`,
+			"How to Pack a Trail Backpack"},
+		{"a blog's name in a masthead h1 linking home, after a dash",
+			`<html><head><title>Pack Light - Trail Notes</title></head><body><h1><a href="https://example.com/">Trail Notes</a></h1>` +
+				`<div class="post"><h2>Pack Light</h2>` + body + `</div></body></html>`,
+			"Pack Light"},
+		{"a declared site's name before a colon is the home page's title",
+			`<html><head><title>Example Outdoors: Gear for Every Trail</title><meta property="og:site_name" content="Example Outdoors"></head><body><article>` + body + `</article></body></html>`,
+			"Example Outdoors: Gear for Every Trail"},
+		{"a story's h1 linking to the story names it",
+			`<html><head><title>The Best Trail Backpacks - March 2026</title></head><body><article><h1><a href="/gear/backpacks">The Best Trail Backpacks - March 2026</a></h1>` + body + `</article></body></html>`,
+			"The Best Trail Backpacks - March 2026"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
