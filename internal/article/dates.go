@@ -184,7 +184,9 @@ var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
 	`|(\d{1,2})` + dayMark + `(?:of\s+|de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?((?:19|20)\d\d)` +
 	`|((?:19|20)\d\d)(?:[-/.]|\s*[年년]\s*)(\d{1,2})(?:[-/.]|\s*[月월]\s*)(\d{1,2})(?:[^0-9]|$)` +
 	`|(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)(?:[^0-9]|$)` +
-	`|(\d{1,2})[/-](\d{1,2})[/-]((?:19|20)\d\d)(?:[^0-9]|$))`)
+	`|(\d{1,2})[/-](\d{1,2})[/-]((?:19|20)\d\d)(?:[^0-9]|$)` +
+	`|((?:19|20)\d\d)(?:\.|\s+m\.)\s+` + shownMonth + `\.?\s+(\d{1,2})(?:\.|\s+d\.)` +
+	`|(\d{1,2})\s+` + shownMonth + `\s*(25\d\d)(?:[^0-9]|$))`)
 
 // englishMonth is a month named in English, known by its first three
 // letters: "sept", "december", and the many languages whose names begin
@@ -195,7 +197,13 @@ const (
 )
 
 // shownMonth is englishMonth or one of monthNumbers' other names.
-var shownMonth = `(` + englishMonthName + `|` + strings.Join(slices.Sorted(maps.Keys(otherMonths())), "|") + `)`
+var shownMonth = func() string {
+	names := slices.Sorted(maps.Keys(otherMonths()))
+	for i, n := range names {
+		names[i] = regexp.QuoteMeta(n) // Thai abbreviations hold dots
+	}
+	return `(` + englishMonthName + `|` + strings.Join(names, "|") + `)`
+}()
 
 // dayMark is what follows a day before its month: "12 ", "12th ", "1er ",
 // "12. " or "12.".
@@ -283,6 +291,24 @@ var foreignMonths = map[string]string{
 	"ספטמבר": "9", "אוקטובר": "10", "נובמבר": "11", "דצמבר": "12",
 	"בינואר": "1", "בפברואר": "2", "במרץ": "3", "במרס": "3", "באפריל": "4", "במאי": "5", "ביוני": "6", "ביולי": "7", "באוגוסט": "8",
 	"בספטמבר": "9", "באוקטובר": "10", "בנובמבר": "11", "בדצמבר": "12",
+	// Hungarian and Lithuanian (written after the year: "2024. március
+	// 5.", "2024 m. kovo 5 d."), Croatian (but "listopada": October
+	// there, November in Polish), Estonian, Malay's "mac", Bengali.
+	"január": "1", "február": "2", "febr": "2", "március": "3", "márc": "3", "április": "4", "ápr": "4", "május": "5", "máj": "5",
+	"június": "6", "jún": "6", "július": "7", "júl": "7", "augusztus": "8", "szeptember": "9", "szept": "9", "október": "10",
+	"sausio": "1", "vasario": "2", "kovo": "3", "balandžio": "4", "gegužės": "5", "birželio": "6", "liepos": "7",
+	"rugpjūčio": "8", "rugsėjo": "9", "spalio": "10", "lapkričio": "11", "gruodžio": "12",
+	"siječnja": "1", "veljače": "2", "ožujka": "3", "travnja": "4", "svibnja": "5", "lipnja": "6", "srpnja": "7",
+	"kolovoza": "8", "rujna": "9", "studenoga": "11", "studenog": "11", "prosinca": "12",
+	"jaanuar": "1", "veebruar": "2", "märts": "3", "aprill": "4", "juuni": "6", "juuli": "7", "oktoober": "10", "detsember": "12",
+	"mac": "3",
+	"জানুয়ারি": "1", "ফেব্রুয়ারি": "2", "মার্চ": "3", "এপ্রিল": "4", "মে": "5", "জুন": "6", "জুলাই": "7", "আগস্ট": "8",
+	"সেপ্টেম্বর": "9", "অক্টোবর": "10", "নভেম্বর": "11", "ডিসেম্বর": "12",
+	// Thai, with the abbreviations (a Buddhist year after them: reShownDate).
+	"มกราคม": "1", "กุมภาพันธ์": "2", "มีนาคม": "3", "เมษายน": "4", "พฤษภาคม": "5", "มิถุนายน": "6", "กรกฎาคม": "7",
+	"สิงหาคม": "8", "กันยายน": "9", "ตุลาคม": "10", "พฤศจิกายน": "11", "ธันวาคม": "12",
+	"ม.ค.": "1", "ก.พ.": "2", "มี.ค.": "3", "เม.ย.": "4", "พ.ค.": "5", "มิ.ย.": "6", "ก.ค.": "7", "ส.ค.": "8", "ก.ย.": "9",
+	"ต.ค.": "10", "พ.ย.": "11", "ธ.ค.": "12",
 	// Read by englishMonth already; listed so a dateline knows them.
 	"marca": "3", "marzec": "3", "mart": "3", "mayıs": "5", "marts": "3", "maret": "3", "augusti": "8",
 	"januar": "1", "jänner": "1", "januari": "1", "janvier": "1", "janv": "1", "enero": "1", "ene": "1", "gennaio": "1", "gen": "1", "janeiro": "1",
@@ -415,6 +441,11 @@ func shownDay(m []string, slashes slashOrder) *time.Time {
 			return dateFromParts(m[12], m[10], m[11], "", "", "") // "2.23.2025": the month first
 		}
 		return dateFromParts(m[12], m[11], m[10], "", "", "")
+	case m[16] != "":
+		return dateFromParts(m[16], monthNumber(m[17]), m[18], "", "", "")
+	case m[19] != "":
+		year, _ := strconv.Atoi(m[21])
+		return dateFromParts(strconv.Itoa(year-543), monthNumber(m[20]), m[19], "", "", "") // the Buddhist era's year
 	}
 	a, _ := strconv.Atoi(m[13])
 	b, _ := strconv.Atoi(m[14])

@@ -47,6 +47,16 @@ func TestShownDate_Formats(t *testing.T) {
 		{"12. maaliskuuta 2024 klo 10.15", "2024-03-12"}, // Finnish
 		{"12 Μαρτίου 2024", "2024-03-12"},                // Greek
 		{"१२ मार्च २०२४", "2024-03-12"},                  // Hindi, its own digits
+		{"2024. március 12. 10:30", "2024-03-12"},        // Hungarian: the year first
+		{"2024. márc. 12.", "2024-03-12"},
+		{"2024 m. kovo 12 d.", "2024-03-12"}, // Lithuanian
+		{"12. ožujka 2024.", "2024-03-12"},   // Croatian
+		{"12. märts 2024", "2024-03-12"},     // Estonian
+		{"12 Mac 2024", "2024-03-12"},        // Malay
+		{"১২ মার্চ ২০২৪", "2024-03-12"},      // Bengali, its own digits
+		{"12 มีนาคม 2567", "2024-03-12"},     // Thai: the Buddhist era's year
+		{"12 มี.ค. 2567 10:30 น.", "2024-03-12"},
+		{"12 มีxค 2567", ""}, // an abbreviation's dots are dots
 	}
 	for _, tc := range cases {
 		got := shownDate(tc.text, slashesUnknown)
