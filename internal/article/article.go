@@ -83,7 +83,7 @@ func extractWith(raw []byte, pageURL string, opt Options, bud *budget) (*Article
 		elems = page.FindMatcher(pageElements) // with the page the <noscript> held
 	}
 	hc := hintCache{}
-	pm := collectMeta(elems, hc)
+	pm := collectMeta(elems, hc, pageURL)
 	counts := countPage(elems.Nodes)
 	body := doc
 	if b := page.FindMatcher(selBody); b.Length() > 0 {

@@ -2,6 +2,7 @@ package article
 
 import (
 	"maps"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -301,7 +302,7 @@ var foreignMonths = map[string]string{
 	"siječnja": "1", "veljače": "2", "ožujka": "3", "travnja": "4", "svibnja": "5", "lipnja": "6", "srpnja": "7",
 	"kolovoza": "8", "rujna": "9", "studenoga": "11", "studenog": "11", "prosinca": "12",
 	"jaanuar": "1", "veebruar": "2", "märts": "3", "aprill": "4", "juuni": "6", "juuli": "7", "oktoober": "10", "detsember": "12",
-	"mac": "3",
+	"mac":       "3",
 	"জানুয়ারি": "1", "ফেব্রুয়ারি": "2", "মার্চ": "3", "এপ্রিল": "4", "মে": "5", "জুন": "6", "জুলাই": "7", "আগস্ট": "8",
 	"সেপ্টেম্বর": "9", "অক্টোবর": "10", "নভেম্বর": "11", "ডিসেম্বর": "12",
 	// Thai, with the abbreviations (a Buddhist year after them: reShownDate).
@@ -642,11 +643,92 @@ func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
 			continue
 		}
 		if lead.MatchString(strings.TrimSpace(t[:loc[0]])) && rest.MatchString(afterDateLine(t[loc[1]:])) &&
-			!pm.inChrome(n) && !inQuote(n) && !pm.inPageChrome(n) && !namesToday(n) && !inDataTable(n) {
+			!pm.inChrome(n) && !inQuote(n) && !pm.inPageChrome(n) && !namesToday(n) && !inDataTable(n) && !pm.inTeaser(n) {
 			lines = append(lines, t)
 		}
 	}
 	return lines
+}
+
+// inTeaser reports a date beside a link to another story: a related
+// list's or a card's ("<li><a href=…>Council approves new cycling lanes
+// after debate</a> <time>Sep 17</time></li>"). The teaser is a small block
+// (teaserText) around the date, not what holds the headline; its link
+// reads as a headline (five words or more) and leads to no author, tag or
+// category page, and the date is not inside it (a permalink's date is the
+// story's).
+func (pm *pageMeta) inTeaser(n *html.Node) bool {
+	p := n.Parent
+	for depth := 0; p != nil && depth < teaserDepth; p, depth = p.Parent, depth+1 {
+		if p.Type != html.ElementNode || p.DataAtom == atom.Body || p.DataAtom == atom.Main || pm.h1Holders[p] || shortText(p, teaserText) == "" {
+			return false
+		}
+		if pm.headlineLinkBeside(p, n) {
+			return true
+		}
+	}
+	return false
+}
+
+const (
+	teaserDepth = 4   // ancestors inTeaser looks through
+	teaserText  = 400 // bytes of text a teaser holds at most
+)
+
+// headlineLinkBeside reports a link at or below p whose text reads as
+// another story's headline (inTeaser): beside n, or around it with five
+// words more than n's (a card wrapped in its link; a permalink around the
+// date alone is the story's own).
+func (pm *pageMeta) headlineLinkBeside(p, n *html.Node) bool {
+	headline := func(c *html.Node) bool {
+		words := countWords(rawText(c))
+		if isAncestor(c, n) {
+			words -= countWords(rawText(n))
+		}
+		href := attr(c, "href")
+		return words >= 5 && !isTopicPath(href) && !reAuthorPage.MatchString(href) && pm.linksSibling(href)
+	}
+	if p.DataAtom == atom.A {
+		return headline(p)
+	}
+	found := false
+	walkElements(p, func(c *html.Node) bool {
+		if found {
+			return false
+		}
+		if c.DataAtom != atom.A {
+			return true
+		}
+		found = headline(c)
+		return false
+	})
+	return found
+}
+
+// linksSibling reports a link to another page of the site: not to the
+// page itself (its address or its canonical one, whatever the scheme, the
+// query or a trailing slash; "#comments"), and not away ("Share this
+// story on Facebook").
+func (pm *pageMeta) linksSibling(href string) bool {
+	base, err := url.Parse(pm.pageURL)
+	if err != nil {
+		return false
+	}
+	u, err := base.Parse(href)
+	if err != nil || !sameSite(u.Host, base.Host) {
+		return false
+	}
+	for _, self := range []string{pm.pageURL, pm.canonical} {
+		if s, err := base.Parse(self); err == nil && self != "" && sameSite(s.Host, u.Host) && strings.TrimSuffix(s.Path, "/") == strings.TrimSuffix(u.Path, "/") {
+			return false
+		}
+	}
+	return true
+}
+
+// sameSite says whether two hosts are one, but for "www.".
+func sameSite(a, b string) bool {
+	return strings.EqualFold(strings.TrimPrefix(a, "www."), strings.TrimPrefix(b, "www."))
 }
 
 // inDataTable reports an element in a table that heads its columns (a

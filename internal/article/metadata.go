@@ -20,6 +20,7 @@ import (
 // pageMeta gathers every metadata signal of a page before any cleaning.
 type pageMeta struct {
 	meta      map[string][]string // lower-cased meta name/property/itemprop -> contents
+	pageURL   string // where the page was fetched, as Extract was given it
 	htmlTitle string
 	h1s       []string
 	h1Chrome  []bool // per h1: it is the site's masthead or a link (isMastheadHeading)
@@ -70,8 +71,8 @@ type pageMeta struct {
 // element of the page in document order (see Extract and selectors.go):
 // each signal is a goquery filter over that list, so the tree is walked
 // once.
-func collectMeta(elems *goquery.Selection, hc hintCache) *pageMeta {
-	pm := &pageMeta{meta: map[string][]string{}}
+func collectMeta(elems *goquery.Selection, hc hintCache, pageURL string) *pageMeta {
+	pm := &pageMeta{meta: map[string][]string{}, pageURL: pageURL}
 	head := elems.FilterMatcher(headTags)
 	root := head.FilterMatcher(selHTML)
 	pm.htmlLang = firstNonEmpty(root.AttrOr("lang", ""), root.AttrOr("xml:lang", ""))
@@ -152,7 +153,7 @@ func (pm *pageMeta) addTime(_ int, s *goquery.Selection) {
 		dt = cleanInline(s.Text())
 	}
 	pm.times = append(pm.times, dt)
-	if !pm.inPageChrome(s.Get(0)) {
+	if !pm.inPageChrome(s.Get(0)) && !pm.inTeaser(s.Get(0)) {
 		pm.pageTimes = append(pm.pageTimes, dt)
 	}
 	_, pubdate := s.Attr("pubdate")

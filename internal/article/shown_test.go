@@ -176,6 +176,39 @@ func TestExtract_SlashedDayInThePagesLanguage(t *testing.T) {
 	}
 }
 
+// A date beside a link to another story (a related list, a card) is that
+// story's; beside the page's own link, a share link or a permalink it is
+// the story's.
+func TestExtract_TeaserDatesAreOtherStories(t *testing.T) {
+	body := pTags(articleParas(3))
+	related := `<aside class="related"><h3>Related stories</h3><ul>` +
+		`<li><a href="/news/council-approves-cycling-lanes">Council approves new cycling lanes after long debate</a> <time datetime="2022-09-13T08:00:00Z">Sep 13, 2022</time></li>` +
+		`<li><a href="/news/rail-strike-talks-collapse">Rail strike talks collapse as unions reject offer</a> <time datetime="2022-09-11T08:00:00Z">Sep 11, 2022</time></li></ul></aside>`
+	cases := []struct{ name, head, story, want string }{
+		{"a related list beside a declared day", `<meta property="article:published_time" content="2022-09-19T10:00:00Z">`,
+			`<p class="byline">Jane Roe, Campus Editor</p>` + body, "2022-09-19"},
+		{"a related list beside a shown day", "", `<p class="date">September 19, 2022</p>` + body, "2022-09-19"},
+		{"a related list alone", "", body, ""},
+		{"cards wrapped in their links", "", `<p>September 19, 2022</p>` + body +
+			`<div class="cards"><a href="/news/bakery-wins-award"><h3>Local bakery wins national bread award again</h3><time datetime="2022-09-10">Sep 10, 2022</time></a></div>`, "2022-09-19"},
+		{"a recent-posts list that links the page itself", "",
+			body + `<ul class="recent"><li><a href="https://example.com/news/storm-hits-the-coast">Storm hits the coast as the town sleeps</a> <time datetime="2022-09-19">September 19, 2022</time></li></ul>`, "2022-09-19"},
+		{"a permalink around the date", "",
+			`<div class="entry-meta"><a href="/news/storm-hits-the-coast" rel="bookmark"><time datetime="2022-09-19T10:00:00Z">September 19, 2022</time></a></div>` + body, "2022-09-19"},
+		{"a share link beside the date", "",
+			`<div class="meta"><time datetime="2022-09-19T10:00:00Z">September 19, 2022</time> <a href="https://www.facebook.com/sharer/sharer.php?u=x">Share this story on Facebook now</a></div>` + body, "2022-09-19"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html lang="en"><head><title>Storm hits the coast</title>` + tc.head + `</head><body><main><article><h1>Storm hits the coast</h1>` +
+				tc.story + `</article>` + related + `</main></body></html>`
+			if got := publishedDay(mustExtract(t, page, "https://example.com/news/storm-hits-the-coast")); got != tc.want {
+				t.Errorf("PublishedAt = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // A date in a data table near the headline is data, not an earlier day
 // of the story.
 func TestExtract_DateInADataTableIsNoDay(t *testing.T) {
