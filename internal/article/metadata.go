@@ -20,7 +20,7 @@ import (
 // pageMeta gathers every metadata signal of a page before any cleaning.
 type pageMeta struct {
 	meta      map[string][]string // lower-cased meta name/property/itemprop -> contents
-	pageURL   string // where the page was fetched, as Extract was given it
+	pageURL   string              // where the page was fetched, as Extract was given it
 	htmlTitle string
 	h1s       []string
 	h1Chrome  []bool // per h1: it is the site's masthead or a link (isMastheadHeading)
