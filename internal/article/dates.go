@@ -1,6 +1,7 @@
 package article
 
 import (
+	"cmp"
 	"maps"
 	"net/url"
 	"regexp"
@@ -196,6 +197,24 @@ const (
 	englishMonth     = `(` + englishMonthName + `)`
 	englishMonthName = `(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*`
 )
+
+// monthWords are the names of monthNumbers that englishMonth reads, as
+// whole words, the longest first: where a name may stand before a day
+// ("Jane Novak 12 May"), "nov" must not read a surname.
+var monthWords = func() string {
+	english := regexp.MustCompile(`^` + englishMonth + `$`)
+	var names []string
+	for n := range monthNumbers {
+		if english.MatchString(n) {
+			names = append(names, n)
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	for i, n := range names {
+		names[i] = regexp.QuoteMeta(n)
+	}
+	return strings.Join(names, "|")
+}()
 
 // shownMonth is englishMonth or one of monthNumbers' other names.
 var shownMonth = func() string {

@@ -550,6 +550,14 @@ const (
 	// ("Analysis by", "A column by", "Ein Kommentar von").
 	genreOpener = `(?:an?\s+)?(?:analysis|opinion|commentary|column|review|essay|photo\s+essay|editorial|perspective|explainer|guest\s+(?:post|column|essay))|` +
 		`(?:ein|eine)\s+(?:kommentar|analyse|kolumne|gastbeitrag|essay|glosse)`
+	// localCreditVerbs say "written" before a local credit word
+	// ("Article rédigé par", "Escrito por"): reByPrefix's, as reCredit
+	// reads English only.
+	localCreditVerbs = `(?:article\s+)?rédigé|écrit|escrito|scritto`
+	// envoyOpener is what a credit says of the writer before the name, in
+	// lower case: an envoy or a correspondent ("dal nostro inviato", "de
+	// notre envoyée spéciale", "de nuestro corresponsal").
+	envoyOpener = `(?:dal(?:la)?\s+nostr[oa]|de\s+notre|de\s+nuestr[oa])\s+(?:inviat[oa](?:\s+speciale)?|corrispondente|envoyée?\s+spéciale?|correspondante?|enviad[oa]\s+especial|corresponsal)`
 	// duration is a reading or listening time ("5 min", "3:16").
 	duration = `(?:\d+\s*(?:min(?:ute)?s?|m)\.?|\d{1,2}:\d{2}(?:\s*min)?)`
 )
@@ -757,7 +765,7 @@ var localCredits = map[string][]string{
 	"de": {"von", "autor"}, "fr": {"par", "auteur"}, "es": {"por", "autor"}, "pt": {"por", "autor"},
 	"it": {"di", "autore"}, "nl": {"door", "auteur"}, "sv": {"av"}, "no": {"av"}, "nb": {"av"}, "nn": {"av"},
 	"da": {"af"}, "pl": {"autor"}, "cs": {"autor"}, "sk": {"autor"}, "ru": {"автор"}, "uk": {"автор"},
-	"tr": {"yazar"}, "id": {"oleh"}, "ms": {"oleh"}, "ar": {"بقلم", "كتب:", "كتبت:", "الكاتب:"}, "he": {"מאת"},
+	"tr": {"yazar"}, "id": {"oleh", "penulis"}, "ms": {"oleh", "penulis"}, "hi": {"लेखक"}, "ar": {"بقلم", "كتب:", "كتبت:", "الكاتب:"}, "he": {"מאת"},
 	"fa": {"نویسنده"}, "zh": {"作者", "本报记者", "本報記者", "记者", "記者", "文", "撰文"}, "ja": {"文", "取材・文", "文・写真", "執筆", "著者", "筆者", "記者"}, "ko": {"글"},
 }
 
@@ -1801,7 +1809,7 @@ var (
 	// 03/03/2024"). The six languages' "on" ("le", "am", "el" …) counts in
 	// lower case only: capitalised, it is a surname ("Thanh Le 12 May
 	// 2024").
-	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?|on|at|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:\b` + englishMonth + `\.?\s+\d|` + stampClock + `(?:\s*(?:$|[,|·•])|\s*[ap]\.?\s?m\b|(?-i:\s+[A-Z]{2,4}\b))|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
+	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?|on|at|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:\b(?:` + monthWords + `)\.?\s+\d|` + stampClock + `(?:\s*(?:$|[,|·•])|\s*[ap]\.?\s?m\b|(?-i:\s+[A-Z]{2,4}\b))|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
 	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日)\s*(?:[|,·•–—-]\s*)?`)
@@ -1819,11 +1827,17 @@ var (
 	// reHanReportFrom is where a Chinese reporter files from, after the
 	// name ("记者 张伟 北京报道", "記者王小明／台北報導"), and
 	// reHanReporter a reporter's credit with the paper or agency before
-	// "reporter", in brackets or not ("（本报记者 张伟）", "新华社记者：张伟").
+	// "reporter", in brackets or not ("（本报记者 张伟）", "新华社记者：张伟",
+	// "聯合報／ 記者王小明"), the names apart by a comma or a space.
 	// Without a filing place after the name, a space or a colon must
 	// follow "reporter": "记者手记", "记者招待会" and "记者获悉" are words.
 	reHanReportFrom = regexp.MustCompile(`\s*[／/\s]\s*\p{Han}{0,6}?(?:报道|報導)\s*$`)
-	reHanReporter   = regexp.MustCompile(`^[（(]?\s*\p{Han}{0,6}?(记者|記者)(\s*[：:]\s*|\s+)?(\p{Han}{2,5}(?:\s*[、，,]\s*\p{Han}{2,5})*)\s*[）)]?$`)
+	reHanReporter   = regexp.MustCompile(`^[（(]?\s*(?:\p{Han}{1,6}\s*[／/]\s*)?\p{Han}{0,6}?(记者|記者)(\s*[：:]\s*|\s+)?(\p{Han}{2,5}(?:(?:\s*[、，,]\s*|\s+)\p{Han}{2,5})*)\s*[）)]?$`)
+	// reHanNameSep parts the names of a reporters' credit ("张伟 李娜");
+	// after the traditional "記者", reHanListSep, as Japanese writes a
+	// space within a name ("記者 山田 太郎").
+	reHanNameSep = regexp.MustCompile(`\s*[、，,]\s*|\s+`)
+	reHanListSep = regexp.MustCompile(`\s*[、，,]\s*`)
 	// reLaterBy opens a later part of a credit with "By" after one part, or
 	// after stamps alone: that part is the credit ("Published 10:30 AM ET,
 	// Sun March 3, 2024 | By Jane Roe", "Opinion | By Jane Roe", "Published
@@ -1844,7 +1858,7 @@ var (
 	// hong@example.com", "张伟 记者"; "资深记者" is a title alone).
 	reRoleAfterName = regexp.MustCompile(`\s+(?:기자|특파원|记者|記者)(?:\s+\S+@\S+)?$`)
 	reAuthorRole    = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
-	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:(?:` + wordsOpener + `)|` + genreOpener + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜=＝]\s*|^\s*(?:text|texte|testo|texto|tekst|words)\s*[:：]\s*`)
+	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:(?:` + wordsOpener + `)|` + genreOpener + `|` + localCreditVerbs + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜=＝,]\s*|^\s*(?:text|texte|testo|texto|tekst|words)\s*[:：]\s*|^\s*` + envoyOpener + `\s+`)
 	// A credit is a list (reListSep) of names joined by "and" (reAndSep);
 	// a "·" parts it between spaces ("Jane Roe · Follow · 5 min read"), as
 	// transcribed names hold one ("迈克尔·乔丹").
@@ -1879,9 +1893,11 @@ var (
 	// are surnames too, so only an article or "Daily" makes them a paper's;
 	// "Le" and "De" open Vietnamese and Dutch names ("Le Minh", "De Jong").
 	rePublication = regexp.MustCompile(`^(?:(?i:special\s+to|for)\s+\S.*|(?:The|Der|Die|Das)\s+\p{Lu}.*|` +
-		`(?:\p{Lu}[\p{L}.&'’-]*\s+){1,3}(?:Times|Journal|Tribune|Gazette|Chronicle|Telegraph|Inquirer|Examiner|Dispatch|News|Magazine|Herald|Observer|` +
+		`(?:\p{Lu}[\p{L}.&'’-]*\s+){1,3}(?:Times|Journal|Tribune|Gazette|Chronicle|Telegraph|Inquirer|Examiner|Dispatch|News|Magazine|Herald|Observer|Daily|` +
 		`Zeitung|Rundschau|Kurier|Anzeiger|Tagblatt|Nachrichten|Presse|Monde|Figaro|Parisien|Repubblica|Stampa|Mundo|País|Tiempo|Nación)|` +
 		`(?:Daily|Evening|Morning|Weekly|Corriere|Gazzetta|Diario|Jornal|Folha)(?:\s+\p{Lu}[\p{L}.&'’-]*){1,3}|(?:Times|News|Voice)\s+of\s+\p{Lu}\p{L}+|USA (?:TODAY|Today))$`)
+	// reVisualAside is a reAside that names a visual trade ("(Fotos)").
+	reVisualAside = regexp.MustCompile(`(?i)^\s*\(\s*(?:` + visualTrades + `)\s*\)$`)
 	// reAside is a parenthesised note after a name ("Jane Roe (Data
 	// Analyst)", "Jean Doe (CNXSoft)"), cut unless it names a role.
 	reAside = regexp.MustCompile(`\s*\([^()]*\)$`)
@@ -1947,12 +1963,18 @@ func cutNameTail(p string) string {
 	return p
 }
 
-// dashedNames parts the names a dash joins ("Jane Roe - John Doe"): two
-// full names, the second no paper, role or desk. Those stay for
-// cutNameTail ("Jane Roe – Political reporter").
-func dashedNames(parts []string) []string {
+// joinedNames parts the names a dash or Catalan and Polish "i" join
+// ("Jane Roe - John Doe", "Joan Puig i Maria Vila"): two full names, the
+// second no paper, role or desk. Those stay for cutNameTail ("Jane Roe –
+// Political reporter"), and "i" between surnames ("Josep Puig i
+// Cadafalch") joins one name.
+//
+// reJoinSep is what joinedNames parts at.
+var reJoinSep = regexp.MustCompile(`\s+(?:[–—-]|i)\s+`)
+
+func joinedNames(parts []string) []string {
 	for i := 0; i < len(parts); i++ {
-		d := reDashSep.FindStringIndex(parts[i])
+		d := reJoinSep.FindStringIndex(parts[i])
 		if d == nil {
 			continue
 		}
@@ -2084,6 +2106,31 @@ func dropListenParts(s string) string {
 	return b.String()
 }
 
+// hangulDots parts Korean names a middle dot joins ("최지훈·한수빈 기자"):
+// between Hangul it is a list's, where transcribed names keep theirs
+// ("迈克尔·乔丹").
+func hangulDots(s string) string {
+	i := strings.IndexRune(s, '·')
+	if i <= 0 {
+		return s
+	}
+	var b strings.Builder
+	for i >= 0 {
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len("·"):])
+		b.WriteString(s[:i])
+		if unicode.Is(unicode.Hangul, before) && unicode.Is(unicode.Hangul, after) {
+			b.WriteString(", ")
+		} else {
+			b.WriteString("·")
+		}
+		s = s[i+len("·"):]
+		i = strings.IndexRune(s, '·')
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
 // unbracketed is a credit without the brackets around the whole of it
 // ("（文/张伟）", "(By Jane Roe)").
 func unbracketed(s string) string {
@@ -2133,8 +2180,25 @@ func hanReporter(s string) string {
 	if m == nil || m[2] == "" && !filed {
 		return s
 	}
-	return m[1] + "：" + m[3]
+	var names []string
+	sep := reHanNameSep
+	if m[1] == "記者" {
+		sep = reHanListSep
+	}
+	for _, n := range sep.Split(m[3], -1) {
+		if slices.Contains(hanStringers, n) {
+			break // a stringer or an intern credited after the reporters
+		}
+		if !slices.Contains(hanCreditRoles, n) {
+			names = append(names, n)
+		}
+	}
+	return m[1] + "：" + strings.Join(names, "、")
 }
+
+// hanStringers are a stringer and an intern, credited after a story's
+// reporters ("记者 张伟 通讯员 李明").
+var hanStringers = []string{"通讯员", "通訊員", "实习生", "實習生"}
 
 // splitAuthors turns a byline such as "By Jane Doe and John Roe" into names.
 // A credit that is a role and nothing else names a desk ("Resy Staff",
@@ -2142,6 +2206,7 @@ func hanReporter(s string) string {
 // person's title.
 func splitAuthors(s string) (names []string, desk string) {
 	s = reSourceLead.ReplaceAllString(unbracketed(cleanInline(s)), "")
+	s = hangulDots(s)
 	s = hanReporter(s)
 	if mayCreditVisuals(s) {
 		s = withoutVisualCredits(s)
@@ -2176,16 +2241,19 @@ func splitAuthors(s string) (names []string, desk string) {
 		if len(names) > 0 && isPublication(strings.Trim(item, " .:-–—|·•")) {
 			continue // "Special to The Globe and Mail": one paper, "and" and all
 		}
-		for _, p := range dashedNames(reAndSep.Split(item, -1)) {
+		for _, p := range joinedNames(reAndSep.Split(item, -1)) {
 			if len(p) > 3 && strings.EqualFold(p[:3], "by ") {
 				p = p[3:] // "By Jane Roe | By John Doe"
 			}
 			p = cutNameTail(strings.Trim(reAuthorLabel.ReplaceAllString(reRoleAfterName.ReplaceAllString(p, ""), ""), " .:-–—|·•。"))
 			if aside := reAside.FindString(p); aside != "" && !reAuthorRole.MatchString(aside) {
+				if reVisualAside.MatchString(aside) {
+					continue // "Felix Haas (Fotos)": the photographer
+				}
 				p = strings.TrimSuffix(p, aside)
 			}
-			if len(names) > 0 && (rePostNominal.MatchString(p) || isPublication(p) || isLowerPhrase(p)) || titled && !strings.Contains(p, " ") {
-				continue // a degree, a paper, a role or a place ("envoyé spécial à Kiev")
+			if len(names) > 0 && (rePostNominal.MatchString(p) || isPublication(p) || isLowerPhrase(p) || strings.ContainsAny(p, "0123456789")) || titled && !strings.Contains(p, " ") {
+				continue // a degree, a paper, a role, a place ("envoyé spécial à Kiev") or a desk with a number ("g1 SP")
 			}
 			if i > 0 && i == len(items)-1 && len(names) > 0 && strings.Contains(names[len(names)-1], " ") && !strings.Contains(strings.TrimSpace(item), " ") {
 				continue // one word after a full name is where it was filed from ("Jane Roe, Berlin")

@@ -450,6 +450,29 @@ func TestSplitAuthors(t *testing.T) {
 		{"Jane Roe, Li Sun", "Jane Roe|Li Sun", ""},
 		{"Jane Roe, Le Minh", "Jane Roe|Le Minh", ""},
 		{"Jane Roe, Sunday Adelaja", "Jane Roe|Sunday Adelaja", ""},
+		// A surname that begins as a month does is no month ("Novak").
+		{"Merel Janssen 27 oktober 2021, 10:15", "Merel Janssen", ""},
+		{"Daniel Janssen 10/27/2021", "Daniel Janssen", ""},
+		{"Jane Novak 12 May 2024", "Jane Novak", ""},
+		// Credit words and openers of other languages.
+		{"Article rédigé par Lucie Perrin - franceinfo Radio France", "Lucie Perrin", ""},
+		{"Escrito por Ana García", "Ana García", ""},
+		{"लेखक, अनुराधा सिंह", "अनुराधा सिंह", ""}, // BBC's World Service: "Author, Name"
+		{"Author, Jane Roe", "Jane Roe", ""},
+		{"Penulis Budi Santoso | Editor Dewi Lestari", "Budi Santoso", ""},
+		{"dal nostro inviato Lorenzo Galli", "Lorenzo Galli", ""},
+		{"De notre envoyée spéciale Anne Roux", "Anne Roux", ""},
+		{"By ZHANG WEI and LIU YANG in Beijing | China Daily", "ZHANG WEI|LIU YANG", ""},
+		{"本报记者 张伟 李娜", "张伟|李娜", ""},
+		{"聯合報／ 記者王小明／台北即時報導", "王小明", ""},
+		{"최지훈·한수빈 기자", "최지훈|한수빈", ""},
+		// A photographer named by a note, a desk with a number.
+		{"Von Miriam König (Text) und Felix Haas (Fotos)", "Miriam König", ""},
+		{"Por Pedro Almeida, g1 SP", "Pedro Almeida", ""},
+		// Catalan and Polish "i" between two full names, not surnames.
+		{"Joan Puig i Maria Vila", "Joan Puig|Maria Vila", ""},
+		{"Autor: Tomasz Zieliński i Katarzyna Wójcik", "Tomasz Zieliński|Katarzyna Wójcik", ""},
+		{"Josep Puig i Cadafalch", "Josep Puig i Cadafalch", ""},
 		{"Jane Roe · John Doe", "Jane Roe|John Doe", ""},
 		{"Jane Roe for The Washington Post and John Doe for The Guardian", "Jane Roe|John Doe", ""},
 		{"Jane Roe for CNN", "Jane Roe", ""},
