@@ -175,8 +175,9 @@ func urlHasDate(u string) bool {
 // "2.23.2025"; never after a version's mark: "version 3.15.2026"),
 // "2/24/2026" and "24-2-2026" (with slashes or dashes, an order one
 // number settles: above 12 is the day), "2024年3月12日" and "2024년 3월
-// 12일" (Chinese, Japanese, Korean). "03/10/2023" is read only where the
-// page's language settles the order (shownDate's slashes). The day first, the month may be named
+// 12일" (Chinese, Japanese, Korean), and those forms with a year of two
+// digits, this century's ("14.03.23", "06/03/19"). "03/10/2023" is read
+// only where the page's language settles the order (shownDate's slashes). The day first, the month may be named
 // in any language of monthNumbers, and the day written as those languages
 // write it ("12. märz 2024", "1er mars 2024", "12 de marzo de 2024"); the
 // month first, as English writes it, only in English (englishMonth: "gen
@@ -188,7 +189,9 @@ var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
 	`|(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)(?:[^0-9]|$)` +
 	`|(\d{1,2})[/-](\d{1,2})[/-]((?:19|20)\d\d)(?:[^0-9]|$)` +
 	`|((?:19|20)\d\d)(?:\.|\s+m\.)\s+` + shownMonth + `\.?\s+(\d{1,2})(?:\.|\s+d\.)` +
-	`|(\d{1,2})\s+` + shownMonth + `\s*(25\d\d)(?:[^0-9]|$))`)
+	`|(\d{1,2})\s+` + shownMonth + `\s*(25\d\d)(?:[^0-9]|$)` +
+	`|(\d{1,2})\.(\d{1,2})\.(\d\d)(?:[^0-9.]|\.?$|\.\s)` +
+	`|(\d{1,2})[/-](\d{1,2})[/-](\d\d)(?:[^0-9/-]|$))`)
 
 // englishMonth is a month named in English, known by its first three
 // letters: "sept", "december", and the many languages whose names begin
@@ -226,8 +229,8 @@ var shownMonth = func() string {
 }()
 
 // dayMark is what follows a day before its month: "12 ", "12th ", "1er ",
-// "12. " or "12.".
-const dayMark = `(?:\.\s*|(?:st|nd|rd|th|er)?\s+)`
+// "1 er " (a <sup>'s text apart), "12. " or "12.".
+const dayMark = `(?:\.\s*|\s?(?:st|nd|rd|th|er)\s+|\s+)`
 
 // otherMonths are the names of monthNumbers that englishMonth does not
 // read ("mai", "août", "março").
@@ -370,7 +373,7 @@ func shownDate(text string, slashes slashOrder) *time.Time {
 			m[i] = text[loc[2*i]:loc[2*i+1]]
 		}
 	}
-	if m[10] != "" && reVersionLead.MatchString(text[:loc[20]]) {
+	if m[10] != "" && reVersionLead.MatchString(text[:loc[20]]) || m[22] != "" && reVersionLead.MatchString(text[:loc[44]]) {
 		return nil // "Version 3.15.2026", "1.3.15.2026": a release, no day
 	}
 	day := shownDay(m, slashes)
@@ -457,25 +460,41 @@ func shownDay(m []string, slashes slashOrder) *time.Time {
 		}
 		return dateFromParts(m[7], m[8], m[9], "", "", "")
 	case m[10] != "":
-		if month, _ := strconv.Atoi(m[11]); month > 12 {
-			return dateFromParts(m[12], m[10], m[11], "", "", "") // "2.23.2025": the month first
-		}
-		return dateFromParts(m[12], m[11], m[10], "", "", "")
+		return dotted(m[10], m[11], m[12])
+	case m[22] != "":
+		return dotted(m[22], m[23], "20"+m[24]) // "14.03.23": this century's
+	case m[25] != "":
+		return slashed(m[25], m[26], "20"+m[27], slashes)
 	case m[16] != "":
 		return dateFromParts(m[16], monthNumber(m[17]), m[18], "", "", "")
 	case m[19] != "":
 		year, _ := strconv.Atoi(m[21])
 		return dateFromParts(strconv.Itoa(year-543), monthNumber(m[20]), m[19], "", "", "") // the Buddhist era's year
 	}
-	a, _ := strconv.Atoi(m[13])
-	b, _ := strconv.Atoi(m[14])
+	return slashed(m[13], m[14], m[15], slashes)
+}
+
+// dotted is the day a dotted date writes, the day first unless the second
+// number is above 12 ("2.23.2025").
+func dotted(a, b, year string) *time.Time {
+	if month, _ := strconv.Atoi(b); month > 12 {
+		return dateFromParts(year, a, b, "", "", "")
+	}
+	return dateFromParts(year, b, a, "", "", "")
+}
+
+// slashed is the day a slashed or dashed date writes: in the order a
+// number above 12 settles, or else the page's language (slashes).
+func slashed(a, b, year string, slashes slashOrder) *time.Time {
+	x, _ := strconv.Atoi(a)
+	y, _ := strconv.Atoi(b)
 	switch {
-	case a > 12 && b <= 12:
-		return dateFromParts(m[15], m[14], m[13], "", "", "")
-	case b > 12 && a <= 12:
-		return dateFromParts(m[15], m[13], m[14], "", "", "")
+	case x > 12 && y <= 12:
+		return dateFromParts(year, b, a, "", "", "")
+	case y > 12 && x <= 12:
+		return dateFromParts(year, a, b, "", "", "")
 	case slashes == dayFirst:
-		return dateFromParts(m[15], m[14], m[13], "", "", "")
+		return dateFromParts(year, b, a, "", "", "")
 	}
 	return nil
 }

@@ -110,9 +110,9 @@ func collectMeta(elems *goquery.Selection, hc hintCache, pageURL string) *pageMe
 	})
 	pm.headLinks = signals.FilterMatcher(selLinkedHead).Length()
 	pm.articles = signals.FilterMatcher(selArticle).Length()
-	signals.FilterMatcher(selTime).Each(pm.addTime)
 	pm.nodes, pm.hints = elems.Nodes, hc
 	pm.firstH1 = slices.IndexFunc(pm.nodes, func(n *html.Node) bool { return n.DataAtom == atom.H1 })
+	signals.FilterMatcher(selTime).Each(pm.addTime) // after nodes and hints: inChrome reads them
 	pm.collectShownDates(elems.Nodes, hc)
 	pm.collectWrittenBy(elems.Nodes)
 	pm.collectAuthorLinks(elems.Nodes)
@@ -153,8 +153,8 @@ func (pm *pageMeta) addTime(_ int, s *goquery.Selection) {
 		dt = cleanInline(s.Text())
 	}
 	pm.times = append(pm.times, dt)
-	if !pm.inPageChrome(s.Get(0)) && !pm.inTeaser(s.Get(0)) {
-		pm.pageTimes = append(pm.pageTimes, dt)
+	if n := s.Get(0); !pm.inPageChrome(n) && !pm.inChrome(n) && !pm.inTeaser(n) {
+		pm.pageTimes = append(pm.pageTimes, dt) // not a menu's, a comment's or another story's
 	}
 	_, pubdate := s.Attr("pubdate")
 	if pubdate || strings.Contains(strings.ToLower(s.AttrOr("itemprop", "")+" "+classID(s.Get(0))), "publish") {

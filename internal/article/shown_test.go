@@ -56,7 +56,14 @@ func TestShownDate_Formats(t *testing.T) {
 		{"১২ মার্চ ২০২৪", "2024-03-12"},      // Bengali, its own digits
 		{"12 มีนาคม 2567", "2024-03-12"},     // Thai: the Buddhist era's year
 		{"12 มี.ค. 2567 10:30 น.", "2024-03-12"},
-		{"12 มีxค 2567", ""}, // an abbreviation's dots are dots
+		{"12 มีxค 2567", ""},                        // an abbreviation's dots are dots
+		{"Publisert: 29.06.19 10:15", "2019-06-29"}, // a year of two digits
+		{"14-03-23, 10:15", "2023-03-14"},
+		{"Posted 3/14/23", "2023-03-14"},
+		{"1.2.24.5", ""},                 // four numbers: a version
+		{"version 1.2.24", ""},           // a version
+		{"Posted 12.10.99", ""},          // not this century's, and 2099 is to come
+		{"1 er mars 2023", "2023-03-01"}, // "1<sup>er</sup> mars"
 	}
 	for _, tc := range cases {
 		got := shownDate(tc.text, slashesUnknown)
@@ -206,6 +213,17 @@ func TestExtract_TeaserDatesAreOtherStories(t *testing.T) {
 				t.Errorf("PublishedAt = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// A comment's time inside the story's <article> is the comment's.
+func TestExtract_CommentTimesAreNotTheStorys(t *testing.T) {
+	page := `<html lang="en"><head><title>One-pot lemon orzo</title></head><body><article><h1>One-pot lemon orzo</h1>` +
+		`<p class="entry-meta">Posted by <a href="/about/">Jenna Marlowe</a> on August 19, 2020</p>` + pTags(articleParas(4)) +
+		`<div id="comments"><ol class="comment-list"><li class="comment"><div class="comment-metadata"><time datetime="2020-08-22T14:10:00Z">August 22, 2020</time></div>` +
+		`<p>Made this last night, it was lovely.</p></li></ol></div></article></body></html>`
+	if got := publishedDay(mustExtract(t, page, "https://example.com/one-pot-lemon-orzo/")); got != "2020-08-19" {
+		t.Errorf("PublishedAt = %q, want 2020-08-19", got)
 	}
 }
 
