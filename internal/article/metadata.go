@@ -1555,10 +1555,37 @@ func (pm *pageMeta) authors(pageURL string) []string {
 			out = pm.linkedNames(out)
 		} else if shown := pm.creditedOthers(out); shown != nil {
 			out = shown
+		} else {
+			out = pm.withCoauthors(out)
 		}
 		return site.without(out)
 	}
 	return fallback
+}
+
+// withCoauthors is the page's byline that names every declared author and
+// more ("By Owen Blackfeather, Marisol Lucero and Terrence Green" where the
+// metadata names the first alone, as some plugins declare), or declared.
+func (pm *pageMeta) withCoauthors(declared []string) []string {
+	for _, r := range pm.bylines {
+		names, _ := splitAuthors(r)
+		if len(names) <= len(declared) {
+			continue
+		}
+		found := 0
+		for _, n := range names {
+			switch {
+			case slices.ContainsFunc(declared, func(d string) bool { return strings.EqualFold(n, d) }):
+				found++
+			case !isFullName(n) || namesRole(n) || slices.ContainsFunc(declared, func(d string) bool { return sharesName(n, d) }):
+				return declared // a role, a credential or the name again ("FAND Dylan Bailey"): not a list of writers
+			}
+		}
+		if found == len(declared) {
+			return names
+		}
+	}
+	return declared
 }
 
 // creditedOthers is the one person the page's credit lines name ("By:

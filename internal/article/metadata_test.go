@@ -532,6 +532,26 @@ func TestSplitAuthors(t *testing.T) {
 	}
 }
 
+// A declared author who is one of a byline's several writers gives them
+// all; a byline that adds a role or the name again gives the declared.
+func TestAuthors_DeclaredFirstOfSeveral(t *testing.T) {
+	cases := []struct{ name, byline, want string }{
+		{"co-authors", `By <a href="/author/ob/">Owen Blackfeather</a>, <a href="/author/ml/">Marisol Lucero</a> and <a href="/author/tg/">Terrence Green</a>`,
+			"Owen Blackfeather|Marisol Lucero|Terrence Green"},
+		{"a role after the name", `By Owen Blackfeather, VP for customer success`, "Owen Blackfeather"},
+		{"the name again", `FAND Owen Blackfeather, Owen Blackfeather`, "Owen Blackfeather"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html><head><title>School board split</title><meta name="author" content="Owen Blackfeather"></head><body><article><h1>School board split</h1>` +
+				`<span class="byline">` + tc.byline + `</span>` + pTags(articleParas(4)) + `</article></body></html>`
+			if got := strings.Join(mustExtract(t, page, "https://example.com/2020/02/school-board-split/").Authors, "|"); got != tc.want {
+				t.Errorf("Authors = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // A byline that runs the paper's or the agency's name in after the
 // writer's gives the writer alone; a surname that is also the host's name
 // stays.
