@@ -255,14 +255,17 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 
 // namedPart is the text of the part of a byline its markup names as the
 // name (<div class="author-name">Joakim Edin</div> beside the author's
-// job title or the day), else of its one link to an author's page that
+// job title or the day), the parts of that one class joined by commas
+// where it names several writers, else of its one link to an author's page that
 // reads as a name ("<a href="/author/ben-silverman">Ben Silverman</a>
 // Games Editor"), or "" when no such part holds a short text.
 func namedPart(n *html.Node) string {
 	var link string
+	var named []string // the parts of one class named as names: one per writer ("THOMAS KELLER und SABINE ROTH")
+	var last *html.Node
 	links := 0
 	for d := range n.Descendants() {
-		if d.Type != html.ElementNode {
+		if d.Type != html.ElementNode || last != nil && isAncestor(last, d) {
 			continue
 		}
 		if _, ok := authorPagePath(attr(d, "href")); ok && d.DataAtom == atom.A {
@@ -271,13 +274,17 @@ func namedPart(n *html.Node) string {
 				link = t
 			}
 		}
-		if !classNamesName(attr(d, "class")) {
-			continue
+		if !classNamesName(attr(d, "class")) || last != nil && attr(d, "class") != attr(last, "class") {
+			continue // another class names another role's name ("…__post-contributor-name": "Data Analysis By")
 		}
-		if t := cleanInline(rawText(d)); t != "" && len(strings.Fields(t)) <= 5 {
-			return t
+		t := cleanInline(rawText(d))
+		if t == "" || len(strings.Fields(t)) > 5 {
+			return ""
 		}
-		return ""
+		named, last = append(named, t), d
+	}
+	if len(named) > 0 {
+		return strings.Join(named, ", ")
 	}
 	if links == 1 && (rePersonName.MatchString(link) || reCaselessName.MatchString(link)) {
 		return link

@@ -540,6 +540,10 @@ func TestAuthors_DeclaredFirstOfSeveral(t *testing.T) {
 			"Owen Blackfeather|Marisol Lucero|Terrence Green"},
 		{"a role after the name", `By Owen Blackfeather, VP for customer success`, "Owen Blackfeather"},
 		{"the name again", `FAND Owen Blackfeather, Owen Blackfeather`, "Owen Blackfeather"},
+		{"names in parts of one class", `<span class="authors__label">Von: </span><span class="authors__name">OWEN BLACKFEATHER</span> und <span class="authors__name">MARISOL LUCERO</span>`,
+			"OWEN BLACKFEATHER|MARISOL LUCERO"},
+		{"another role's name in another class", `<a class="credit__author-name" href="/author/ob/">Owen Blackfeather</a> <span>Data Analysis By <a class="credit__contributor-name" href="/author/ml/">Marisol Lucero</a></span>`,
+			"Owen Blackfeather"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
