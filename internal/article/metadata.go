@@ -281,6 +281,10 @@ func namedPart(n *html.Node) string {
 		if t == "" || len(strings.Fields(t)) > 5 {
 			return ""
 		}
+		if r := nextElement(d); r != nil && reVisualRole.MatchString(cleanInline(shortText(r, 40))) {
+			last = d
+			continue // "Ingrid Solheim" and then "Fotograf": the photographer
+		}
 		named, last = append(named, t), d
 	}
 	if len(named) > 0 {
@@ -290,6 +294,19 @@ func namedPart(n *html.Node) string {
 		return link
 	}
 	return ""
+}
+
+// reVisualRole is a role beside a name that takes pictures, not words.
+var reVisualRole = regexp.MustCompile(`(?i)^(?:photographer|photos?|fotograf(?:in)?|fot[oó]graf[oa]|photographe|illustrat(?:or|rice)|videographer|kamera)$`)
+
+// nextElement is n's next sibling element, or nil.
+func nextElement(n *html.Node) *html.Node {
+	for s := n.NextSibling; s != nil; s = s.NextSibling {
+		if s.Type == html.ElementNode {
+			return s
+		}
+	}
+	return nil
 }
 
 // classNamesName tells whether a class attribute has a token that ends in

@@ -544,6 +544,8 @@ func TestAuthors_DeclaredFirstOfSeveral(t *testing.T) {
 			"OWEN BLACKFEATHER|MARISOL LUCERO"},
 		{"another role's name in another class", `<a class="credit__author-name" href="/author/ob/">Owen Blackfeather</a> <span>Data Analysis By <a class="credit__contributor-name" href="/author/ml/">Marisol Lucero</a></span>`,
 			"Owen Blackfeather"},
+		{"a photographer's name in a part of that class", `<span class="author__name">Owen Blackfeather</span><span class="author__role">Journalist</span>` +
+			`<span class="author__name">Marisol Lucero</span><span class="author__role">Fotograf</span>`, "Owen Blackfeather"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
