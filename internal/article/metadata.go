@@ -551,6 +551,9 @@ func holdsToday(n *html.Node) bool {
 // nameParticles are the lower-case words inside a surname.
 const nameParticles = `van|von|de|der|den|da|das|do|dos|du|del|della|di|la|le|ten|ter|bin|ibn|al|el`
 
+// nameParticleWords are nameParticles one by one.
+var nameParticleWords = strings.Split(nameParticles, "|")
+
 // maxWrittenBy bounds the credit lines read per page.
 const maxWrittenBy = 4
 
@@ -707,7 +710,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			if _, local := cutLocalBy(lead, by); len(lead) < 2 || !local && !strings.ContainsRune(creditInitials, unicode.ToLower(rune(lead[0]))) {
 				continue
 			}
-			t := hanReporter(cleanInline(shortText(n, 80)))
+			t := hanReporter(cleanInline(shortText(n, maxCreditLine)))
 			if rest, ok := cutLocalBy(t, by); ok {
 				m = []string{t, rest}
 			} else if mayCredit(t) {
@@ -722,7 +725,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			names = labelledNames(n)
 		}
 		for _, name := range names {
-			if namesPeople(name) && !pm.inChrome(n) && !inMenu(n) && !inCaption(n) {
+			if namesPeople(name) && !hasProse(name) && !pm.inChrome(n) && !inMenu(n) && !inCaption(n) {
 				pm.writtenBy = append(pm.writtenBy, name)
 				if h1 >= 0 && i >= h1-dateLinesBefore && i < h1+dateLinesAfter && !inQuote(n) {
 					pm.creditedNearHeadline = append(pm.creditedNearHeadline, name)
@@ -731,6 +734,29 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 		}
 	}
 }
+
+// hasProse reports a lower-case word in a credit that no name list
+// holds ("signing up, you agree to our Privacy Policy"): a sentence that
+// opens with "By", not a credit ("ZHANG WEI and LIU YANG in Beijing",
+// "Pedro Almeida, g1 SP").
+func hasProse(credit string) bool {
+	for _, w := range strings.Fields(credit) {
+		if w = strings.Trim(w, ",;:()"); startsLower(w) && !strings.ContainsAny(w, "0123456789") && !slices.Contains(creditConnectors, w) && !slices.Contains(nameParticleWords, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// creditConnectors are the lower-case words a credit holds between and
+// after names: "and" in the languages of reAndSep, and where or for whom
+// the writer files.
+var creditConnectors = []string{"and", "und", "et", "y", "e", "en", "og", "och", "i", "in", "at", "for", "from", "with", "aus", "mit", "avec", "con", "em", "na", "w", "z"}
+
+// maxCreditLine bounds the text of a credit line collectWrittenBy reads:
+// a name or two and the stamps after them ("By ZHANG WEI and LIU YANG in
+// Beijing | China Daily | Updated: 2023-08-10 10:15").
+const maxCreditLine = 140
 
 // reHanDateline is the dateline a Chinese story opens with, and its
 // reporters' credit in brackets after it ("新华社北京3月3日电（记者 张伟

@@ -532,6 +532,20 @@ func TestSplitAuthors(t *testing.T) {
 	}
 }
 
+// A credit line's lower-case words are connectors; others make it prose.
+func TestHasProse(t *testing.T) {
+	for credit, want := range map[string]bool{
+		"signing up you agree to receive emails, Privacy Policy": true,
+		"ZHANG WEI and LIU YANG in Beijing":                      false,
+		"Pedro Almeida, g1 SP":                                   false,
+		"Jan de Vries und Anna Schmidt aus Berlin":               false,
+	} {
+		if got := hasProse(credit); got != want {
+			t.Errorf("hasProse(%q) = %v, want %v", credit, got, want)
+		}
+	}
+}
+
 // A declared author who is one of a byline's several writers gives them
 // all; a byline that adds a role or the name again gives the declared.
 func TestAuthors_DeclaredFirstOfSeveral(t *testing.T) {

@@ -402,6 +402,7 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		want         []string
 	}{
 		{"a written-by line", `<p>Written by Cassidy Horton</p>`, []string{"Cassidy Horton"}},
+		{"a long credit line with its stamps", `<p>By ZHANG WEI and LIU YANG in Beijing | China Morning Daily | Updated: 2023-08-10 10:15</p>`, []string{"ZHANG WEI", "LIU YANG"}},
 		{"a label and the name after it", `<div><p>Written by</p><p>Edzel Tabing</p></div>`, []string{"Edzel Tabing"}},
 		{"an authors label over a list of names", `<div class="hero-metadata"><h6>Author(s)</h6><ul><li><a href="/library/?_author=John%20A.%20Alic">John A. Alic</a></li>` +
 			`<li><a href="/library/?_author=David%20C.%20Mowery">David C. Mowery</a></li></ul></div>`, []string{"John A. Alic", "David C. Mowery"}},
