@@ -469,11 +469,33 @@ func (pm *pageMeta) collectShownDates(nodes []*html.Node, hc hintCache) {
 			continue // today's date in the masthead
 		}
 		if t := foldDigits(shortText(n, 160)); t != "" && strings.ContainsAny(t, "0123456789") && (h&hDated != 0 || isCreditLine(t)) {
-			pm.shownDates = append(pm.shownDates, t)
+			pm.shownDates = append(pm.shownDates, withoutUpdatedPart(n, t))
 			classes = append(classes, attr(n, "class"))
 		}
 	}
 	pm.shownDates = dropListDates(pm.shownDates, classes, pm.slashes)
+}
+
+// withoutUpdatedPart is t, the text of a dated element n, without what a
+// part of it that its class calls updated or modified says, where the
+// rest still shows a day: Avada's meta line holds the modified instant
+// in a hidden "updated" span before the day it shows.
+func withoutUpdatedPart(n *html.Node, t string) string {
+	for d := range n.Descendants() {
+		if d.Type != html.ElementNode {
+			continue
+		}
+		class := strings.ToLower(attr(d, "class"))
+		if !strings.Contains(class, "updated") && !strings.Contains(class, "modified") || strings.Contains(class, "publish") {
+			continue
+		}
+		if u := foldDigits(shortText(d, 160)); u != "" && strings.Contains(t, u) {
+			if rest := strings.Replace(t, u, "", 1); reShownDate.MatchString(strings.ToLower(rest)) {
+				return rest
+			}
+		}
+	}
+	return t
 }
 
 // isCreditLine says whether t, an author element's text, is a credit and

@@ -216,6 +216,20 @@ func TestExtract_TeaserDatesAreOtherStories(t *testing.T) {
 	}
 }
 
+// A meta line's hidden "updated" part is the modified instant, not the
+// day the line shows (Avada); alone, an "updated" date still dates.
+func TestExtract_UpdatedPartOfAMetaLine(t *testing.T) {
+	for meta, want := range map[string]string{
+		`<div class="fusion-meta-info">By Clara Whitfield | <span class="updated rich-snippet-hidden">2019-08-19T11:00:00+00:00</span><span>August 14th, 2019</span> | Categories: Education</div>`: "2019-08-14",
+		`<div class="post-meta">By Clara Whitfield | <span class="date updated">August 14th, 2019</span></div>`:                                                                                     "2019-08-14",
+	} {
+		page := `<html lang="en"><head><title>Library extends hours</title></head><body><article><h1>Library extends hours</h1>` + meta + pTags(articleParas(4)) + `</article></body></html>`
+		if got := publishedDay(mustExtract(t, page, "https://example.com/library-extends-hours/")); got != want {
+			t.Errorf("PublishedAt = %q, want %s (%s)", got, want, meta)
+		}
+	}
+}
+
 // A comment's time inside the story's <article> is the comment's.
 func TestExtract_CommentTimesAreNotTheStorys(t *testing.T) {
 	page := `<html lang="en"><head><title>One-pot lemon orzo</title></head><body><article><h1>One-pot lemon orzo</h1>` +
