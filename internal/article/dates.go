@@ -639,12 +639,17 @@ var weekdays = strings.Fields(`mon monday tue tues tuesday wed wednesday thu thu
 	senin selasa rabu kamis jumat sabtu minggu الأحد الاحد الاثنين الإثنين الثلاثاء الأربعاء الاربعاء الخميس الجمعة السبت
 	星期一 星期二 星期三 星期四 星期五 星期六 星期日 星期天 周一 周二 周三 周四 周五 周六 周日`)
 
+// leadClock is a time of day before a date line's day ("10:15 AM March
+// 14, 2023"), which reDateLead admits as a label.
+const leadClock = `\d{1,2}[:.]\d{2}(?:\s*[ap]\.?\s?m\.?)?`
+
 var (
 	// reDateLine is what stands after a date line's day, and reDateLead
 	// what stands before it: the same, or a publication label behind a
-	// word or two ("Essay - Published:", the story's kind or section).
+	// word or two ("Essay - Published:", the story's kind or section), or
+	// a time of day among labels (leadClock).
 	reDateLine = regexp.MustCompile(`^` + dateLabel + `$`)
-	reDateLead = regexp.MustCompile(`^(?:` + dateLabel + `|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?)$`)
+	reDateLead = regexp.MustCompile(`^(?:` + dateLabel + `|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?|` + dateLabel + leadClock + dateLabel + `)$`)
 	// reUpdatedLine is what an updated stamp's line may hold beside its day.
 	reUpdatedLine = regexp.MustCompile(`^(?:last|updated|on|date|` + updatedIn + `|am|le|el|em|il|op|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:：|,.•·—–-])*$`)
 	// reUpdatedAfterDay is an updated stamp's label after a date line's

@@ -324,6 +324,9 @@ func TestExtract_DaysShownInOtherLanguages(t *testing.T) {
 	body := pTags(articleParas(6))
 	cases := []struct{ name, dated, want string }{
 		{"German, with its weekday and time", `<p>Montag, 4. Dezember 2023, 10:15 Uhr</p>`, "2023-12-04"},
+		{"a time of day before the day", `<p>10:15 AM March 14, 2023</p>`, "2023-03-14"},
+		{"labelled, a weekday and a time before the day", `<p>Posted: Fri 6:45 PM, Feb 16, 2018</p>`, "2018-02-16"},
+		{"French, 1<sup>er</sup>", `<p>Publié le 1<sup>er</sup> mars 2023</p>`, "2023-03-01"},
 		{"German, labelled", `<p>Veröffentlicht am 12.&nbsp;März 2024</p>`, "2024-03-12"},
 		{"German, in a time element", `<time>12. Mär. 2024</time>`, "2024-03-12"},
 		{"French, labelled, with its time", `<p>Publié le 1er août 2023 à 14h05</p>`, "2023-08-01"},
