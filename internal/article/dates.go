@@ -175,9 +175,9 @@ func urlHasDate(u string) bool {
 // "2.23.2025"; never after a version's mark: "version 3.15.2026"),
 // "2/24/2026" and "24-2-2026" (with slashes or dashes, an order one
 // number settles: above 12 is the day), "2024年3月12日" and "2024년 3월
-// 12일" (Chinese, Japanese, Korean), and those forms with a year of two
-// digits, this century's ("14.03.23", "06/03/19"). "03/10/2023" is read
-// only where the page's language settles the order (shownDate's slashes). The day first, the month may be named
+// 12일" (Chinese, Japanese, Korean); rarer forms are reRareDate's.
+// "03/10/2023" is read only where the page's language settles the order
+// (shownDate's slashes). The day first, the month may be named
 // in any language of monthNumbers, and the day written as those languages
 // write it ("12. märz 2024", "1er mars 2024", "12 de marzo de 2024"); the
 // month first, as English writes it, only in English (englishMonth: "gen
@@ -187,11 +187,52 @@ var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
 	`|(\d{1,2})` + dayMark + `(?:of\s+|de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?((?:19|20)\d\d)` +
 	`|((?:19|20)\d\d)(?:[-/.]|\s*[年년]\s*)(\d{1,2})(?:[-/.]|\s*[月월]\s*)(\d{1,2})(?:[^0-9]|$)` +
 	`|(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)(?:[^0-9]|$)` +
-	`|(\d{1,2})[/-](\d{1,2})[/-]((?:19|20)\d\d)(?:[^0-9]|$)` +
-	`|((?:19|20)\d\d)(?:\.|\s+m\.)\s+` + shownMonth + `\.?\s+(\d{1,2})(?:\.|\s+d\.)` +
-	`|(\d{1,2})\s+` + shownMonth + `\s*(25\d\d)(?:[^0-9]|$)` +
+	`|(\d{1,2})[/-](\d{1,2})[/-]((?:19|20)\d\d)(?:[^0-9]|$))`)
+
+// reRareDate is the forms reShownDate leaves to a second look, as few
+// pages write them and each submatch costs its every search: the year
+// first before a Hungarian or Lithuanian month, a Thai month before a
+// Buddhist-era year, and a year of two digits, this century's ("14.03.23",
+// "06/03/19"). Its submatches follow reShownDate's (rareGroups).
+var reRareDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
+	`((?:19|20)\d\d)(?:\.|\s+m\.)\s+(` + monthAlternation(yearFirstMonths) + `)\.?\s+(\d{1,2})(?:\.|\s+d\.)` +
+	`|(\d{1,2})\s+(` + monthAlternation(thaiMonths) + `)\s*((?:25|19|20)\d\d)(?:[^0-9]|$)` +
 	`|(\d{1,2})\.(\d{1,2})\.(\d\d)(?:[^0-9.]|\.?$|\.\s)` +
 	`|(\d{1,2})[/-](\d{1,2})[/-](\d\d)(?:[^0-9/-]|$))`)
+
+// rareGroups is where reRareDate's first submatch stands in shownDay's
+// numbering: after reShownDate's fifteen.
+const rareGroups = 16
+
+// findShownDate is the bounds of the first day reShownDate finds in text
+// and of its submatches, or else reRareDate's, numbered as shownDay reads
+// them; nil if neither finds one.
+func findShownDate(text string) []int {
+	n := rareGroups + reRareDate.NumSubexp()
+	loc := reShownDate.FindStringSubmatchIndex(text)
+	if loc == nil {
+		rare := reRareDate.FindStringSubmatchIndex(text)
+		if rare == nil {
+			return nil
+		}
+		loc = slices.Repeat([]int{-1}, 2*rareGroups)
+		loc[0], loc[1] = rare[0], rare[1]
+		loc = append(loc, rare[2:]...)
+	}
+	for len(loc) < 2*n {
+		loc = append(loc, -1)
+	}
+	return loc
+}
+
+// shownDateIndex is the bounds of the first day reShownDate finds in t,
+// or else reRareDate's, or nil.
+func shownDateIndex(t string) []int {
+	if loc := reShownDate.FindStringIndex(t); loc != nil {
+		return loc
+	}
+	return reRareDate.FindStringIndex(t)
+}
 
 // englishMonth is a month named in English, known by its first three
 // letters: "sept", "december", and the many languages whose names begin
@@ -220,24 +261,28 @@ var monthWords = func() string {
 }()
 
 // shownMonth is englishMonth or one of monthNumbers' other names.
-var shownMonth = func() string {
-	names := slices.Sorted(maps.Keys(otherMonths()))
-	for i, n := range names {
-		names[i] = regexp.QuoteMeta(n) // Thai abbreviations hold dots
+var shownMonth = `(` + englishMonthName + `|` + monthAlternation(otherMonths()) + `)`
+
+// monthAlternation is a pattern of names' keys, quoted: Thai
+// abbreviations hold dots.
+func monthAlternation(names map[string]string) string {
+	keys := slices.Sorted(maps.Keys(names))
+	for i, k := range keys {
+		keys[i] = regexp.QuoteMeta(k)
 	}
-	return `(` + englishMonthName + `|` + strings.Join(names, "|") + `)`
-}()
+	return strings.Join(keys, "|")
+}
 
 // dayMark is what follows a day before its month: "12 ", "12th ", "1er ",
 // "1 er " (a <sup>'s text apart), "12. " or "12.".
 const dayMark = `(?:\.\s*|\s?(?:st|nd|rd|th|er)\s+|\s+)`
 
-// otherMonths are the names of monthNumbers that englishMonth does not
+// otherMonths are the names of foreignMonths that englishMonth does not
 // read ("mai", "août", "março").
 func otherMonths() map[string]string {
 	english := regexp.MustCompile(`^` + englishMonth + `$`)
 	m := map[string]string{}
-	for name, n := range monthNumbers {
+	for name, n := range foreignMonths {
 		if !english.MatchString(name) {
 			m[name] = n
 		}
@@ -265,9 +310,31 @@ var englishMonths = map[string]string{
 // German, French, Spanish, Italian, Portuguese and Dutch, lower-cased.
 var monthNumbers = func() map[string]string {
 	m := maps.Clone(englishMonths)
-	maps.Copy(m, foreignMonths)
+	for _, names := range []map[string]string{foreignMonths, yearFirstMonths, thaiMonths} {
+		maps.Copy(m, names)
+	}
 	return m
 }()
+
+// yearFirstMonths are the months' names and abbreviations in Hungarian
+// and Lithuanian, which write the year first ("2024. március 5.", "2024
+// m. kovo 5 d."), and thaiMonths Thai's, with a Buddhist-era year after
+// them ("5 มี.ค. 2567"): reShownDate reads each in its own order only.
+var (
+	yearFirstMonths = map[string]string{
+		"január": "1", "jan": "1", "február": "2", "febr": "2", "március": "3", "márc": "3", "április": "4", "ápr": "4", "május": "5", "máj": "5",
+		"június": "6", "jún": "6", "július": "7", "júl": "7", "augusztus": "8", "aug": "8", "szeptember": "9", "szept": "9",
+		"október": "10", "okt": "10", "november": "11", "nov": "11", "december": "12", "dec": "12",
+		"sausio": "1", "vasario": "2", "kovo": "3", "balandžio": "4", "gegužės": "5", "birželio": "6", "liepos": "7",
+		"rugpjūčio": "8", "rugsėjo": "9", "spalio": "10", "lapkričio": "11", "gruodžio": "12",
+	}
+	thaiMonths = map[string]string{
+		"มกราคม": "1", "กุมภาพันธ์": "2", "มีนาคม": "3", "เมษายน": "4", "พฤษภาคม": "5", "มิถุนายน": "6", "กรกฎาคม": "7",
+		"สิงหาคม": "8", "กันยายน": "9", "ตุลาคม": "10", "พฤศจิกายน": "11", "ธันวาคม": "12",
+		"ม.ค.": "1", "ก.พ.": "2", "มี.ค.": "3", "เม.ย.": "4", "พ.ค.": "5", "มิ.ย.": "6", "ก.ค.": "7", "ส.ค.": "8", "ก.ย.": "9",
+		"ต.ค.": "10", "พ.ย.": "11", "ธ.ค.": "12",
+	}
+)
 
 // foreignMonths are the months' names and abbreviations in German,
 // French, Spanish, Italian, Portuguese and Dutch, and the names (Russian's
@@ -314,24 +381,14 @@ var foreignMonths = map[string]string{
 	"ספטמבר": "9", "אוקטובר": "10", "נובמבר": "11", "דצמבר": "12",
 	"בינואר": "1", "בפברואר": "2", "במרץ": "3", "במרס": "3", "באפריל": "4", "במאי": "5", "ביוני": "6", "ביולי": "7", "באוגוסט": "8",
 	"בספטמבר": "9", "באוקטובר": "10", "בנובמבר": "11", "בדצמבר": "12",
-	// Hungarian and Lithuanian (written after the year: "2024. március
-	// 5.", "2024 m. kovo 5 d."), Croatian (but "listopada": October
-	// there, November in Polish), Estonian, Malay's "mac", Bengali.
-	"január": "1", "február": "2", "febr": "2", "március": "3", "márc": "3", "április": "4", "ápr": "4", "május": "5", "máj": "5",
-	"június": "6", "jún": "6", "július": "7", "júl": "7", "augusztus": "8", "szeptember": "9", "szept": "9", "október": "10",
-	"sausio": "1", "vasario": "2", "kovo": "3", "balandžio": "4", "gegužės": "5", "birželio": "6", "liepos": "7",
-	"rugpjūčio": "8", "rugsėjo": "9", "spalio": "10", "lapkričio": "11", "gruodžio": "12",
+	// Croatian (but "listopada": October there, November in Polish),
+	// Estonian, Malay's "mac", Bengali.
 	"siječnja": "1", "veljače": "2", "ožujka": "3", "travnja": "4", "svibnja": "5", "lipnja": "6", "srpnja": "7",
 	"kolovoza": "8", "rujna": "9", "studenoga": "11", "studenog": "11", "prosinca": "12",
 	"jaanuar": "1", "veebruar": "2", "märts": "3", "aprill": "4", "juuni": "6", "juuli": "7", "oktoober": "10", "detsember": "12",
 	"mac":       "3",
 	"জানুয়ারি": "1", "ফেব্রুয়ারি": "2", "মার্চ": "3", "এপ্রিল": "4", "মে": "5", "জুন": "6", "জুলাই": "7", "আগস্ট": "8",
 	"সেপ্টেম্বর": "9", "অক্টোবর": "10", "নভেম্বর": "11", "ডিসেম্বর": "12",
-	// Thai, with the abbreviations (a Buddhist year after them: reShownDate).
-	"มกราคม": "1", "กุมภาพันธ์": "2", "มีนาคม": "3", "เมษายน": "4", "พฤษภาคม": "5", "มิถุนายน": "6", "กรกฎาคม": "7",
-	"สิงหาคม": "8", "กันยายน": "9", "ตุลาคม": "10", "พฤศจิกายน": "11", "ธันวาคม": "12",
-	"ม.ค.": "1", "ก.พ.": "2", "มี.ค.": "3", "เม.ย.": "4", "พ.ค.": "5", "มิ.ย.": "6", "ก.ค.": "7", "ส.ค.": "8", "ก.ย.": "9",
-	"ต.ค.": "10", "พ.ย.": "11", "ธ.ค.": "12",
 	// Read by englishMonth already; listed so a dateline knows them.
 	"marca": "3", "marzec": "3", "mart": "3", "mayıs": "5", "marts": "3", "maret": "3", "augusti": "8",
 	"januar": "1", "jänner": "1", "januari": "1", "janvier": "1", "janv": "1", "enero": "1", "ene": "1", "gennaio": "1", "gen": "1", "janeiro": "1",
@@ -348,7 +405,7 @@ var foreignMonths = map[string]string{
 	"dezember": "12", "dez": "12", "décembre": "12", "decembre": "12", "déc": "12", "diciembre": "12", "dic": "12", "dicembre": "12", "dezembro": "12",
 }
 
-// shownDate is the first day reShownDate finds in text, or nil, at the
+// shownDate is the first day reShownDate (or reRareDate) finds in text, or nil, at the
 // time of day written after it (or before it: "3:45 PM EST, March 5,
 // 2024") where that names its zone (withClock). slashes says how the
 // page's language orders a slashed date's day and month. A line that
@@ -356,7 +413,7 @@ var foreignMonths = map[string]string{
 // · Published March 5").
 func shownDate(text string, slashes slashOrder) *time.Time {
 	text = foldDigits(strings.ToLower(text))
-	loc := reShownDate.FindStringSubmatchIndex(text)
+	loc := findShownDate(text)
 	if loc == nil {
 		return nil
 	}
@@ -468,8 +525,10 @@ func shownDay(m []string, slashes slashOrder) *time.Time {
 	case m[16] != "":
 		return dateFromParts(m[16], monthNumber(m[17]), m[18], "", "", "")
 	case m[19] != "":
-		year, _ := strconv.Atoi(m[21])
-		return dateFromParts(strconv.Itoa(year-543), monthNumber(m[20]), m[19], "", "", "") // the Buddhist era's year
+		if year, _ := strconv.Atoi(m[21]); year > 2400 {
+			m[21] = strconv.Itoa(year - 543) // the Buddhist era's year
+		}
+		return dateFromParts(m[21], monthNumber(m[20]), m[19], "", "", "")
 	}
 	return slashed(m[13], m[14], m[15], slashes)
 }
@@ -607,7 +666,10 @@ const maxDateLine = 100
 // publication, a reading time and punctuation. "Updated" is not one: an
 // updated stamp is not the publication day, and dates only a story that
 // shows no other (pageMeta.updatedDay).
-var dateLabel = `(?:published|posted|date|on|` + publishedIn + `|` + weekday + `|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|ص|م|[\s:：|,،.•·—–-])*`
+var dateLabel = `(?:` + dateLabelWords + `)*`
+
+// dateLabelWords are dateLabel's words, one of which it repeats.
+var dateLabelWords = `published|posted|date|on|` + publishedIn + `|` + weekday + `|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|ص|م|[\s:：|,،.•·—–-]`
 
 // publishedIn is "published on" and "date" in German, French, Spanish,
 // Italian, Portuguese, Dutch, Russian, Ukrainian, Polish, Turkish, the
@@ -649,7 +711,7 @@ var (
 	// word or two ("Essay - Published:", the story's kind or section), or
 	// a time of day among labels (leadClock).
 	reDateLine = regexp.MustCompile(`^` + dateLabel + `$`)
-	reDateLead = regexp.MustCompile(`^(?:` + dateLabel + `|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?|` + dateLabel + leadClock + dateLabel + `)$`)
+	reDateLead = regexp.MustCompile(`^(?:(?:` + dateLabelWords + `|` + leadClock + `)*|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?)$`)
 	// reUpdatedLine is what an updated stamp's line may hold beside its day.
 	reUpdatedLine = regexp.MustCompile(`^(?:last|updated|on|date|` + updatedIn + `|am|le|el|em|il|op|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:：|,.•·—–-])*$`)
 	// reUpdatedAfterDay is an updated stamp's label after a date line's
@@ -681,7 +743,7 @@ func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
 			continue
 		}
 		t := foldDigits(strings.ToLower(shortText(n, maxDateLine)))
-		loc := reShownDate.FindStringIndex(t)
+		loc := shownDateIndex(t)
 		if loc == nil {
 			continue
 		}
@@ -804,7 +866,7 @@ func namesToday(n *html.Node) bool {
 func afterDateLine(s string) string {
 	s = reClock.ReplaceAllString(s, "")
 	if m := reUpdatedAfterDay.FindStringIndex(s); m != nil {
-		if d := reShownDate.FindStringIndex(s[m[1]:]); d != nil && d[0] == 0 {
+		if d := shownDateIndex(s[m[1]:]); d != nil && d[0] == 0 {
 			s = s[:m[0]] + reClock.ReplaceAllString(s[m[1]+d[1]:], "")
 		}
 	}

@@ -490,7 +490,7 @@ func withoutUpdatedPart(n *html.Node, t string) string {
 			continue
 		}
 		if u := foldDigits(shortText(d, 160)); u != "" && strings.Contains(t, u) {
-			if rest := strings.Replace(t, u, "", 1); reShownDate.MatchString(strings.ToLower(rest)) {
+			if rest := strings.Replace(t, u, "", 1); shownDateIndex(strings.ToLower(rest)) != nil {
 				return rest
 			}
 		}
@@ -503,7 +503,7 @@ func withoutUpdatedPart(n *html.Node, t string) string {
 // five words beside it, not an author's bio that mentions one.
 func isCreditLine(t string) bool {
 	t = strings.ToLower(t)
-	loc := reShownDate.FindStringIndex(t)
+	loc := shownDateIndex(t)
 	return loc != nil && len(strings.Fields(t[:loc[0]]+" "+t[loc[1]:])) <= 5
 }
 
