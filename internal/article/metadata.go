@@ -1249,7 +1249,7 @@ func stripSiteName(t, site string, h1s []string) string {
 	}
 	locs := reTitleSep.FindAllStringIndex(t, -1)
 	if len(locs) == 0 {
-		return t
+		return withoutCJKSite(withoutCJKSite(t, site), "") // the site's name, then a channel's ("…_教育频道_中国青年网")
 	}
 	if strings.Contains(t, "«") && strings.Contains(t, "»") {
 		// French quotation marks, not separators ("le maire « ne reculera pas »")
@@ -1293,6 +1293,29 @@ func stripSiteName(t, site string, h1s []string) string {
 		if tailWords <= 4 && headWords >= 3 && headWords > tailWords {
 			return headPart
 		}
+	}
+	return t
+}
+
+// withoutCJKSite cuts the site's name from a title in a script written
+// without spaces (isCJK), whose separator has none either ("美国大选结果揭晓_新浪新闻",
+// "…｜聯合新聞網"): after the last "_", "｜", "|" or dash between two
+// such letters, the declared site's name, or a part of at most twelve
+// letters and shorter than the headline.
+func withoutCJKSite(t, site string) string {
+	i := strings.LastIndexFunc(t, func(r rune) bool { return strings.ContainsRune("_｜|-–—", r) })
+	if i <= 0 {
+		return t
+	}
+	sep, size := utf8.DecodeRuneInString(t[i:])
+	head, tail := t[:i], t[i+size:]
+	before, _ := utf8.DecodeLastRuneInString(head)
+	after, _ := utf8.DecodeRuneInString(tail)
+	if !isCJK(before) || !isCJK(after) || sep == '-' && strings.Count(t, "-") > 1 {
+		return t
+	}
+	if n := utf8.RuneCountInString(tail); isSitePart(tail, site) || site == "" && n <= 12 && n < utf8.RuneCountInString(head) {
+		return head
 	}
 	return t
 }

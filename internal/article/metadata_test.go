@@ -636,6 +636,11 @@ func TestStripSiteName(t *testing.T) {
 		{"Retraites : le gouvernement « ira jusqu'au bout »", "", "Retraites : le gouvernement « ira jusqu'au bout »"},
 		{"Le maire « satisfait » du budget municipal", "", "Le maire « satisfait » du budget municipal"},
 		{"Home » Council approves harbour budget", "", "Home » Council approves harbour budget"},
+		// Scripts without spaces set their separators without them too.
+		{"美国大选结果揭晓_新浪新闻", "", "美国大选结果揭晓"},
+		{"美国大选结果揭晓｜聯合新聞網", "聯合新聞網", "美国大选结果揭晓"},
+		{"海外留学生看两会：出国前后关注点大不同_教育频道_中国青年网", "", "海外留学生看两会：出国前后关注点大不同"},
+		{"东京-大阪新干线恢复运行", "", "东京-大阪新干线恢复运行"}, // a dash within the headline
 	}
 	for _, tc := range cases {
 		if got := stripSiteName(tc.title, tc.site, nil); got != tc.want {
