@@ -19,6 +19,11 @@ var articleTypes = map[string]bool{
 	"medicalscholarlyarticle": true, "discussionforumposting": true, "blog": false,
 }
 
+// datedPageTypes are the types besides a WebPage whose datePublished is
+// the page's day where no article dates it: a health site's page, a
+// recipe, a how-to.
+var datedPageTypes = map[string]bool{"medicalwebpage": true, "recipe": true, "howto": true}
+
 // ldData is what the page's JSON-LD says about the article and the page.
 type ldData struct {
 	headline      string
@@ -28,7 +33,7 @@ type ldData struct {
 	authors       []string
 	published     string
 	modified      string
-	pagePublished string // a WebPage's datePublished: the page's day, a story's only when nothing else dates it
+	pagePublished string // a WebPage's (or datedPageTypes') datePublished: the page's day, a story's only when nothing else dates it
 	image         string
 	publisher     string
 	section       string
@@ -153,13 +158,14 @@ func (ld *ldData) walk(v any, depth int) {
 			ld.walk(e, depth+1)
 		}
 	case map[string]any:
-		isArticle, isPage := false, false
+		isArticle, isPage, dated := false, false, false
 		for _, ty := range typeNames(t["@type"]) {
 			ld.types[ty] = true
 			if articleTypes[ty] {
 				isArticle = true
 			}
 			isPage = isPage || ty == "webpage" || ty == "itempage"
+			dated = dated || datedPageTypes[ty]
 		}
 		if isArticle {
 			ld.articleCounts++
@@ -168,7 +174,7 @@ func (ld *ldData) walk(v any, depth int) {
 		if isArticle || isPage {
 			ld.takeAccess(t)
 		}
-		if isPage && ld.pagePublished == "" {
+		if (isPage || dated) && ld.pagePublished == "" {
 			ld.pagePublished = str(t["datePublished"])
 		}
 		if id, name := str(t["@id"]), str(t["name"]); id != "" && name != "" {

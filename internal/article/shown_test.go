@@ -699,6 +699,10 @@ func TestExtract_AStoryTakesItsWebPagesDay(t *testing.T) {
 		{"a story that shows its last edit's day as its date gives none", story(graph("2025-04-19T08:00:00+00:00"), `<span class="post-date">April 19, 2025</span>`),
 			"https://example.com/guides/a-story/", ""},
 		{"a service page's WebPage dates only the page", service, "https://www.example-movers.com/services/office-relocation/", ""},
+		{"a health site's MedicalWebPage", story(`<script type="application/ld+json">{"@context":"https://schema.org","@type":"MedicalWebPage","datePublished":"2022-09-20T08:00:00Z"}</script>`, ""),
+			"https://example.com/health/vitamin-d/", "2022-09-20"},
+		{"a recipe in a graph", story(`<script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":"WebSite","name":"Example"},{"@type":"Recipe","name":"A story","datePublished":"2021-05-04"}]}</script>`, ""),
+			"https://example.com/recipes/a-story/", "2021-05-04"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
