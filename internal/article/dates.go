@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -193,12 +194,16 @@ var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
 // pages write them and each submatch costs its every search: the year
 // first before a Hungarian or Lithuanian month, a Thai month before a
 // Buddhist-era year, and a year of two digits, this century's ("14.03.23",
-// "06/03/19"). Its submatches follow reShownDate's (rareGroups).
-var reRareDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
+// "06/03/19", "3/14/23"). With dots or dashes the day and the month are
+// two digits each, as versions, model numbers and standings seldom write
+// them ("2.1.24", "Bruins 3-1-24"), and not in brackets ("(25-12-10)").
+// Its submatches follow reShownDate's (rareGroups).
+var reRareDate = regexp.MustCompile(`(?:^|[^a-z0-9(])(?:` +
 	`((?:19|20)\d\d)(?:\.|\s+m\.)\s+(` + monthAlternation(yearFirstMonths) + `)\.?\s+(\d{1,2})(?:\.|\s+d\.)` +
 	`|(\d{1,2})\s+(` + monthAlternation(thaiMonths) + `)\s*((?:25|19|20)\d\d)(?:[^0-9]|$)` +
-	`|(\d{1,2})\.(\d{1,2})\.(\d\d)(?:[^0-9.]|\.?$|\.\s)` +
-	`|(\d{1,2})[/-](\d{1,2})[/-](\d\d)(?:[^0-9/-]|$))`)
+	`|(\d\d)\.(\d\d)\.(\d\d)(?:[^0-9.]|\.?$|\.\s)` +
+	`|(\d{1,2})/(\d{1,2})/(\d\d)(?:[^0-9/-]|$)` +
+	`|(\d\d)-(\d\d)-(\d\d)(?:[^0-9/)-]|$))`)
 
 // rareGroups is where reRareDate's first submatch stands in shownDay's
 // numbering: after reShownDate's fifteen.
@@ -382,11 +387,11 @@ var foreignMonths = map[string]string{
 	"בינואר": "1", "בפברואר": "2", "במרץ": "3", "במרס": "3", "באפריל": "4", "במאי": "5", "ביוני": "6", "ביולי": "7", "באוגוסט": "8",
 	"בספטמבר": "9", "באוקטובר": "10", "בנובמבר": "11", "בדצמבר": "12",
 	// Croatian (but "listopada": October there, November in Polish),
-	// Estonian, Malay's "mac", Bengali.
+	// Estonian, Bengali. (Malay's "Mac" is left out: "13 Mac 2019" is a
+	// product's name as often.)
 	"siječnja": "1", "veljače": "2", "ožujka": "3", "travnja": "4", "svibnja": "5", "lipnja": "6", "srpnja": "7",
 	"kolovoza": "8", "rujna": "9", "studenoga": "11", "studenog": "11", "prosinca": "12",
 	"jaanuar": "1", "veebruar": "2", "märts": "3", "aprill": "4", "juuni": "6", "juuli": "7", "oktoober": "10", "detsember": "12",
-	"mac":       "3",
 	"জানুয়ারি": "1", "ফেব্রুয়ারি": "2", "মার্চ": "3", "এপ্রিল": "4", "মে": "5", "জুন": "6", "জুলাই": "7", "আগস্ট": "8",
 	"সেপ্টেম্বর": "9", "অক্টোবর": "10", "নভেম্বর": "11", "ডিসেম্বর": "12",
 	// Read by englishMonth already; listed so a dateline knows them.
@@ -432,6 +437,11 @@ func shownDate(text string, slashes slashOrder) *time.Time {
 	}
 	if m[10] != "" && reVersionLead.MatchString(text[:loc[20]]) || m[22] != "" && reVersionLead.MatchString(text[:loc[44]]) {
 		return nil // "Version 3.15.2026", "1.3.15.2026": a release, no day
+	}
+	for _, g := range []int{22, 25, 28} { // a two-digit year's
+		if m[g] != "" && afterWord(text[:loc[2*g]]) {
+			return nil // "Node 18.12.20": a name's number, not a day
+		}
 	}
 	day := shownDay(m, slashes)
 	if t := withClock(day, text[loc[1]:]); t != day { // withClock gives day itself where no clock follows
@@ -500,9 +510,19 @@ func foldDigits(s string) string {
 // nativeZeros are the zeros of the digit sets foldDigits reads.
 var nativeZeros = [...]rune{'٠', '۰', '०', '০'}
 
+// afterWord says whether pre, the text before a date, ends in a word that
+// is no date label ("Node " before "18.12.20"; "Publisert: " and "Posted "
+// are labels).
+func afterWord(pre string) bool {
+	pre = strings.TrimRight(pre, " ")
+	i := strings.LastIndexFunc(pre, func(r rune) bool { return !unicode.IsLetter(r) })
+	last := pre[i+1:]
+	return last != "" && !reDateLine.MatchString(last)
+}
+
 // reVersionLead is what makes the dotted number after it a release's
 // version, not a day.
-var reVersionLead = regexp.MustCompile(`(?:\b(?:version|ver|release|build|firmware)\.?\s*|\d\.)$`)
+var reVersionLead = regexp.MustCompile(`(?:\b(?:version|ver|release|build|firmware|model|python|kernel|ios|android|section)[.:]?\s*|\d\.)$`)
 
 // shownDay is the day of reShownDate's submatches m.
 func shownDay(m []string, slashes slashOrder) *time.Time {
@@ -522,6 +542,8 @@ func shownDay(m []string, slashes slashOrder) *time.Time {
 		return dotted(m[22], m[23], "20"+m[24]) // "14.03.23": this century's
 	case m[25] != "":
 		return slashed(m[25], m[26], "20"+m[27], slashes)
+	case m[28] != "":
+		return slashed(m[28], m[29], "20"+m[30], slashes)
 	case m[16] != "":
 		return dateFromParts(m[16], monthNumber(m[17]), m[18], "", "", "")
 	case m[19] != "":
@@ -765,12 +787,33 @@ func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
 func (pm *pageMeta) inTeaser(n *html.Node) bool {
 	p := n.Parent
 	for depth := 0; p != nil && depth < teaserDepth; p, depth = p.Parent, depth+1 {
-		if p.Type != html.ElementNode || p.DataAtom == atom.Body || p.DataAtom == atom.Main || pm.h1Holders[p] || shortText(p, teaserText) == "" {
+		if p.Type != html.ElementNode || p.DataAtom == atom.Body || p.DataAtom == atom.Main || pm.h1Holders[p] || pm.followsHeadline(p) || shortText(p, teaserText) == "" {
 			return false
 		}
 		if pm.headlineLinkBeside(p, n) {
 			return true
 		}
+	}
+	return false
+}
+
+// followsHeadline says whether n stands just after the page's first h1,
+// two elements between at most: the story's own meta line, whatever its
+// links lead to ("In <a>Local News and Community Events</a> · March 3").
+func (pm *pageMeta) followsHeadline(n *html.Node) bool {
+	if pm.firstH1 < 0 {
+		return false
+	}
+	h1 := pm.nodes[pm.firstH1]
+	steps := 0
+	for s := n.PrevSibling; s != nil && steps < 3; s = s.PrevSibling {
+		if s.Type != html.ElementNode {
+			continue
+		}
+		if s == h1 || pm.h1Holders[s] {
+			return true
+		}
+		steps++
 	}
 	return false
 }
@@ -786,12 +829,13 @@ const (
 // date alone is the story's own).
 func (pm *pageMeta) headlineLinkBeside(p, n *html.Node) bool {
 	headline := func(c *html.Node) bool {
-		words := countWords(rawText(c))
+		text := rawText(c)
+		words := countWords(text)
 		if isAncestor(c, n) {
 			words -= countWords(rawText(n))
 		}
 		href := attr(c, "href")
-		return words >= 5 && !isTopicPath(href) && !reAuthorPage.MatchString(href) && pm.linksSibling(href)
+		return words >= 5 && !isTopicPath(href) && !reAuthorPage.MatchString(href) && pm.linksSibling(href) && !pm.isOwnHeadline(text)
 	}
 	if p.DataAtom == atom.A {
 		return headline(p)
@@ -810,17 +854,19 @@ func (pm *pageMeta) headlineLinkBeside(p, n *html.Node) bool {
 	return found
 }
 
-// linksSibling reports a link to another page of the site: not to the
-// page itself (its address or its canonical one, whatever the scheme, the
-// query or a trailing slash; "#comments"), and not away ("Share this
-// story on Facebook").
+// linksSibling reports a link to another story of the site: a path that
+// ends in a story's slug or number (reStorySlug), not the page itself (its
+// address or its canonical one, whatever the scheme, the query or a
+// trailing slash; "#comments"), not away ("Share this story on Facebook"),
+// and not a section's page ("Back to all news and press releases": /news/).
+// A page whose address is unknown has no siblings.
 func (pm *pageMeta) linksSibling(href string) bool {
-	base, err := url.Parse(pm.pageURL)
+	base, err := url.Parse(cmp.Or(pm.pageURL, pm.canonical))
 	if err != nil {
 		return false
 	}
 	u, err := base.Parse(href)
-	if err != nil || !sameSite(u.Host, base.Host) {
+	if err != nil || base.Host == "" || !sameSite(u.Host, base.Host) || !reStorySlug.MatchString(u.Path) {
 		return false
 	}
 	for _, self := range []string{pm.pageURL, pm.canonical} {
@@ -829,6 +875,22 @@ func (pm *pageMeta) linksSibling(href string) bool {
 		}
 	}
 	return true
+}
+
+// reStorySlug is the end of a story's path: a slug of three words or more
+// ("/council-approves-new-cycling-lanes"), or a number of five digits or
+// more ("/story/7027012", "/a54ef-1392021.html").
+var reStorySlug = regexp.MustCompile(`[^/]+[-_][^/]+[-_][^/]+/?$|\d{5}[^/]*/?$`)
+
+// isOwnHeadline says whether a link's text is the page's own headline (a
+// permalink on a page whose address is a short link).
+func (pm *pageMeta) isOwnHeadline(text string) bool {
+	for _, t := range append([]string{pm.htmlTitle, pm.get("og:title")}, pm.h1s...) {
+		if t != "" && (sameWords(text, t) || containsFold(t, cleanInline(text))) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameSite says whether two hosts are one, but for "www.".

@@ -153,13 +153,40 @@ func (pm *pageMeta) addTime(_ int, s *goquery.Selection) {
 		dt = cleanInline(s.Text())
 	}
 	pm.times = append(pm.times, dt)
-	if n := s.Get(0); !pm.inPageChrome(n) && !pm.inChrome(n) && !pm.inTeaser(n) {
+	if n := s.Get(0); !pm.inPageChrome(n) && !pm.inComments(n) && !pm.inTeaser(n) {
 		pm.pageTimes = append(pm.pageTimes, dt) // not a menu's, a comment's or another story's
 	}
 	_, pubdate := s.Attr("pubdate")
 	if pubdate || strings.Contains(strings.ToLower(s.AttrOr("itemprop", "")+" "+classID(s.Get(0))), "publish") {
 		pm.pubTimes = append(pm.pubTimes, dt)
 	}
+}
+
+// inComments reports an element in a comment section: an ancestor whose
+// class or id holds the word "comment", "comments", "commentlist" or
+// "respond" ("comment-list", "comments-area", WordPress's #respond), not
+// a correspondent's box or a commentary's ("correspondent-box",
+// "opinion-commentary": inChrome's substrings take those). As in
+// inChrome, the page's wrappers and what holds the headline are not one,
+// whatever their classes say ("comment-status-open").
+func (pm *pageMeta) inComments(n *html.Node) bool {
+	for depth := 0; n != nil && depth < 12; n, depth = n.Parent, depth+1 {
+		if n.Type != html.ElementNode || depth > 0 && n.DataAtom == atom.Article {
+			continue
+		}
+		if n.DataAtom == atom.Body || n.DataAtom == atom.Main || n.DataAtom == atom.Html || pm.wrapsHeadline(n) {
+			return false
+		}
+		for _, v := range [2]string{attr(n, "class"), attr(n, "id")} {
+			for _, w := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r < 'a' || r > 'z' }) {
+				switch w {
+				case "comment", "comments", "commentlist", "respond":
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // addItemprop records microdata on ordinary elements.
@@ -255,7 +282,7 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 
 // namedPart is the text of the part of a byline its markup names as the
 // name (<div class="author-name">Joakim Edin</div> beside the author's
-// job title or the day), the parts of that one class joined by commas
+// job title or the day), the parts of that one class joined by "and"
 // where it names several writers, else of its one link to an author's page that
 // reads as a name ("<a href="/author/ben-silverman">Ben Silverman</a>
 // Games Editor"), or "" when no such part holds a short text.
@@ -279,7 +306,10 @@ func namedPart(n *html.Node) string {
 		}
 		t := cleanInline(rawText(d))
 		if t == "" || len(strings.Fields(t)) > 5 {
-			return ""
+			if len(named) == 0 {
+				return ""
+			}
+			break // a later part of the class holds more than a name: the names before it stand
 		}
 		if r := nextElement(d); r != nil && reVisualRole.MatchString(cleanInline(shortText(r, 40))) {
 			last = d
@@ -288,13 +318,31 @@ func namedPart(n *html.Node) string {
 		named, last = append(named, t), d
 	}
 	if len(named) > 0 {
-		return strings.Join(named, ", ")
+		return strings.Join(listedNames(cleanInline(rawText(n)), named), " and ")
 	}
 	if links == 1 && (rePersonName.MatchString(link) || reCaselessName.MatchString(link)) {
 		return link
 	}
 	return ""
 }
+
+// listedNames are the first of names and those after it that text lists
+// with it, a joiner between each and the one before ("A und B", "A, B"):
+// after "Edited by" or "Medically reviewed by" a name is another role's.
+func listedNames(text string, names []string) []string {
+	pos := 0
+	for i, name := range names {
+		at := strings.Index(text[pos:], name)
+		if at < 0 || i > 0 && !reNameJoin.MatchString(text[pos:pos+at]) {
+			return names[:max(i, 1)]
+		}
+		pos += at + len(name)
+	}
+	return names
+}
+
+// reNameJoin is what stands between two names of one list.
+var reNameJoin = regexp.MustCompile(`(?i)^\s*(?:[,;&·•|/]|and|und|et|y|e|i|og|och|en)?\s*$`)
 
 // reVisualRole is a role beside a name that takes pictures, not words.
 var reVisualRole = regexp.MustCompile(`(?i)^(?:photographer|photos?|fotograf(?:in)?|fot[oó]graf[oa]|photographe|illustrat(?:or|rice)|videographer|kamera)$`)
@@ -427,7 +475,7 @@ func namesRole(name string) bool {
 // author", "More from Jane Roe", "Follow me").
 var reBoxLabel = regexp.MustCompile(`(?i)\b(?:about|author|authors|written|more|posts|articles|from|by|follow|contact|me)\b`)
 
-// isTopicPath says whether href's path has a topic segment: tag, tags,
+// isTopicPath says whether href's path has a topic segment: tag, tags, series,
 // category, categories, topic or topics.
 func isTopicPath(href string) bool {
 	u, err := url.Parse(href)
@@ -436,7 +484,7 @@ func isTopicPath(href string) bool {
 	}
 	for _, seg := range strings.Split(strings.ToLower(u.Path), "/") {
 		switch seg {
-		case "tag", "tags", "category", "categories", "topic", "topics":
+		case "tag", "tags", "category", "categories", "topic", "topics", "series":
 			return true
 		}
 	}
@@ -708,8 +756,9 @@ func creditAfter(t *html.Node) string {
 func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 	by := localBy(pm.regionalLang())
 	h1 := pm.firstH1
+	read := 0 // credit lines read, names or not
 	for i, n := range nodes {
-		if len(pm.writtenBy) >= maxWrittenBy {
+		if len(pm.writtenBy) >= maxWrittenBy || read >= maxCreditLines {
 			return
 		}
 		if n.DataAtom == atom.Time {
@@ -742,6 +791,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 		if m == nil || strings.HasSuffix(m[1], ":") {
 			continue // "By phone:", "By Contact Form:": a way to reach the site
 		}
+		read++
 		names := []string{strings.TrimSpace(reCreditTail.ReplaceAllString(reAfterWriter.ReplaceAllString(reAuthorDate.ReplaceAllString(m[1], ""), ""), ""))}
 		if names[0] == "" {
 			names = labelledNames(n)
@@ -757,13 +807,17 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 	}
 }
 
-// hasProse reports a lower-case word in a credit that no name list
-// holds ("signing up, you agree to our Privacy Policy"): a sentence that
-// opens with "By", not a credit ("ZHANG WEI and LIU YANG in Beijing",
-// "Pedro Almeida, g1 SP").
+// hasProse reports a word of lower-case letters in a credit's first part
+// (up to its first comma or bar) that no list of names holds ("signing up
+// you agree to receive emails, Privacy Policy"): a sentence that opens
+// with "By", not a credit ("ZHANG WEI and LIU YANG in Beijing"). What
+// follows the first part is the tail's (", contributing writer"), and
+// short words, particles with their names ("al-Masri", "d'Estaing") and
+// agencies ("dpa") are no prose.
 func hasProse(credit string) bool {
-	for _, w := range strings.Fields(credit) {
-		if w = strings.Trim(w, ",;:()"); startsLower(w) && !strings.ContainsAny(w, "0123456789") && !slices.Contains(creditConnectors, w) && !slices.Contains(nameParticleWords, w) {
+	first := reListSep.Split(credit, 2)[0]
+	for _, w := range strings.Fields(first) {
+		if len(w) >= 4 && !slices.Contains(creditConnectors, w) && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLower(r) }) < 0 {
 			return true
 		}
 	}
@@ -774,6 +828,11 @@ func hasProse(credit string) bool {
 // after names: "and" in the languages of reAndSep, and where or for whom
 // the writer files.
 var creditConnectors = []string{"and", "und", "et", "y", "e", "en", "og", "och", "i", "in", "at", "for", "from", "with", "aus", "mit", "avec", "con", "em", "na", "w", "z"}
+
+// maxCreditLines bounds the credit lines collectWrittenBy reads per page,
+// those that name no one too: a page of a thousand "By … staff writer"
+// teasers costs no more than one of a few.
+const maxCreditLines = 32
 
 // maxCreditLine bounds the text of a credit line collectWrittenBy reads:
 // a name or two and the stamps after them ("By ZHANG WEI and LIU YANG in
@@ -1101,8 +1160,8 @@ func (pm *pageMeta) storyH1s() (story []string, site string) {
 		switch {
 		case !pm.h1Site[i]:
 			story = append(story, h)
-		case site == "":
-			site = h
+		case site == "" && (countWords(h) >= 2 || utf8.RuneCountInString(h) >= 8):
+			site = h // not a link's word alone ("Home", "Review")
 		}
 	}
 	return story, site
@@ -1297,13 +1356,15 @@ func stripSiteName(t, site string, h1s []string) string {
 	return t
 }
 
-// withoutCJKSite cuts the site's name from a title in a script written
-// without spaces (isCJK), whose separator has none either ("美国大选结果揭晓_新浪新闻",
-// "…｜聯合新聞網"): after the last "_", "｜", "|" or dash between two
-// such letters, the declared site's name, or a part of at most twelve
-// letters and shorter than the headline.
+// withoutCJKSite cuts the site's name from a Chinese or Japanese title,
+// whose separator has no spaces either ("美国大选结果揭晓_新浪新闻",
+// "…｜聯合新聞網"): after the last "_", "｜" or "|" between two Han or kana
+// letters, the declared site's name, or after "_" a part of at most twelve
+// letters and shorter than the headline. A dash and a bar with no site
+// declared stay: they part a match's sides and a headline's two halves
+// ("申花-国安", "東京都知事選挙の結果｜候補者の得票数一覧").
 func withoutCJKSite(t, site string) string {
-	i := strings.LastIndexFunc(t, func(r rune) bool { return strings.ContainsRune("_｜|-–—", r) })
+	i := strings.LastIndexFunc(t, func(r rune) bool { return r == '_' || r == '｜' || r == '|' })
 	if i <= 0 {
 		return t
 	}
@@ -1311,13 +1372,18 @@ func withoutCJKSite(t, site string) string {
 	head, tail := t[:i], t[i+size:]
 	before, _ := utf8.DecodeLastRuneInString(head)
 	after, _ := utf8.DecodeRuneInString(tail)
-	if !isCJK(before) || !isCJK(after) || sep == '-' && strings.Count(t, "-") > 1 {
+	if !isHanOrKana(before) || !isHanOrKana(after) {
 		return t
 	}
-	if n := utf8.RuneCountInString(tail); isSitePart(tail, site) || site == "" && n <= 12 && n < utf8.RuneCountInString(head) {
+	if n := utf8.RuneCountInString(tail); isSitePart(tail, site) || sep == '_' && site == "" && n <= 12 && n < utf8.RuneCountInString(head) {
 		return head
 	}
 	return t
+}
+
+// isHanOrKana reports a Chinese character or Japanese kana.
+func isHanOrKana(r rune) bool {
+	return r >= 0x3040 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
 
 // isSitePart reports a part of a <title> that is the site's declared
@@ -1661,18 +1727,19 @@ func (pm *pageMeta) authors(pageURL string) []string {
 // withCoauthors is the page's byline that names every declared author and
 // more ("By Owen Blackfeather, Marisol Lucero and Terrence Green" where the
 // metadata names the first alone, as some plugins declare), or declared.
+// A single name more must be joined by "and" or link to an author's page.
 func (pm *pageMeta) withCoauthors(declared []string) []string {
 	for _, r := range pm.bylines {
 		names, _ := splitAuthors(r)
-		if len(names) <= len(declared) {
-			continue
+		if len(names) <= len(declared) || len(names) == len(declared)+1 && !reAndSep.MatchString(r) && !pm.linksAuthor(names[len(names)-1]) {
+			continue // "By Jane Roe, New York": one more name after a comma may be a place, a school or a paper
 		}
 		found := 0
 		for _, n := range names {
 			switch {
 			case slices.ContainsFunc(declared, func(d string) bool { return strings.EqualFold(n, d) }):
 				found++
-			case !isFullName(n) || namesRole(n) || slices.ContainsFunc(declared, func(d string) bool { return sharesName(n, d) }):
+			case !isFullName(n) || namesRole(n) || isPublication(n) || wireAgencies[letters(n)] || endsInPaperWord(n) || slices.ContainsFunc(declared, func(d string) bool { return sharesName(n, d) }):
 				return declared // a role, a credential or the name again ("FAND Dylan Bailey"): not a list of writers
 			}
 		}
@@ -1681,6 +1748,17 @@ func (pm *pageMeta) withCoauthors(declared []string) []string {
 		}
 	}
 	return declared
+}
+
+// endsInPaperWord says whether a name ends as a paper's may ("Washington
+// Post", "Toronto Star"): not a co-author to add, though a surname.
+func endsInPaperWord(name string) bool {
+	return strings.HasSuffix(name, " Post") || strings.HasSuffix(name, " Star")
+}
+
+// linksAuthor says whether a link to an author's page reads name.
+func (pm *pageMeta) linksAuthor(name string) bool {
+	return slices.ContainsFunc(pm.authorLinks, func(l string) bool { return strings.EqualFold(l, name) })
 }
 
 // creditedOthers is the one person the page's credit lines name ("By:
@@ -2085,14 +2163,15 @@ func cutNameTail(p string) string {
 	return p
 }
 
-// joinedNames parts the names a dash or Catalan and Polish "i" join
-// ("Jane Roe - John Doe", "Joan Puig i Maria Vila"): two full names, the
-// second no paper, role or desk. Those stay for cutNameTail ("Jane Roe –
-// Political reporter"), and "i" between surnames ("Josep Puig i
-// Cadafalch") joins one name.
+// joinedNames parts the names Catalan and Polish "i" join ("Joan Puig i
+// Maria Vila"): two full names, the second no paper, role or desk; "i"
+// between surnames ("Josep Puig i Cadafalch") joins one name. A dash is
+// left to cutNameTail: after a name it stands before a paper or a place
+// far more often than before a second writer ("Jane Roe - South China
+// Morning Post", "Juan Pérez - Buenos Aires").
 //
 // reJoinSep is what joinedNames parts at.
-var reJoinSep = regexp.MustCompile(`\s+(?:[–—-]|i)\s+`)
+var reJoinSep = regexp.MustCompile(`\s+i\s+`)
 
 func joinedNames(parts []string) []string {
 	for i := 0; i < len(parts); i++ {
@@ -2254,11 +2333,14 @@ func hangulDots(s string) string {
 }
 
 // unbracketed is a credit without the brackets around the whole of it
-// ("（文/张伟）", "(By Jane Roe)").
+// where they hold a credit word ("（文/张伟）", "(By Jane Roe)"); "(Reuters)"
+// and "(AP Photo)" stay an agency's note.
 func unbracketed(s string) string {
 	for _, b := range [][2]string{{"(", ")"}, {"（", "）"}} {
 		if inner, ok := strings.CutPrefix(s, b[0]); ok && strings.HasSuffix(inner, b[1]) && !strings.ContainsAny(inner[:len(inner)-len(b[1])], "()（）") {
-			return strings.TrimSpace(inner[:len(inner)-len(b[1])])
+			if inner = strings.TrimSpace(inner[:len(inner)-len(b[1])]); reByPrefix.MatchString(inner) {
+				return inner
+			}
 		}
 	}
 	return s
@@ -2308,8 +2390,8 @@ func hanReporter(s string) string {
 		sep = reHanListSep
 	}
 	for _, n := range sep.Split(m[3], -1) {
-		if slices.Contains(hanStringers, n) {
-			break // a stringer or an intern credited after the reporters
+		if slices.Contains(hanStringers, n) || strings.HasPrefix(n, "发自") || strings.HasPrefix(n, "發自") || n == "整理" {
+			break // a stringer or an editor credited after the reporters, or where they file from ("发自北京")
 		}
 		if !slices.Contains(hanCreditRoles, n) {
 			names = append(names, n)
@@ -2318,9 +2400,10 @@ func hanReporter(s string) string {
 	return m[1] + "：" + strings.Join(names, "、")
 }
 
-// hanStringers are a stringer and an intern, credited after a story's
-// reporters ("记者 张伟 通讯员 李明").
-var hanStringers = []string{"通讯员", "通訊員", "实习生", "實習生"}
+// hanStringers are a stringer, an intern, a trainee reporter and an
+// editor, credited after a story's reporters ("记者 张伟 通讯员 李明",
+// "记者 张伟 编辑 李娜").
+var hanStringers = []string{"通讯员", "通訊員", "实习生", "實習生", "见习记者", "見習記者", "实习记者", "實習記者", "编辑", "編輯", "责编", "責編"}
 
 // splitAuthors turns a byline such as "By Jane Doe and John Roe" into names.
 // A credit that is a role and nothing else names a desk ("Resy Staff",

@@ -366,6 +366,7 @@ func TestSplitAuthors(t *testing.T) {
 		{"文/张伟 图/李明", "张伟", ""},  // the photographer's credit
 		{"（文/张伟）", "张伟", ""},     // the whole credit in brackets
 		{"(By Jane Roe)", "Jane Roe", ""},
+		{"(AP Photo)", "", ""},
 		{"记者 张伟 通讯员 李明", "张伟", ""}, // a stringer is not read
 		{"记者 张伟 实习生 李明", "张伟", ""},
 		{"文：山田太郎　写真：佐藤花子", "山田太郎", ""}, // Japanese: the photographer's credit
@@ -464,6 +465,9 @@ func TestSplitAuthors(t *testing.T) {
 		{"De notre envoyée spéciale Anne Roux", "Anne Roux", ""},
 		{"By ZHANG WEI and LIU YANG in Beijing | China Daily", "ZHANG WEI|LIU YANG", ""},
 		{"本报记者 张伟 李娜", "张伟|李娜", ""},
+		{"记者 张伟 见习记者 王芳", "张伟", ""},
+		{"记者 张伟 编辑 李娜", "张伟", ""},
+		{"记者 张伟 发自北京", "张伟", ""},
 		{"聯合報／ 記者王小明／台北即時報導", "王小明", ""},
 		{"최지훈·한수빈 기자", "최지훈|한수빈", ""},
 		// A photographer named by a note, a desk with a number.
@@ -512,10 +516,10 @@ func TestSplitAuthors(t *testing.T) {
 		{"Listen to this article · 5:32 min · By Jane Roe", "Jane Roe", ""},
 		{"Jane Roe | 12 mins", "Jane Roe", ""},
 		{"Jane Roe, 5 min read", "Jane Roe", ""},
-		// A dash between two full names parts them; before a role, a
-		// desk or a paper it stays for the tail's cut.
-		{"Jane Roe - John Doe", "Jane Roe|John Doe", ""},
-		{"Jane Roe – John Doe and Ann Lee", "Jane Roe|John Doe|Ann Lee", ""},
+		// A dash before a role, a desk or a paper: the tail's cut. Between
+		// two names it stays (a paper's or a place's name reads as one:
+		// "Juan Pérez - Buenos Aires").
+		{"Jane Roe - John Doe", "Jane Roe - John Doe", ""},
 		{"David Jackson - FullStack Editorial Team", "David Jackson", ""},
 		{"Jane Roe - The Daily Planet", "Jane Roe", ""},
 		{"Jane Roe — CNN", "Jane Roe", ""},
@@ -539,6 +543,10 @@ func TestHasProse(t *testing.T) {
 		"ZHANG WEI and LIU YANG in Beijing":                      false,
 		"Pedro Almeida, g1 SP":                                   false,
 		"Jan de Vries und Anna Schmidt aus Berlin":               false,
+		"Jane Roe, contributing writer":                          false,
+		"Jane Roe, a freelance writer based in Lisbon":           false,
+		"Omar al-Masri and Valéry d'Estaing":                     false,
+		"Jane Roe jane.roe@example.com":                          false,
 	} {
 		if got := hasProse(credit); got != want {
 			t.Errorf("hasProse(%q) = %v, want %v", credit, got, want)
@@ -553,10 +561,14 @@ func TestAuthors_DeclaredFirstOfSeveral(t *testing.T) {
 		{"co-authors", `By <a href="/author/ob/">Owen Blackfeather</a>, <a href="/author/ml/">Marisol Lucero</a> and <a href="/author/tg/">Terrence Green</a>`,
 			"Owen Blackfeather|Marisol Lucero|Terrence Green"},
 		{"a role after the name", `By Owen Blackfeather, VP for customer success`, "Owen Blackfeather"},
+		{"a place after the name", `By Owen Blackfeather, New York`, "Owen Blackfeather"},
+		{"two more names after commas", `By Owen Blackfeather, Marisol Lucero, Terrence Green`, "Owen Blackfeather|Marisol Lucero|Terrence Green"},
 		{"the name again", `FAND Owen Blackfeather, Owen Blackfeather`, "Owen Blackfeather"},
 		{"names in parts of one class", `<span class="authors__label">Von: </span><span class="authors__name">OWEN BLACKFEATHER</span> und <span class="authors__name">MARISOL LUCERO</span>`,
 			"OWEN BLACKFEATHER|MARISOL LUCERO"},
 		{"another role's name in another class", `<a class="credit__author-name" href="/author/ob/">Owen Blackfeather</a> <span>Data Analysis By <a class="credit__contributor-name" href="/author/ml/">Marisol Lucero</a></span>`,
+			"Owen Blackfeather"},
+		{"an editor's name in a part of that class", `<span class="byline__name">Owen Blackfeather</span> Reporter · Edited by <span class="byline__name">Marisol Lucero</span>`,
 			"Owen Blackfeather"},
 		{"a photographer's name in a part of that class", `<span class="author__name">Owen Blackfeather</span><span class="author__role">Journalist</span>` +
 			`<span class="author__name">Marisol Lucero</span><span class="author__role">Fotograf</span>`, "Owen Blackfeather"},
@@ -640,7 +652,9 @@ func TestStripSiteName(t *testing.T) {
 		{"美国大选结果揭晓_新浪新闻", "", "美国大选结果揭晓"},
 		{"美国大选结果揭晓｜聯合新聞網", "聯合新聞網", "美国大选结果揭晓"},
 		{"海外留学生看两会：出国前后关注点大不同_教育频道_中国青年网", "", "海外留学生看两会：出国前后关注点大不同"},
-		{"东京-大阪新干线恢复运行", "", "东京-大阪新干线恢复运行"}, // a dash within the headline
+		{"中超第10轮前瞻：申花-国安", "", "中超第10轮前瞻：申花-国安"}, // a dash within the headline
+		{"東京都知事選挙の結果｜候補者の得票数一覧", "", "東京都知事選挙の結果｜候補者の得票数一覧"},
+		{"ราคาทองวันนี้ ปรับขึ้น-ลง 100 บาท", "", "ราคาทองวันนี้ ปรับขึ้น-ลง 100 บาท"},
 	}
 	for _, tc := range cases {
 		if got := stripSiteName(tc.title, tc.site, nil); got != tc.want {

@@ -52,7 +52,7 @@ func TestShownDate_Formats(t *testing.T) {
 		{"2024 m. kovo 12 d.", "2024-03-12"}, // Lithuanian
 		{"12. ožujka 2024.", "2024-03-12"},   // Croatian
 		{"12. märts 2024", "2024-03-12"},     // Estonian
-		{"12 Mac 2024", "2024-03-12"},        // Malay
+		{"Compatible with 13 Mac 2019", ""},  // Malay's "Mac" is a product's as often
 		{"১২ মার্চ ২০২৪", "2024-03-12"},      // Bengali, its own digits
 		{"12 มีนาคม 2567", "2024-03-12"},     // Thai: the Buddhist era's year
 		{"12 มี.ค. 2567 10:30 น.", "2024-03-12"},
@@ -60,10 +60,14 @@ func TestShownDate_Formats(t *testing.T) {
 		{"Publisert: 29.06.19 10:15", "2019-06-29"}, // a year of two digits
 		{"14-03-23, 10:15", "2023-03-14"},
 		{"Posted 3/14/23", "2023-03-14"},
-		{"1.2.24.5", ""},                 // four numbers: a version
-		{"version 1.2.24", ""},           // a version
-		{"Posted 12.10.99", ""},          // not this century's, and 2099 is to come
-		{"1 er mars 2023", "2023-03-01"}, // "1<sup>er</sup> mars"
+		{"1.2.24.5", ""},                     // four numbers: a version
+		{"version 1.2.24", ""},               // a version
+		{"Posted 12.10.99", ""},              // not this century's, and 2099 is to come
+		{"Version: 3.1.24", ""},              // a version
+		{"Model: 12.10.23", ""},              // a model
+		{"Bruins (25-12-10)", ""},            // a team's standing
+		{"What is new in Node 18.12.20", ""}, // a name's number
+		{"1 er mars 2023", "2023-03-01"},     // "1<sup>er</sup> mars"
 	}
 	for _, tc := range cases {
 		got := shownDate(tc.text, slashesUnknown)
@@ -202,6 +206,10 @@ func TestExtract_TeaserDatesAreOtherStories(t *testing.T) {
 			body + `<ul class="recent"><li><a href="https://example.com/news/storm-hits-the-coast">Storm hits the coast as the town sleeps</a> <time datetime="2022-09-19">September 19, 2022</time></li></ul>`, "2022-09-19"},
 		{"a permalink around the date", "",
 			`<div class="entry-meta"><a href="/news/storm-hits-the-coast" rel="bookmark"><time datetime="2022-09-19T10:00:00Z">September 19, 2022</time></a></div>` + body, "2022-09-19"},
+		{"a section's link beside the date in the story's meta line", "",
+			`<div class="x">In <a href="/local-news-and-community-events/">Local News and Community Events</a> · <time datetime="2022-09-19T10:00:00Z">Sep 19, 2022</time></div>` + body, "2022-09-19"},
+		{"a link to a section's page beside the story's own date", "",
+			body + `<div class="more"><a href="/news/">Back to all news and press releases</a> <time datetime="2022-09-19">Sep 19, 2022</time></div>`, "2022-09-19"},
 		{"a share link beside the date", "",
 			`<div class="meta"><time datetime="2022-09-19T10:00:00Z">September 19, 2022</time> <a href="https://www.facebook.com/sharer/sharer.php?u=x">Share this story on Facebook now</a></div>` + body, "2022-09-19"},
 	}
@@ -238,6 +246,12 @@ func TestExtract_CommentTimesAreNotTheStorys(t *testing.T) {
 		`<p>Made this last night, it was lovely.</p></li></ol></div></article></body></html>`
 	if got := publishedDay(mustExtract(t, page, "https://example.com/one-pot-lemon-orzo/")); got != "2020-08-19" {
 		t.Errorf("PublishedAt = %q, want 2020-08-19", got)
+	}
+	// A correspondent's box is no comment section.
+	page = `<html lang="en"><head><title>Ceasefire talks resume</title></head><body><article class="article--commentary"><h1>Ceasefire talks resume</h1>` +
+		`<div class="correspondent-box"><span>By Jane Roe</span> <time datetime="2024-03-03T09:00:00Z">March 3, 2024</time></div>` + pTags(articleParas(4)) + `</article></body></html>`
+	if got := publishedDay(mustExtract(t, page, "https://example.com/world/ceasefire-talks-resume")); got != "2024-03-03" {
+		t.Errorf("PublishedAt = %q, want 2024-03-03 beside a correspondent", got)
 	}
 }
 
@@ -396,6 +410,9 @@ func TestExtract_TitleIsTheHeadlineThePageShows(t *testing.T) {
 			`<html><head><title>Pack Light - Trail Notes</title></head><body><h1><a href="https://example.com/">Trail Notes</a></h1>` +
 				`<div class="post"><h2>Pack Light</h2>` + body + `</div></body></html>`,
 			"Pack Light"},
+		{"a link's word alone in the h1 names no site",
+			`<html><head><title>Review: The Best Trail Backpacks</title></head><body><h1><a href="/">Review</a></h1><div class="post">` + body + `</div></body></html>`,
+			"Review: The Best Trail Backpacks"},
 		{"a declared site's name before a colon is the home page's title",
 			`<html><head><title>Example Outdoors: Gear for Every Trail</title><meta property="og:site_name" content="Example Outdoors"></head><body><article>` + body + `</article></body></html>`,
 			"Example Outdoors: Gear for Every Trail"},
