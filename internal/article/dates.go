@@ -730,10 +730,11 @@ const leadClock = `\d{1,2}[:.]\d{2}(?:\s*[ap]\.?\s?m\.?)?`
 var (
 	// reDateLine is what stands after a date line's day, and reDateLead
 	// what stands before it: the same, or a publication label behind a
-	// word or two ("Essay - Published:", the story's kind or section), or
-	// a time of day among labels (leadClock).
+	// word or two ("Essay - Published:", the story's kind or section), a
+	// writer's credit ("Posted by Jane Roe on"), or a time of day among
+	// labels (leadClock).
 	reDateLine = regexp.MustCompile(`^` + dateLabel + `$`)
-	reDateLead = regexp.MustCompile(`^(?:(?:` + dateLabelWords + `|` + leadClock + `)*|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?)$`)
+	reDateLead = regexp.MustCompile(`^(?:(?:` + dateLabelWords + `|` + leadClock + `)*|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?|(?:posted|published|written)\s+by\s+[^|•·]{2,60}?\s+on)$`)
 	// reUpdatedLine is what an updated stamp's line may hold beside its day.
 	reUpdatedLine = regexp.MustCompile(`^(?:last|updated|on|date|` + updatedIn + `|am|le|el|em|il|op|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:：|,.•·—–-])*$`)
 	// reUpdatedAfterDay is an updated stamp's label after a date line's

@@ -339,6 +339,7 @@ func TestExtract_DaysShownInOtherLanguages(t *testing.T) {
 	cases := []struct{ name, dated, want string }{
 		{"German, with its weekday and time", `<p>Montag, 4. Dezember 2023, 10:15 Uhr</p>`, "2023-12-04"},
 		{"a time of day before the day", `<p>10:15 AM March 14, 2023</p>`, "2023-03-14"},
+		{"after a writer's credit", `<p class="post-info">Posted by Prairie Federal Credit Union on 04/17/2025</p>`, "2025-04-17"},
 		{"labelled, a weekday and a time before the day", `<p>Posted: Fri 6:45 PM, Feb 16, 2018</p>`, "2018-02-16"},
 		{"French, 1<sup>er</sup>", `<p>Publié le 1<sup>er</sup> mars 2023</p>`, "2023-03-01"},
 		{"German, labelled", `<p>Veröffentlicht am 12.&nbsp;März 2024</p>`, "2024-03-12"},
