@@ -324,7 +324,7 @@ var monthNumbers = func() map[string]string {
 // yearFirstMonths are the months' names and abbreviations in Hungarian
 // and Lithuanian, which write the year first ("2024. március 5.", "2024
 // m. kovo 5 d."), and thaiMonths Thai's, with a Buddhist-era year after
-// them ("5 มี.ค. 2567"): reShownDate reads each in its own order only.
+// them ("5 มี.ค. 2567"): reRareDate reads each in its own order only.
 var (
 	yearFirstMonths = map[string]string{
 		"január": "1", "jan": "1", "február": "2", "febr": "2", "március": "3", "márc": "3", "április": "4", "ápr": "4", "május": "5", "máj": "5",
@@ -410,9 +410,9 @@ var foreignMonths = map[string]string{
 	"dezember": "12", "dez": "12", "décembre": "12", "decembre": "12", "déc": "12", "diciembre": "12", "dic": "12", "dicembre": "12", "dezembro": "12",
 }
 
-// shownDate is the first day reShownDate (or reRareDate) finds in text, or nil, at the
-// time of day written after it (or before it: "3:45 PM EST, March 5,
-// 2024") where that names its zone (withClock). slashes says how the
+// shownDate is the first day reShownDate (or else reRareDate) finds in
+// text, or nil, at the time of day written after it (or before it: "3:45
+// PM EST, March 5, 2024") where that names its zone (withClock). slashes says how the
 // page's language orders a slashed date's day and month. A line that
 // gives the updated day first gives its published day ("Updated March 6
 // · Published March 5").
