@@ -948,12 +948,17 @@ func ownTextHasDigit(n *html.Node) bool {
 }
 
 // inChrome says whether n or one of its nearest ancestors is marked as
-// what is never the story (hHardNeg: a comment section). The page's
-// wrappers are not, whatever their classes say: body, main, an article
-// above n and whatever holds the headline, whose classes often say only
-// that comments are open ("comments-open", "has-comments",
-// "category-commentary").
+// what is never the story (hHardNeg: a comment section); see markedAbove.
 func (pm *pageMeta) inChrome(n *html.Node) bool {
+	return pm.markedAbove(n, func(a *html.Node) bool { return pm.hints.node(a)&hHardNeg != 0 })
+}
+
+// markedAbove says whether n or one of its nearest ancestors is marked.
+// The page's wrappers are not, whatever their classes say: body, main, an
+// article above n and whatever holds the headline, whose classes often
+// say only that comments are open ("comments-open", "has-comments",
+// "category-commentary").
+func (pm *pageMeta) markedAbove(n *html.Node, marked func(*html.Node) bool) bool {
 	for depth := 0; n != nil && depth < 12; n, depth = n.Parent, depth+1 {
 		if n.Type != html.ElementNode || depth > 0 && n.DataAtom == atom.Article {
 			continue
@@ -961,7 +966,7 @@ func (pm *pageMeta) inChrome(n *html.Node) bool {
 		if n.DataAtom == atom.Body || n.DataAtom == atom.Main || n.DataAtom == atom.Html {
 			return false
 		}
-		if pm.hints.node(n)&hHardNeg != 0 && !pm.wrapsHeadline(n) {
+		if marked(n) && !pm.wrapsHeadline(n) {
 			return true
 		}
 	}

@@ -140,6 +140,16 @@ func enclosedBy(n *html.Node, a atom.Atom) bool {
 	return false
 }
 
+// nextElement is n's next sibling element, or nil.
+func nextElement(n *html.Node) *html.Node {
+	for s := n.NextSibling; s != nil; s = s.NextSibling {
+		if s.Type == html.ElementNode {
+			return s
+		}
+	}
+	return nil
+}
+
 // holds reports whether an element a is below n.
 func holds(n *html.Node, a atom.Atom) bool {
 	found := false

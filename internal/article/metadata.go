@@ -162,27 +162,23 @@ func (pm *pageMeta) addTime(_ int, s *goquery.Selection) {
 	}
 }
 
-// inComments reports an element in a comment section: an ancestor whose
-// class or id holds the word "comment", "comments", "commentlist" or
-// "respond" ("comment-list", "comments-area", WordPress's #respond), not
-// a correspondent's box or a commentary's ("correspondent-box",
-// "opinion-commentary": inChrome's substrings take those). As in
-// inChrome, the page's wrappers and what holds the headline are not one,
-// whatever their classes say ("comment-status-open").
+// inComments reports an element in a comment section (markedAbove): an
+// ancestor whose class or id holds the word "comment", "comments",
+// "commentlist" or "respond" ("comment-list", "comments-area", WordPress's
+// #respond), not a correspondent's box or a commentary's
+// ("correspondent-box", "opinion-commentary": inChrome's substrings take
+// those).
 func (pm *pageMeta) inComments(n *html.Node) bool {
-	for depth := 0; n != nil && depth < 12; n, depth = n.Parent, depth+1 {
-		if n.Type != html.ElementNode || depth > 0 && n.DataAtom == atom.Article {
-			continue
-		}
-		if n.DataAtom == atom.Body || n.DataAtom == atom.Main || n.DataAtom == atom.Html || pm.wrapsHeadline(n) {
-			return false
-		}
-		for _, v := range [2]string{attr(n, "class"), attr(n, "id")} {
-			for _, w := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r < 'a' || r > 'z' }) {
-				switch w {
-				case "comment", "comments", "commentlist", "respond":
-					return true
-				}
+	return pm.markedAbove(n, namesComments)
+}
+
+// namesComments says whether n's class or id holds a comment section's word.
+func namesComments(n *html.Node) bool {
+	for _, v := range [2]string{attr(n, "class"), attr(n, "id")} {
+		for _, w := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r < 'a' || r > 'z' }) {
+			switch w {
+			case "comment", "comments", "commentlist", "respond":
+				return true
 			}
 		}
 	}
@@ -346,16 +342,6 @@ var reNameJoin = regexp.MustCompile(`(?i)^\s*(?:[,;&·•|/]|and|und|et|y|e|i|og
 
 // reVisualRole is a role beside a name that takes pictures, not words.
 var reVisualRole = regexp.MustCompile(`(?i)^(?:photographer|photos?|fotograf(?:in)?|fot[oó]graf[oa]|photographe|illustrat(?:or|rice)|videographer|kamera)$`)
-
-// nextElement is n's next sibling element, or nil.
-func nextElement(n *html.Node) *html.Node {
-	for s := n.NextSibling; s != nil; s = s.NextSibling {
-		if s.Type == html.ElementNode {
-			return s
-		}
-	}
-	return nil
-}
 
 // classNamesName tells whether a class attribute has a token that ends in
 // "name" (author-name, byline__name, authorName).
@@ -965,10 +951,7 @@ func namesPeople(credit string) bool {
 // labelledNames returns what a label ("Written by", "Authors") names: the
 // next element's text, or each item's when it is a list.
 func labelledNames(label *html.Node) []string {
-	sib := label.NextSibling
-	for sib != nil && sib.Type != html.ElementNode {
-		sib = sib.NextSibling
-	}
+	sib := nextElement(label)
 	if sib == nil {
 		return nil
 	}
