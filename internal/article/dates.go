@@ -923,9 +923,10 @@ func namesToday(n *html.Node) bool {
 }
 
 // afterDateLine is what stands after a date line's day once its time of
-// day and an updated stamp are cut ("3 March 2024 10.00 GMT", "Published:
-// March 3, 2024 | Last updated: March 5, 2024"): neither makes the line
-// something other than a date line.
+// day, an updated stamp and a writer's credit are cut ("3 March 2024 10.00
+// GMT", "Published: March 3, 2024 | Last updated: March 5, 2024", "Posted
+// on March 3, 2024 by Jane Roe"): none makes the line something other
+// than a date line.
 func afterDateLine(s string) string {
 	s = reClock.ReplaceAllString(s, "")
 	if m := reUpdatedAfterDay.FindStringIndex(s); m != nil {
@@ -933,8 +934,14 @@ func afterDateLine(s string) string {
 			s = s[:m[0]] + reClock.ReplaceAllString(s[m[1]+d[1]:], "")
 		}
 	}
+	s = reCreditAfterDay.ReplaceAllString(s, "")
 	return strings.TrimSpace(s)
 }
+
+// reCreditAfterDay is a writer's credit after a date line's day, lower-cased:
+// "by" and a name of up to four words, to the end or a separator ("by jane
+// roe | 5 min read"); a longer run after "by" is a sentence.
+var reCreditAfterDay = regexp.MustCompile(`^[\s,]*by\s+[^\s,|•·]+(?:\s+[^\s,|•·]+){0,3}\s*(?:$|[,|•·])`)
 
 // ownTextHasDigit says whether a text child of n (not of its descendants)
 // holds a digit: the element that writes the date, not its wrappers.

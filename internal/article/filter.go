@@ -10,10 +10,11 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// filterBlocks drops UI-text blocks and link lists (but those a sentence
+// filterBlocks drops UI-text blocks, bylines (the credit lines the
+// metadata read a writer from) and link lists (but those a sentence
 // introduces), and cuts the text at a trailing "Related"/"Comments" style
 // heading.
-func filterBlocks(bs []block, titles []string, st *statTable) []block {
+func filterBlocks(bs []block, titles []string, credits map[*html.Node]bool, st *statTable) []block {
 	bs = dropSlideshow(bs)
 	bs = dropPullQuotes(bs)
 	bs = dropSecondCopy(bs)
@@ -38,7 +39,7 @@ func filterBlocks(bs []block, titles []string, st *statTable) []block {
 			}
 			continue
 		}
-		if isBoilerplateText(b.text) || isDateline(b.text) || isPromo(b) || isStampLine(b) {
+		if isBoilerplateText(b.text) || isDateline(b.text) || isPromo(b) || isStampLine(b) || credits[b.node] {
 			continue
 		}
 		if (b.tag == atom.H1 && (isTitle(b.text, titles) || (!prose && nearTitle(b.text, titles)))) || (b.tag == atom.H2 && !prose && isTitle(b.text, titles)) {

@@ -56,6 +56,9 @@ type pageMeta struct {
 	// <h1> (the date lines' window), outside quotes, where a story's
 	// credit stands (creditedOthers).
 	creditedNearHeadline []string
+	// creditLines are the elements whose short text gave writtenBy a
+	// name: a byline, never the story's text (filterBlocks).
+	creditLines map[*html.Node]bool
 	// bodyText is the page's visible text and image descriptions,
 	// lower-cased, read only when creditedOthers needs it.
 	bodyText string
@@ -734,6 +737,30 @@ func creditAfter(t *html.Node) string {
 	return ""
 }
 
+// withoutRole cuts the writer's role after a comma from a credit line's
+// name ("Jane Roe, Staff Writer").
+func withoutRole(name string) string {
+	if i := strings.IndexByte(name, ','); i > 0 && reJobTitleEnd.MatchString(name[i+1:]) {
+		return strings.TrimSpace(name[:i])
+	}
+	return name
+}
+
+// datedCredit is the length of the day a credit line opens with ("March
+// 5, 2024 by Jane Roe"), or 0. Only a short line with "by" is tried.
+func datedCredit(lead string) int {
+	if len(lead) > maxCreditLine || len(lead) < 8 || !mayCredit(lead) {
+		return 0
+	}
+	if c := lead[0]; !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z') {
+		return 0
+	}
+	if loc := reLeadDate.FindStringIndex(lead); loc != nil {
+		return loc[1]
+	}
+	return 0
+}
+
 // collectWrittenBy records the names unmarked credit lines give: an
 // element whose own text opens with "Written by", "By", "Author" or an
 // author box's "All articles by" and a name, or holds only such a label
@@ -762,12 +789,17 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			continue
 		}
 		lead := hanReporter(strings.TrimSpace(first.Data))
+		dated := datedCredit(lead)
+		lead = lead[dated:]
 		m := datelineCredit(lead)
 		if m == nil {
 			if _, local := cutLocalBy(lead, by); len(lead) < 2 || !local && !strings.ContainsRune(creditInitials, unicode.ToLower(rune(lead[0]))) {
 				continue
 			}
 			t := hanReporter(cleanInline(shortText(n, maxCreditLine)))
+			if dated > 0 {
+				t = reLeadDate.ReplaceAllString(t, "")
+			}
 			if rest, ok := cutLocalBy(t, by); ok {
 				m = []string{t, rest}
 			} else if mayCredit(t) {
@@ -778,13 +810,17 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			continue // "By phone:", "By Contact Form:": a way to reach the site
 		}
 		read++
-		names := []string{strings.TrimSpace(reCreditTail.ReplaceAllString(reAfterWriter.ReplaceAllString(reAuthorDate.ReplaceAllString(m[1], ""), ""), ""))}
+		names := []string{withoutRole(strings.TrimSpace(reCreditTail.ReplaceAllString(reAfterWriter.ReplaceAllString(reAuthorDate.ReplaceAllString(m[1], ""), ""), "")))}
 		if names[0] == "" {
 			names = labelledNames(n)
 		}
 		for _, name := range names {
 			if namesPeople(name) && !hasProse(name) && !pm.inChrome(n) && !inMenu(n) && !inCaption(n) {
 				pm.writtenBy = append(pm.writtenBy, name)
+				if pm.creditLines == nil {
+					pm.creditLines = map[*html.Node]bool{}
+				}
+				pm.creditLines[n] = true
 				if h1 >= 0 && i >= h1-dateLinesBefore && i < h1+dateLinesAfter && !inQuote(n) {
 					pm.creditedNearHeadline = append(pm.creditedNearHeadline, name)
 				}

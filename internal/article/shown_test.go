@@ -340,6 +340,9 @@ func TestExtract_DaysShownInOtherLanguages(t *testing.T) {
 		{"German, with its weekday and time", `<p>Montag, 4. Dezember 2023, 10:15 Uhr</p>`, "2023-12-04"},
 		{"a time of day before the day", `<p>10:15 AM March 14, 2023</p>`, "2023-03-14"},
 		{"after a writer's credit", `<p class="post-info">Posted by Prairie Federal Credit Union on 04/17/2025</p>`, "2025-04-17"},
+		{"before a writer's credit", `<p>Posted on March 5, 2024 by Jane Roe</p>`, "2024-03-05"},
+		{"before a credit and a reading time", `<p>March 5, 2024 by Jane Roe | 5 min read</p>`, "2024-03-05"},
+		{"before a sentence that opens with by", `<p>On March 5, 2024 by the time the council met the vote was over</p>`, ""},
 		{"labelled, a weekday and a time before the day", `<p>Posted: Fri 6:45 PM, Feb 16, 2018</p>`, "2018-02-16"},
 		{"French, 1<sup>er</sup>", `<p>Publié le 1<sup>er</sup> mars 2023</p>`, "2023-03-01"},
 		{"German, labelled", `<p>Veröffentlicht am 12.&nbsp;März 2024</p>`, "2024-03-12"},
@@ -516,6 +519,9 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"a job title alone after the name", `<div class="byline">By Mayank Gupta, CEO of CaseBasix</div>`, []string{"Mayank Gupta"}},
 		{"published by", `<div class="entry-meta">Published by Damien Walter</div>`, []string{"Damien Walter"}},
 		{"posted on a day by", `<p>Posted on March 3, 2024 by Jane Roe</p>`, []string{"Jane Roe"}},
+		{"a day before the credit", `<p>March 3, 2024 by <a href="/about/">Jane Roe</a></p>`, []string{"Jane Roe"}},
+		{"a day before a sentence that goes on with by", `<p>March 3, 2024 by the river</p>`, nil},
+		{"a credit line's role after a comma", `<p>By Jane Roe, Staff Writer</p>`, []string{"Jane Roe"}},
 		{"a credit line going on with a separator and the day", `<div>By <strong>Jane Roe</strong> | March 3, 2024</div>`, []string{"Jane Roe"}},
 		{"story by", `<p>Story by Jane Roe</p>`, []string{"Jane Roe"}},
 		{"the author box's cards of her other stories are no credits",
@@ -560,6 +566,26 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 				t.Errorf("Authors = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// A credit line is the story's byline, never its text: the annotators
+// leave it out wherever it stands.
+func TestExtract_CreditLinesAreNoText(t *testing.T) {
+	body := pTags(articleParas(6))
+	for _, credit := range []string{
+		`<p>By Jane Roe</p>`,
+		`<div class="entry-meta">By Jane Roe</div>`,
+		`<div class="post-meta">By <a href="/author/jane-roe/">Jane Roe</a> on March 3, 2024</div>`,
+		`<p class="post-info">Written by Jane Roe on March 3, 2024</p>`,
+		`<p>Posted on March 3, 2024 by Jane Roe</p>`,
+	} {
+		page := `<html><head><title>A story</title></head><body><article><h1>A story</h1>` + credit + body + `</article></body></html>`
+		a := mustExtract(t, page, "https://example.com/news/a-story")
+		checkText(t, a.Text, []string{articleParas(1)[0]}, []string{"Jane Roe"})
+		if strings.Join(a.Authors, "|") != "Jane Roe" {
+			t.Errorf("%s: Authors = %q, want Jane Roe", credit, a.Authors)
+		}
 	}
 }
 
