@@ -73,9 +73,12 @@ const maxPromo = 250
 // of the publisher's (the verb followed by "the", "our", "for" …, so that
 // "Download speeds in the app rose" stays prose), that offers to land in the reader's inbox or
 // letterbox, that asks for a newsletter sign-up anywhere, or that sells a
-// membership ("unlimited access", "become a member", "cancel anytime").
+// membership ("unlimited access", "become a member", "cancel anytime"), or
+// that counts the readers already signed up ("Join 31,000 readers"), or
+// that opens by promising an easy way out ("No spam. Unsubscribe
+// anytime."; a form's consent line says so only at its end).
 var rePromo = regexp.MustCompile(`(?i)^\W*(?:sign(?:ing)? up|subscribe|register|download|install|get|join|follow|listen to|try)\s+(?:now\s+)?(?:for|to|on|up|us|the|our|a|an|free|this|today'?s)\b.{0,80}\b(?:newsletters?|briefings?|inbox|apps?|alerts|podcasts?|digest|updates|emails?|free trial)\b|\b(?:in|to|into) your inbox\b|\b(?:sign up|subscribe) (?:for|to) (?:\S+ ){0,5}newsletters?\b|\bdelivered (?:straight |right |directly )?(?:to|through|into) your (?:inbox|letterbox|door)\b` +
-	`|\bunlimited (?:digital )?access\b|\bbecome an? (?:member|subscriber|supporter|patron)\b|\bsupport (?:independent|quality|our|local) journalism\b|\bcancel any ?time\b`)
+	`|\bunlimited (?:digital )?access\b|\bbecome an? (?:member|subscriber|supporter|patron)\b|\bsupport (?:independent|quality|our|local) journalism\b|\bcancel any ?time\b|^.{0,60}\bunsubscribe (?:any ?time|at any time)\b|^\W*join (?:over |more than )?[\d,.]+\s*(?:k|m|million|thousand)?\+? (?:other )?(?:readers|subscribers|people|members)\b`)
 
 // isPromo reports short blocks that are a call to action, not content.
 func isPromo(b block) bool {
@@ -87,7 +90,7 @@ func isPromo(b block) bool {
 // neither (most of a story).
 var (
 	promoVerbs = []string{"sign", "subscribe", "register", "download", "install", "get", "join", "follow", "listen", "try"}
-	promoWords = []string{"inbox", "newsletter", "delivered", "unlimited", "become a", "journalism", "cancel any"}
+	promoWords = []string{"inbox", "newsletter", "delivered", "unlimited", "become a", "journalism", "cancel any", "unsubscribe"}
 )
 
 // promoText reports text that rePromo matches.

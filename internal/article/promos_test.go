@@ -49,6 +49,14 @@ func TestExtractInsideTheBody(t *testing.T) {
 		notWant []string
 	}{
 		{
+			name: "a sign-up box with no class that says so",
+			extra: `<div class="wp-block-group has-background"><h3>Get our best advice in your inbox</h3>` +
+				`<p>Join 31,000 readers who get one practical email every Tuesday. No spam, unsubscribe anytime.</p>` +
+				`<form action="/subscribe" method="post"><input type="email" name="email"><button type="submit">Subscribe</button></form></div>`,
+			at:      3,
+			notWant: []string{"Join 31,000", "best advice"},
+		},
+		{
 			name:    "pull quote repeating a sentence of the story",
 			extra:   `<blockquote class="quote quote--large"><p>“We did not think we would be back before the spring.”</p></blockquote>`,
 			at:      4,
