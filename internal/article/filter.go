@@ -39,7 +39,7 @@ func filterBlocks(bs []block, titles []string, credits map[*html.Node]bool, st *
 			}
 			continue
 		}
-		if isBoilerplateText(b.text) || isDateline(b.text) || isPromo(b) || isStampLine(b) || credits[b.node] {
+		if isBoilerplateText(b.text) || isDateline(b.text) || isPromo(b) || isStampLine(b) || isAffiliateNote(b) || credits[b.node] {
 			continue
 		}
 		if (b.tag == atom.H1 && (isTitle(b.text, titles) || (!prose && nearTitle(b.text, titles)))) || (b.tag == atom.H2 && !prose && isTitle(b.text, titles)) {

@@ -32,7 +32,7 @@ var boilerplatePhrases = map[string]bool{
 	"tags": true, "topics": true, "filed under": true, "see also": true, "also read": true, "next": true, "previous": true,
 	"advert": true, "adverts": true, "this slideshow requires javascript": true, "javascript is disabled": true,
 	"sharing is caring": true, "share this post": true, "share this page": true, "print this article": true,
-	"table of contents": true, "contents": true, "toggle": true, "show more": true, "show less": true,
+	"table of contents": true, "was this article helpful": true, "was this page helpful": true, "was this post helpful": true, "was this helpful": true, "contents": true, "toggle": true, "show more": true, "show less": true,
 	"iklan": true, "reklam": true, "mainos": true, "annonce": true, "publicidade": true, "реклама": true,
 	"광고": true, "広告": true, "广告": true, "advertentie": true, "reklame": true,
 	"anzeige": true, "werbung": true, "publicité": true, "publicidad": true, "pubblicità": true, "reklama": true,
@@ -52,14 +52,40 @@ var boilerplatePhrases = map[string]bool{
 	"シェア": true, "コメント": true, "続きを読む": true, "あわせて読みたい": true, "공유": true, "댓글": true, "더보기": true, "관련기사": true,
 }
 
-// isBoilerplateText reports short UI texts that carry no content.
+// isBoilerplateText reports short UI texts that carry no content, between
+// dashes too ("- Advertisement -").
 func isBoilerplateText(s string) bool {
 	if len(s) > 60 {
 		return false
 	}
-	t := strings.ToLower(strings.TrimRight(strings.TrimSpace(s), ".:!…>»›→ "))
+	t := strings.ToLower(strings.TrimRight(strings.TrimLeft(strings.TrimSpace(s), "-–—*[( "), ".:!?…>»›→-–—*]) "))
 	return boilerplatePhrases[t] || reLoading.MatchString(s)
 }
+
+// maxAffiliateNote is the longest block (runes) read as an affiliate note.
+const maxAffiliateNote = 400
+
+// isAffiliateNote reports the note that a page's links earn its owner a
+// commission ("Disclosure: This post contains affiliate links …", "As an
+// Amazon Associate …"): a label or "this post" and the commission, not a
+// story's sentence about affiliate marketing.
+func isAffiliateNote(b block) bool {
+	if b.runes > maxAffiliateNote || isHeading(b.tag) {
+		return false
+	}
+	low := strings.ToLower(b.text)
+	if !strings.Contains(low, "affiliate") && !strings.Contains(low, "commission") && !strings.Contains(low, "qualifying purchases") {
+		return false // most blocks
+	}
+	return reCommission.MatchString(low) && reAffiliateNote.MatchString(low)
+}
+
+// reCommission is what an affiliate note is about ("affiliated" is not).
+var reCommission = regexp.MustCompile(`\baffiliates?\b|\bcommissions?\b|\bqualifying purchases\b`)
+
+// reAffiliateNote is an affiliate note's label or its words for the page,
+// lower-cased.
+var reAffiliateNote = regexp.MustCompile(`^\W*(?:disclosure|disclaimer|editorial note|affiliate disclosure|advertising disclosure)\b|^\W*affiliate links\b|\b(?:this|the|our)\s+(?:blog\s+)?(?:post|article|page|site|website|review|guide|newsletter)\b|\bamazon associate\b`)
 
 // reLoading matches a placeholder that a script replaces once the page has
 // loaded: "Loading paragraph...", "Loading reviews…", "Please wait...".

@@ -124,6 +124,36 @@ func TestExtractInsideTheBody(t *testing.T) {
 			notWant: []string{"Nora Kask", "two winters on a trawler"},
 		},
 		{
+			name:    "an ad slot's label between dashes",
+			extra:   `<div class="td-a-rec"><span class="td-adspot-title">- Advertisement -</span></div>`,
+			at:      2,
+			notWant: []string{"Advertisement"},
+		},
+		{
+			name:    "a heading for screen readers only",
+			extra:   `<h2 class="screen-reader-text">Reader Interactions</h2>`,
+			at:      7,
+			notWant: []string{"Reader Interactions"},
+		},
+		{
+			name:    "a feedback widget's question",
+			extra:   `<div class="helpful-block"><p>Was this article helpful?</p><a href="#yes">Yes</a> <a href="#no">No</a></div>`,
+			at:      7,
+			notWant: []string{"helpful"},
+		},
+		{
+			name:    "an affiliate note",
+			extra:   `<p><em>Disclosure: This post contains affiliate links. If you use them to make a purchase, we may earn a small commission at no extra cost to you.</em></p>`,
+			at:      0,
+			notWant: []string{"affiliate links"},
+		},
+		{
+			name:  "a story's sentences on affiliates and on being affiliated stay",
+			extra: `<p>Affiliate programs paid the harbour's souvenir sellers a commission on every rod sold online.</p><p>Disclaimer: the fishermen's union is not affiliated with the port authority.</p>`,
+			at:    4,
+			want:  []string{"Affiliate programs paid", "not affiliated with the port authority"},
+		},
+		{
 			name:    "promo paragraph for the app",
 			extra:   `<p><em>Download the Coast Post app for breaking news alerts on your phone — it's free on iOS and Android.</em></p>`,
 			at:      3,

@@ -76,16 +76,17 @@ func isHidden(n *html.Node) bool {
 }
 
 // hiddenByClass reports a utility class that hides an element at every
-// screen width: Tailwind's "hidden", Bootstrap's "d-none", without a
+// screen width: Tailwind's "hidden", Bootstrap's "d-none", or one that shows it to
+// screen readers only (screenReaderOnly), without a
 // responsive class that shows it again ("md:block", "d-lg-flex").
 func hiddenByClass(class string) bool {
-	if !strings.Contains(class, "hidden") && !strings.Contains(class, "d-none") {
+	if !strings.Contains(class, "hidden") && !strings.Contains(class, "d-none") && !strings.Contains(class, "sr-only") && !strings.Contains(class, "screen-reader") && !strings.Contains(class, "invisible") {
 		return false // most classes; the test costs no allocation
 	}
 	hides := false
 	for c := range strings.FieldsSeq(class) {
 		switch {
-		case c == "hidden" || c == "d-none":
+		case c == "hidden" || c == "d-none" || screenReaderOnly[c]:
 			hides = true
 		case strings.Contains(c, ":") || strings.HasPrefix(c, "d-sm-") || strings.HasPrefix(c, "d-md-") || strings.HasPrefix(c, "d-lg-") || strings.HasPrefix(c, "d-xl-") || strings.HasPrefix(c, "d-xxl-"):
 			return false
@@ -93,6 +94,11 @@ func hiddenByClass(class string) bool {
 	}
 	return hides
 }
+
+// screenReaderOnly are the classes that show an element to screen readers
+// only (WordPress's, Bootstrap's, Drupal's): a heading such as "Reader
+// Interactions" or a link's "(opens in a new tab)", no text a reader sees.
+var screenReaderOnly = map[string]bool{"screen-reader-text": true, "sr-only": true, "visually-hidden": true, "visuallyhidden": true, "element-invisible": true}
 
 // hiddenStory returns the hidden element that holds the page's <h1> and
 // most of its prose (its text outside links): a page that hides its
