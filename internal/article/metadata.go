@@ -2035,10 +2035,11 @@ var (
 	// reAfterWriter is what follows a writer's name and is no credit for
 	// writing: whom the writer speaks for ("Jane Roe on behalf of the
 	// team"), an editor's or a reviewer's credit ("Written by Jane Roe
-	// Edited by John Doe", "Medically reviewed by …"), in Chinese and
+	// Edited by John Doe", "Medically reviewed by …"), what a bio says of
+	// the writer ("Written by Jane Roe who lives in Oslo"), in Chinese and
 	// Japanese an editor's, a photographer's or a stringer's ("文/张伟
 	// 图/李明", "记者 张伟 通讯员 李明", "文：山田太郎 写真：佐藤花子").
-	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|editing|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$` +
+	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|editing|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$|,?\s+who\s.*$` +
 		`|(?:^|[\s，,、|]+)(?:责任编辑|責任編輯|编辑|編輯|图|圖|摄影|攝影|通讯员|通訊員|写真|撮影|イラスト)\s*[：:/／=＝].*$|\s+(?:通讯员|通訊員|实习生|實習生)\s.*$`)
 	// reSourceLead is the source a Chinese credit names before the writer
 	// ("来源：新华社 作者：张伟").

@@ -522,6 +522,7 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"a day before the credit", `<p>March 3, 2024 by <a href="/about/">Jane Roe</a></p>`, []string{"Jane Roe"}},
 		{"a day before a sentence that goes on with by", `<p>March 3, 2024 by the river</p>`, nil},
 		{"a credit line's role after a comma", `<p>By Jane Roe, Staff Writer</p>`, []string{"Jane Roe"}},
+		{"a bio's credit line", `<div class="bio"><p>Written by <strong>Kyle Mathews</strong> who lives and works in San Francisco building useful things.</p></div>`, []string{"Kyle Mathews"}},
 		{"a credit line going on with a separator and the day", `<div>By <strong>Jane Roe</strong> | March 3, 2024</div>`, []string{"Jane Roe"}},
 		{"story by", `<p>Story by Jane Roe</p>`, []string{"Jane Roe"}},
 		{"the author box's cards of her other stories are no credits",
