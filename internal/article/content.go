@@ -58,7 +58,7 @@ func attempt(body *html.Node, strip bool, titles []string, pm *pageMeta, hc hint
 		cl.total += st.get(r).text
 	}
 	blocks := renderBlocks(roots, cl.skip, bud)
-	blocks = filterBlocks(blocks, titles, pm.creditLines, st)
+	blocks = filterBlocks(blocks, titles, st)
 	n := 0
 	for _, b := range blocks {
 		n += b.runes

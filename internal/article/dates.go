@@ -771,7 +771,7 @@ func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
 			continue
 		}
 		if lead.MatchString(strings.TrimSpace(t[:loc[0]])) && rest.MatchString(afterDateLine(t[loc[1]:])) &&
-			!pm.inChrome(n) && !inQuote(n) && !pm.inPageChrome(n) && !namesToday(n) && !inDataTable(n) && !pm.inTeaser(n) {
+			!pm.inChrome(n) && !inQuote(n) && !pm.inPageChrome(n) && !namesToday(n) && !inDataTable(n) && !inCaption(n) && !pm.inTeaser(n) {
 			lines = append(lines, t)
 		}
 	}
@@ -939,9 +939,10 @@ func afterDateLine(s string) string {
 }
 
 // reCreditAfterDay is a writer's credit after a date line's day, lower-cased:
-// "by" and a name of up to four words, to the end or a separator ("by jane
-// roe | 5 min read"); a longer run after "by" is a sentence.
-var reCreditAfterDay = regexp.MustCompile(`^[\s,]*by\s+[^\s,|•·]+(?:\s+[^\s,|•·]+){0,3}\s*(?:$|[,|•·])`)
+// "by" and a name of two to four words, to the end or a separator ("by
+// jane roe | 5 min read"); a longer run after "by" is a sentence, a
+// shorter one a deadline ("by midnight").
+var reCreditAfterDay = regexp.MustCompile(`^[\s,]*by\s+[^\s,|•·]+(?:\s+[^\s,|•·]+){1,3}\s*(?:$|[,|•·])`)
 
 // ownTextHasDigit says whether a text child of n (not of its descendants)
 // holds a digit: the element that writes the date, not its wrappers.

@@ -2,6 +2,7 @@ package article
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -10,11 +11,10 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// filterBlocks drops UI-text blocks, bylines (the credit lines the
-// metadata read a writer from) and link lists (but those a sentence
+// filterBlocks drops UI-text blocks and link lists (but those a sentence
 // introduces), and cuts the text at a trailing "Related"/"Comments" style
 // heading.
-func filterBlocks(bs []block, titles []string, credits map[*html.Node]bool, st *statTable) []block {
+func filterBlocks(bs []block, titles []string, st *statTable) []block {
 	bs = dropSlideshow(bs)
 	bs = dropPullQuotes(bs)
 	bs = dropSecondCopy(bs)
@@ -39,7 +39,7 @@ func filterBlocks(bs []block, titles []string, credits map[*html.Node]bool, st *
 			}
 			continue
 		}
-		if isBoilerplateText(b.text) || isDateline(b.text) || isPromo(b) || isStampLine(b) || isAffiliateNote(b) || credits[b.node] {
+		if isBoilerplateText(b.text) || isDateline(b.text) || isPromo(b) || isStampLine(b) || isAffiliateNote(b) {
 			continue
 		}
 		if (b.tag == atom.H1 && (isTitle(b.text, titles) || (!prose && nearTitle(b.text, titles)))) || (b.tag == atom.H2 && !prose && isTitle(b.text, titles)) {
@@ -54,6 +54,26 @@ func filterBlocks(bs []block, titles []string, credits map[*html.Node]bool, st *
 			continue
 		}
 		seen += b.runes
+		out = append(out, b)
+	}
+	return out
+}
+
+// withoutBylines drops the blocks that are credit lines naming one of the
+// page's authors (pageMeta.creditLines): a byline, never the story's
+// text. A heading or a list item stays ("By Public Transport"), and so
+// does a line whose name is not the story's writer (a quoted letter's
+// "Written by Maria Lopez, age 9").
+func withoutBylines(bs []block, credits map[*html.Node]string, authors []string) []block {
+	if len(credits) == 0 || len(authors) == 0 {
+		return bs
+	}
+	out := bs[:0:0]
+	for _, b := range bs {
+		name, ok := credits[b.node]
+		if ok && !isHeading(b.tag) && b.tag != atom.Li && slices.ContainsFunc(authors, func(a string) bool { return strings.EqualFold(a, name) }) {
+			continue
+		}
 		out = append(out, b)
 	}
 	return out

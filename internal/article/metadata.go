@@ -57,8 +57,9 @@ type pageMeta struct {
 	// credit stands (creditedOthers).
 	creditedNearHeadline []string
 	// creditLines are the elements whose short text gave writtenBy a
-	// name: a byline, never the story's text (filterBlocks).
-	creditLines map[*html.Node]bool
+	// name, and the name: a byline, never the story's text, where the
+	// name is the story's writer (withoutBylines).
+	creditLines map[*html.Node]string
 	// bodyText is the page's visible text and image descriptions,
 	// lower-cased, read only when creditedOthers needs it.
 	bodyText string
@@ -738,16 +739,19 @@ func creditAfter(t *html.Node) string {
 }
 
 // withoutRole cuts the writer's role after a comma from a credit line's
-// name ("Jane Roe, Staff Writer").
+// one name ("Jane Roe, Staff Writer"); a list of names and roles ("Jane
+// Roe, Editor, and John Doe, Designer") is splitAuthors'.
 func withoutRole(name string) string {
-	if i := strings.IndexByte(name, ','); i > 0 && reJobTitleEnd.MatchString(name[i+1:]) {
+	if i := strings.IndexByte(name, ','); i > 0 && strings.Count(name, ",") == 1 && !reAndSep.MatchString(name) && reJobTitleEnd.MatchString(name[i+1:]) {
 		return strings.TrimSpace(name[:i])
 	}
 	return name
 }
 
-// datedCredit is the length of the day a credit line opens with ("March
-// 5, 2024 by Jane Roe"), or 0. Only a short line with "by" is tried.
+// datedCredit is the length of the day a credit line opens with, "by"
+// right after it ("March 5, 2024 by Jane Roe"), or 0 ("March 5, 2024 —
+// Interviewed by …" is a timeline's). Only a short line with "by" is
+// tried.
 func datedCredit(lead string) int {
 	if len(lead) > maxCreditLine || len(lead) < 8 || !mayCredit(lead) {
 		return 0
@@ -755,8 +759,12 @@ func datedCredit(lead string) int {
 	if c := lead[0]; !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z') {
 		return 0
 	}
-	if loc := reLeadDate.FindStringIndex(lead); loc != nil {
-		return loc[1]
+	loc := reLeadDate.FindStringIndex(lead)
+	if loc == nil {
+		return 0
+	}
+	if rest := lead[loc[1]:]; strings.EqualFold(rest, "by") || len(rest) > 3 && strings.EqualFold(rest[:3], "by ") {
+		return loc[1] // the name may be the next element's ("March 5, 2024 by <a>Jane Roe</a>")
 	}
 	return 0
 }
@@ -789,7 +797,12 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			continue
 		}
 		lead := hanReporter(strings.TrimSpace(first.Data))
-		dated := datedCredit(lead)
+		dated := 0
+		if h1 >= 0 && i >= h1-dateLinesBefore && i < h1+dateLinesAfter { // a story's meta line, not a card's
+			if dated = datedCredit(lead); dated > 0 && pm.inTeaser(n) {
+				continue
+			}
+		}
 		lead = lead[dated:]
 		m := datelineCredit(lead)
 		if m == nil {
@@ -818,9 +831,9 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			if namesPeople(name) && !hasProse(name) && !pm.inChrome(n) && !inMenu(n) && !inCaption(n) {
 				pm.writtenBy = append(pm.writtenBy, name)
 				if pm.creditLines == nil {
-					pm.creditLines = map[*html.Node]bool{}
+					pm.creditLines = map[*html.Node]string{}
 				}
-				pm.creditLines[n] = true
+				pm.creditLines[n] = name
 				if h1 >= 0 && i >= h1-dateLinesBefore && i < h1+dateLinesAfter && !inQuote(n) {
 					pm.creditedNearHeadline = append(pm.creditedNearHeadline, name)
 				}
@@ -2039,7 +2052,7 @@ var (
 	// the writer ("Written by Jane Roe who lives in Oslo"), in Chinese and
 	// Japanese an editor's, a photographer's or a stringer's ("文/张伟
 	// 图/李明", "记者 张伟 通讯员 李明", "文：山田太郎 写真：佐藤花子").
-	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|editing|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$|,?\s+who\s.*$` +
+	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|editing|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$|,?\s+who\s+(?:lives|works|writes|covers|loves|enjoys|builds|helps)\b.*$` +
 		`|(?:^|[\s，,、|]+)(?:责任编辑|責任編輯|编辑|編輯|图|圖|摄影|攝影|通讯员|通訊員|写真|撮影|イラスト)\s*[：:/／=＝].*$|\s+(?:通讯员|通訊員|实习生|實習生)\s.*$`)
 	// reSourceLead is the source a Chinese credit names before the writer
 	// ("来源：新华社 作者：张伟").

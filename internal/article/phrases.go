@@ -80,12 +80,14 @@ func isAffiliateNote(b block) bool {
 	return reCommission.MatchString(low) && reAffiliateNote.MatchString(low)
 }
 
-// reCommission is what an affiliate note is about ("affiliated" is not).
-var reCommission = regexp.MustCompile(`\baffiliates?\b|\bcommissions?\b|\bqualifying purchases\b`)
+// reCommission is what an affiliate note is about: affiliate links, a
+// commission earned, qualifying purchases ("the European Commission", "an
+// ABC affiliate" and "affiliated" are not).
+var reCommission = regexp.MustCompile(`\baffiliate (?:links?|ones|marketer|partners?|programs?)\b|\b(?:earn|earns|receive|receives|make|makes|get)\b.{0,30}\bcommissions?\b|\bqualifying purchases\b`)
 
 // reAffiliateNote is an affiliate note's label or its words for the page,
 // lower-cased.
-var reAffiliateNote = regexp.MustCompile(`^\W*(?:disclosure|disclaimer|editorial note|affiliate disclosure|advertising disclosure)\b|^\W*affiliate links\b|\b(?:this|the|our)\s+(?:blog\s+)?(?:post|article|page|site|website|review|guide|newsletter)\b|\bamazon associate\b`)
+var reAffiliateNote = regexp.MustCompile(`^\W*(?:disclosure|disclaimer|editorial note|affiliate disclosure|advertising disclosure)\b|^\W*affiliate links (?:are|may)\b|\b(?:this|our)\s+(?:blog\s+)?(?:post|article|page|site|website|review|guide)\b|\bamazon associate\b`)
 
 // reLoading matches a placeholder that a script replaces once the page has
 // loaded: "Loading paragraph...", "Loading reviews…", "Please wait...".
@@ -100,11 +102,11 @@ const maxPromo = 250
 // "Download speeds in the app rose" stays prose), that offers to land in the reader's inbox or
 // letterbox, that asks for a newsletter sign-up anywhere, or that sells a
 // membership ("unlimited access", "become a member", "cancel anytime"), or
-// that counts the readers already signed up ("Join 31,000 readers"), or
-// that opens by promising an easy way out ("No spam. Unsubscribe
-// anytime."; a form's consent line says so only at its end).
+// that counts the readers already signed up and mails them ("Join 31,000
+// readers who get one email every Tuesday"), or that only promises an
+// easy way out ("No spam. Unsubscribe anytime.").
 var rePromo = regexp.MustCompile(`(?i)^\W*(?:sign(?:ing)? up|subscribe|register|download|install|get|join|follow|listen to|try)\s+(?:now\s+)?(?:for|to|on|up|us|the|our|a|an|free|this|today'?s)\b.{0,80}\b(?:newsletters?|briefings?|inbox|apps?|alerts|podcasts?|digest|updates|emails?|free trial)\b|\b(?:in|to|into) your inbox\b|\b(?:sign up|subscribe) (?:for|to) (?:\S+ ){0,5}newsletters?\b|\bdelivered (?:straight |right |directly )?(?:to|through|into) your (?:inbox|letterbox|door)\b` +
-	`|\bunlimited (?:digital )?access\b|\bbecome an? (?:member|subscriber|supporter|patron)\b|\bsupport (?:independent|quality|our|local) journalism\b|\bcancel any ?time\b|^.{0,60}\bunsubscribe (?:any ?time|at any time)\b|^\W*join (?:over |more than )?[\d,.]+\s*(?:k|m|million|thousand)?\+? (?:other )?(?:readers|subscribers|people|members)\b`)
+	`|\bunlimited (?:digital )?access\b|\bbecome an? (?:member|subscriber|supporter|patron)\b|\bsupport (?:independent|quality|our|local) journalism\b|\bcancel any ?time\b|^\W*(?:no spam\W+)?unsubscribe (?:any ?time|at any time)\W*$|^[\s*•·-]*join (?:over |more than )?[\d,.]+\s*(?:k|m|million|thousand)?\+? (?:other )?(?:readers|subscribers|people|members)\b.{0,80}\b(?:emails?|inbox|newsletters?|subscribe|unsubscribe)\b`)
 
 // isPromo reports short blocks that are a call to action, not content.
 func isPromo(b block) bool {

@@ -148,6 +148,15 @@ func TestExtractInsideTheBody(t *testing.T) {
 			notWant: []string{"affiliate links"},
 		},
 		{
+			name: "a story's sentences on commissions, affiliates and sign-ups stay",
+			extra: `<p>The European Commission said the website had failed to remove illegal listings within 24 hours.</p>` +
+				`<p>WTVD, the local ABC affiliate, reported that this site was evacuated shortly after noon.</p>` +
+				`<p>Under the new rule, customers must be able to unsubscribe at any time with a single click, the agency said.</p>` +
+				`<p>Join 5,000 people who have signed, the flyer urged, and the petition reached the council by June.</p>`,
+			at:   4,
+			want: []string{"European Commission", "local ABC affiliate", "unsubscribe at any time", "Join 5,000 people"},
+		},
+		{
 			name:  "a story's sentences on affiliates and on being affiliated stay",
 			extra: `<p>Affiliate programs paid the harbour's souvenir sellers a commission on every rod sold online.</p><p>Disclaimer: the fishermen's union is not affiliated with the port authority.</p>`,
 			at:    4,

@@ -343,6 +343,8 @@ func TestExtract_DaysShownInOtherLanguages(t *testing.T) {
 		{"before a writer's credit", `<p>Posted on March 5, 2024 by Jane Roe</p>`, "2024-03-05"},
 		{"before a credit and a reading time", `<p>March 5, 2024 by Jane Roe | 5 min read</p>`, "2024-03-05"},
 		{"before a sentence that opens with by", `<p>On March 5, 2024 by the time the council met the vote was over</p>`, ""},
+		{"a caption's day and credit are no date line", `<figure><img src="a.jpg"><figcaption>March 1, 2024 by Jane Roe</figcaption></figure><p>Published March 6, 2024</p>`, "2024-03-06"},
+		{"a deadline after the day is no credit", `<p>Date: March 31, 2024 by midnight</p><p>Posted March 5, 2024</p>`, "2024-03-05"},
 		{"labelled, a weekday and a time before the day", `<p>Posted: Fri 6:45 PM, Feb 16, 2018</p>`, "2018-02-16"},
 		{"French, 1<sup>er</sup>", `<p>Publié le 1<sup>er</sup> mars 2023</p>`, "2023-03-01"},
 		{"German, labelled", `<p>Veröffentlicht am 12.&nbsp;März 2024</p>`, "2024-03-12"},
@@ -522,6 +524,8 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"a day before the credit", `<p>March 3, 2024 by <a href="/about/">Jane Roe</a></p>`, []string{"Jane Roe"}},
 		{"a day before a sentence that goes on with by", `<p>March 3, 2024 by the river</p>`, nil},
 		{"a credit line's role after a comma", `<p>By Jane Roe, Staff Writer</p>`, []string{"Jane Roe"}},
+		{"names and roles after commas", `<p>By Jane Roe, John Doe and Ann Lee, Reporters</p>`, []string{"Jane Roe", "John Doe", "Ann Lee"}},
+		{"a timeline's day before another credit", `<ul><li>March 5, 2024 — Interviewed by Detective Sam Hart</li></ul>`, nil},
 		{"a bio's credit line", `<div class="bio"><p>Written by <strong>Kyle Mathews</strong> who lives and works in San Francisco building useful things.</p></div>`, []string{"Kyle Mathews"}},
 		{"a credit line going on with a separator and the day", `<div>By <strong>Jane Roe</strong> | March 3, 2024</div>`, []string{"Jane Roe"}},
 		{"story by", `<p>Story by Jane Roe</p>`, []string{"Jane Roe"}},
@@ -573,6 +577,11 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 // A credit line is the story's byline, never its text: the annotators
 // leave it out wherever it stands.
 func TestExtract_CreditLinesAreNoText(t *testing.T) {
+	t.Run("a heading that reads as a credit stays", func(t *testing.T) {
+		page := `<html><head><title>A story</title><meta name="author" content="Maria Olsen"></head><body><article><h1>A story</h1>` +
+			pTags(articleParas(3)) + `<h3>By Public Transport</h3>` + pTags(articleParas(6)[3:]) + `</article></body></html>`
+		checkText(t, mustExtract(t, page, "https://example.com/news/a-story").Text, []string{"By Public Transport"}, nil)
+	})
 	body := pTags(articleParas(6))
 	for _, credit := range []string{
 		`<p>By Jane Roe</p>`,
