@@ -939,10 +939,15 @@ func afterDateLine(s string) string {
 }
 
 // reCreditAfterDay is a writer's credit after a date line's day, lower-cased:
-// "by" and a name of two to four words, to the end or a separator ("by
+// "by" (or par, por, von, door, di) and one or two names of two to four
+// words, or a site's account ("by admin"), to the end or a separator ("by
 // jane roe | 5 min read"); a longer run after "by" is a sentence, a
 // shorter one a deadline ("by midnight").
-var reCreditAfterDay = regexp.MustCompile(`^[\s,]*by\s+[^\s,|•·]+(?:\s+[^\s,|•·]+){1,3}\s*(?:$|[,|•·])`)
+var reCreditAfterDay = regexp.MustCompile(`^[\s,]*(?:by|par|por|von|door|di)\s+(?:` + creditName + `(?:\s+(?:and|&|et|y|und|en|e)\s+` + creditName + `)?|admin|administrator|editor|staff|webmaster)\s*(?:$|[,|•·])`)
+
+// creditName is a name in reCreditAfterDay: two to four words (five
+// run into a sentence: "on March 5, 2024 by noon the polls had closed").
+const creditName = `[^\s,|•·]+(?:\s+[^\s,|•·]+){1,3}`
 
 // ownTextHasDigit says whether a text child of n (not of its descendants)
 // holds a digit: the element that writes the date, not its wrappers.
