@@ -74,9 +74,10 @@ func (pm *pageMeta) paywalled() bool {
 }
 
 // paidContent returns the elements the JSON-LD names as the paid part of
-// the article: content, whatever their class says (".paywall" is the
-// usual name of the element holding the story's paid paragraphs). A
-// selector that does not compile is ignored.
+// the article, and the free preview beside each: content, whatever their
+// class says (".paywall" is the usual name of the element holding the
+// story's paid paragraphs, "subscriber-preview" of TownNews's free ones).
+// A selector that does not compile is ignored.
 func paidContent(page *goquery.Document, sels []string) map[*html.Node]bool {
 	if len(sels) == 0 {
 		return nil
@@ -89,6 +90,14 @@ func paidContent(page *goquery.Document, sels []string) map[*html.Node]bool {
 		}
 		for _, n := range page.FindMatcher(m).Nodes {
 			out[n] = true
+			if n.Parent == nil {
+				continue
+			}
+			for sib := n.Parent.FirstChild; sib != nil; sib = sib.NextSibling {
+				if sib.Type == html.ElementNode && strings.Contains(strings.ToLower(attr(sib, "class")), "preview") {
+					out[sib] = true // the free part before it ("subscriber-preview" beside "subscriber-only")
+				}
+			}
 		}
 	}
 	return out

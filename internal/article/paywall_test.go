@@ -32,6 +32,14 @@ func TestExtractPaywall(t *testing.T) {
 		wantPaid bool
 	}{
 		{
+			name: "the free preview beside the paid part, named for subscribers too (TownNews)",
+			head: ld(`{"@context":"https://schema.org","@type":"NewsArticle","headline":"Harbour reopens after the storm",
+				"isAccessibleForFree":"False","hasPart":{"@type":"WebPageElement","isAccessibleForFree":"False","cssSelector":".subscriber-only"}}`),
+			body:     `<div class="asset-content subscriber-premium"><div class="subscriber-preview">` + teaser + `</div><div class="subscriber-only">` + rest.String() + `</div></div>`,
+			want:     storyParas,
+			wantPaid: true,
+		},
+		{
 			name: "JSON-LD hasPart names the paid part, which the page holds after a long free part",
 			head: ld(`{"@context":"https://schema.org","@type":"NewsArticle","headline":"Harbour reopens after the storm",
 				"isAccessibleForFree":"False","hasPart":{"@type":"WebPageElement","isAccessibleForFree":"False","cssSelector":".paywall"}}`),
