@@ -176,7 +176,7 @@ func assemble(pm *pageMeta, res contentResult, counts pageCounts, pageURL string
 
 	sig := pageSignals{words: a.WordCount, images: len(pm.images), articles: pm.articles,
 		headLinks: pm.headLinks, ld: pm.ld, ogType: strings.ToLower(pm.get("og:type")), dated: dated, pageURL: firstNonEmpty(pageURL, a.CanonicalURL),
-		headline: a.Title != ""}
+		headline: a.Title != "", archiveTitle: reArchiveTitle.MatchString(a.Title)}
 	if res.bodyText > 0 {
 		sig.bodyLinkDens = float64(res.bodyLink) / float64(res.bodyText)
 	}

@@ -2,6 +2,7 @@ package article
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -29,7 +30,13 @@ type pageSignals struct {
 	dated        bool // publication date declared in metadata (not guessed from the URL)
 	pageURL      string
 	headline     bool // the page has a title
+	archiveTitle bool // the title names a list of posts (reArchiveTitle)
 }
+
+// reArchiveTitle is a title that names a list of posts: a blog engine's
+// archive ("Category: Budgets", "Month: 2024/11", "Tag: bikes") or a
+// section's bare name ("News", "Posts", "Archives").
+var reArchiveTitle = regexp.MustCompile(`(?i)^(?:(?:category|tag|month|year|day|archives?|topic|series)\s*:\s*\S.*|news|blog|posts|all posts|articles|archives?|stories|latest news|latest posts|press releases)$`)
 
 // classify decides whether the page is a single article and what else it
 // is. Explicit markup (JSON-LD type, og:type) is trusted first; otherwise
@@ -37,6 +44,9 @@ type pageSignals struct {
 func classify(s pageSignals) (bool, string) {
 	galleryType := s.ld.types["imagegallery"] || s.ld.types["mediagallery"] || strings.Contains(s.ogType, "gallery")
 	marked := s.ld.articleCounts == 1 || strings.HasPrefix(s.ogType, "article")
+	if s.archiveTitle && !marked {
+		return false, KindListing
+	}
 	video := s.ld.types["videoobject"] || strings.HasPrefix(s.ogType, "video")
 	// Short news is news: a page that declares itself an article and has a
 	// headline is one, however short its body (a one-line news brief).
@@ -96,7 +106,8 @@ func classify(s pageSignals) (bool, string) {
 }
 
 // firmVerdict reports a kind the page's form alone decides, which the
-// page-kind model (pagekind.go) does not overturn: a main text that is a
+// page-kind model (pagekind.go) does not overturn: an archive's title, a
+// main text that is a
 // run of linked headlines, a page of links with next to no words of its
 // own, or a gallery with a caption's worth of words and no article markup.
 // Linked headlines with two paragraphs or more under each are as likely a
@@ -105,7 +116,7 @@ func classify(s pageSignals) (bool, string) {
 func firmVerdict(s pageSignals, kind string) bool {
 	switch kind {
 	case KindListing:
-		return s.words < 20 || s.teaserHeads >= 8 && s.paras < 2*s.teaserHeads || s.words < 150 && (s.headLinks >= 8 || s.articles >= 6)
+		return s.archiveTitle || s.words < 20 || s.teaserHeads >= 8 && s.paras < 2*s.teaserHeads || s.words < 150 && (s.headLinks >= 8 || s.articles >= 6)
 	case KindGallery:
 		return s.words < 40 && s.ld.articleCounts == 0 && !strings.HasPrefix(s.ogType, "article")
 	}

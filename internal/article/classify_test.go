@@ -80,3 +80,26 @@ func TestExtractClassifiesNonArticles(t *testing.T) {
 		})
 	}
 }
+
+// A blog engine's archive ("Month: 2024/11", "Category: Budgets") or a
+// section's bare name ("News") titles a list of posts, however long their
+// excerpts; a page marked as an article stays one.
+func TestExtractArchiveTitlesMakeListings(t *testing.T) {
+	var posts strings.Builder
+	for i, p := range articleParas(6) {
+		fmt.Fprintf(&posts, `<article class="post"><h2 class="entry-title"><a href="/2024/11/post-%d/">Post number %d on saving money</a></h2><div class="entry-summary"><p>%s […]</p></div></article>`, i, i, p)
+	}
+	cases := []struct{ title, head, want string }{
+		{"Month: 2024/11", "", KindListing},
+		{"Category: Budgets", "", KindListing},
+		{"News", "", KindListing},
+		{"News", `<meta property="og:type" content="article">`, KindArticle},
+		{"News from the budget office", "", KindArticle},
+	}
+	for _, tc := range cases {
+		page := `<html><head><title>` + tc.title + `</title>` + tc.head + `</head><body><main><h1>` + tc.title + `</h1>` + posts.String() + `</main></body></html>`
+		if got := mustExtract(t, page, "https://moneyblog.example/2024/11/").PageKind; got != tc.want {
+			t.Errorf("%q %s: PageKind = %q, want %q", tc.title, tc.head, got, tc.want)
+		}
+	}
+}
