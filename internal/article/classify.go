@@ -107,9 +107,9 @@ func classify(s pageSignals) (bool, string) {
 
 // firmVerdict reports a kind the page's form alone decides, which the
 // page-kind model (pagekind.go) does not overturn: an archive's title, a
-// main text that is a
-// run of linked headlines, a page of links with next to no words of its
-// own, or a gallery with a caption's worth of words and no article markup.
+// main text that is a run of linked headlines, a page of links with next
+// to no words of its own, or a gallery with a caption's worth of words
+// and no article markup.
 // Linked headlines with two paragraphs or more under each are as likely a
 // long guide's or a manual's section heads as a river of teasers: the
 // model decides.

@@ -22,11 +22,11 @@ type contentResult struct {
 func extractContent(body *html.Node, pm *pageMeta, hc hintCache, bud *budget) contentResult {
 	titles := []string{pm.htmlTitle, pm.get("og:title"), pm.get("twitter:title"), pm.ldTitle()}
 	size := len(pm.nodes) // every element of the page: the most the stat table holds
-	best := attempt(body, true, titles, pm, hc, bud, size)
+	best := attempt(body, true, titles, pm.paid, hc, bud, size)
 	if best.runes >= 500 || bud.over() {
 		return best
 	}
-	alt := attempt(body, false, titles, pm, hc, bud, size)
+	alt := attempt(body, false, titles, pm.paid, hc, bud, size)
 	if alt.runes > best.runes*2 {
 		return alt
 	}
@@ -34,8 +34,7 @@ func extractContent(body *html.Node, pm *pageMeta, hc hintCache, bud *budget) co
 }
 
 // attempt runs measuring, scoring, selection and rendering once.
-func attempt(body *html.Node, strip bool, titles []string, pm *pageMeta, hc hintCache, bud *budget, size int) contentResult {
-	paid := pm.paid
+func attempt(body *html.Node, strip bool, titles []string, paid map[*html.Node]bool, hc hintCache, bud *budget, size int) contentResult {
 	st := newStatTable(size, hc)
 	root := *st.measure(body, false, bud) // copy: later passes reset the entry
 	wrappers := storyWrappers(body, st, root.text)

@@ -76,9 +76,9 @@ func isHidden(n *html.Node) bool {
 }
 
 // hiddenByClass reports a utility class that hides an element at every
-// screen width: Tailwind's "hidden", Bootstrap's "d-none", or one that shows it to
-// screen readers only (screenReaderOnly), without a
-// responsive class that shows it again ("md:block", "d-lg-flex").
+// screen width: Tailwind's "hidden", Bootstrap's "d-none", or one that
+// shows it to screen readers only (screenReaderOnly), without a responsive
+// class that shows it again ("md:block", "d-lg-flex").
 func hiddenByClass(class string) bool {
 	if !strings.Contains(class, "hidden") && !strings.Contains(class, "d-none") && !strings.Contains(class, "sr-only") && !strings.Contains(class, "screen-reader") && !strings.Contains(class, "invisible") {
 		return false // most classes; the test costs no allocation
