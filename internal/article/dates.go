@@ -412,10 +412,10 @@ var foreignMonths = map[string]string{
 
 // shownDate is the first day reShownDate (or else reRareDate) finds in
 // text, or nil, at the time of day written after it (or before it: "3:45
-// PM EST, March 5, 2024") where that names its zone (withClock). slashes says how the
-// page's language orders a slashed date's day and month. A line that
-// gives the updated day first gives its published day ("Updated March 6
-// · Published March 5").
+// PM EST, March 5, 2024") where that names its zone (withClock). slashes
+// says how the page's language orders a slashed date's day and month. A
+// line that gives the updated day first gives its published day
+// ("Updated March 6 · Published March 5").
 func shownDate(text string, slashes slashOrder) *time.Time {
 	text = foldDigits(strings.ToLower(text))
 	loc := findShownDate(text)

@@ -797,8 +797,9 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			continue
 		}
 		lead := hanReporter(strings.TrimSpace(first.Data))
+		nearHeadline := h1 >= 0 && i >= h1-dateLinesBefore && i < h1+dateLinesAfter
 		dated := 0
-		if h1 >= 0 && i >= h1-dateLinesBefore && i < h1+dateLinesAfter { // a story's meta line, not a card's
+		if nearHeadline { // a story's meta line, not a card's
 			if dated = datedCredit(lead); dated > 0 && pm.inTeaser(n) {
 				continue
 			}
@@ -834,7 +835,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 					pm.creditLines = map[*html.Node]string{}
 				}
 				pm.creditLines[n] = name
-				if h1 >= 0 && i >= h1-dateLinesBefore && i < h1+dateLinesAfter && !inQuote(n) {
+				if nearHeadline && !inQuote(n) {
 					pm.creditedNearHeadline = append(pm.creditedNearHeadline, name)
 				}
 			}
