@@ -70,13 +70,22 @@ func withoutBylines(bs []block, credits map[*html.Node]string, authors []string)
 	}
 	out := bs[:0:0]
 	for _, b := range bs {
-		name, ok := credits[b.node]
-		if ok && !isHeading(b.tag) && b.tag != atom.Li && slices.ContainsFunc(authors, func(a string) bool { return strings.EqualFold(a, name) }) {
+		credit, ok := credits[b.node]
+		if ok && !isHeading(b.tag) && b.tag != atom.Li && namesAuthor(credit, authors) {
 			continue
 		}
 		out = append(out, b)
 	}
 	return out
+}
+
+// namesAuthor reports whether a credit line's names, split as the
+// authors are ("Jane Roe and John Doe"), hold one of the authors.
+func namesAuthor(credit string, authors []string) bool {
+	names, _ := splitAuthors(credit)
+	return slices.ContainsFunc(names, func(n string) bool {
+		return slices.ContainsFunc(authors, func(a string) bool { return strings.EqualFold(a, n) })
+	})
 }
 
 // maxStampLine is the longest block (runes) read as a timestamp line.
