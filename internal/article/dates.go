@@ -444,6 +444,9 @@ func shownDate(text string, slashes slashOrder) *time.Time {
 		}
 	}
 	day := shownDay(m, slashes)
+	if day == nil && slashes == slashesUnknown {
+		day = slashedByWeekday(m, text[:loc[0]])
+	}
 	if t := withClock(day, text[loc[1]:]); t != day { // withClock gives day itself where no clock follows
 		return t
 	}
@@ -471,7 +474,35 @@ type slashOrder int
 const (
 	slashesUnknown slashOrder = iota // "03/05/2024" is not read
 	dayFirst                         // 5 March
+	monthFirst                       // March 5
 )
+
+// slashedByWeekday reads a slashed date whose order is unknown by the
+// weekday named just before it: in Drupal's default "Tue, 03/05/2024 -
+// 10:12" the day is March 5, a Tuesday (May 3 was a Friday). It is nil
+// where no English weekday stands there, or neither order gives it.
+func slashedByWeekday(m []string, pre string) *time.Time {
+	pre = strings.TrimRight(pre, " ,")
+	i := strings.LastIndexFunc(pre, func(r rune) bool { return !unicode.IsLetter(r) })
+	wd, ok := englishWeekdays[strings.TrimSuffix(pre[i+1:], ".")]
+	if !ok {
+		return nil
+	}
+	for _, order := range []slashOrder{monthFirst, dayFirst} {
+		if d := shownDay(m, order); d != nil && d.Weekday() == wd {
+			return d
+		}
+	}
+	return nil
+}
+
+// englishWeekdays are the English names and abbreviations of weekdays.
+var englishWeekdays = map[string]time.Weekday{
+	"sun": time.Sunday, "sunday": time.Sunday, "mon": time.Monday, "monday": time.Monday,
+	"tue": time.Tuesday, "tues": time.Tuesday, "tuesday": time.Tuesday, "wed": time.Wednesday, "wednesday": time.Wednesday,
+	"thu": time.Thursday, "thur": time.Thursday, "thurs": time.Thursday, "thursday": time.Thursday,
+	"fri": time.Friday, "friday": time.Friday, "sat": time.Saturday, "saturday": time.Saturday,
+}
 
 // slashOrderOf is the slashOrder of a page in lang: the day first in
 // every language but English, those that write the year first and
@@ -576,6 +607,8 @@ func slashed(a, b, year string, slashes slashOrder) *time.Time {
 		return dateFromParts(year, a, b, "", "", "")
 	case slashes == dayFirst:
 		return dateFromParts(year, b, a, "", "", "")
+	case slashes == monthFirst:
+		return dateFromParts(year, a, b, "", "", "")
 	}
 	return nil
 }
@@ -734,7 +767,7 @@ var (
 	// writer's credit ("Posted by Jane Roe on"), or a time of day among
 	// labels (leadClock).
 	reDateLine = regexp.MustCompile(`^` + dateLabel + `$`)
-	reDateLead = regexp.MustCompile(`^(?:(?:` + dateLabelWords + `|` + leadClock + `)*|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?|(?:posted|published|written)\s+by\s+[^|•·]{2,60}?\s+on)$`)
+	reDateLead = regexp.MustCompile(`^(?:(?:` + dateLabelWords + `|` + leadClock + `)*|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?|(?:posted|published|written|submitted)\s+by\s+[^|•·]{2,60}?\s+on(?:\s+` + weekday + `\.?,?)?)$`)
 	// reUpdatedLine is what an updated stamp's line may hold beside its day.
 	reUpdatedLine = regexp.MustCompile(`^(?:last|updated|on|date|` + updatedIn + `|am|le|el|em|il|op|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:：|,.•·—–-])*$`)
 	// reUpdatedAfterDay is an updated stamp's label after a date line's
@@ -770,12 +803,30 @@ func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
 		if loc == nil {
 			continue
 		}
-		if lead.MatchString(strings.TrimSpace(t[:loc[0]])) && rest.MatchString(afterDateLine(t[loc[1]:])) &&
+		if pre := strings.TrimSpace(t[:loc[0]]); (lead.MatchString(pre) || creditLead(n, pre, lead)) && rest.MatchString(afterDateLine(t[loc[1]:])) &&
 			!pm.inChrome(n) && !inQuote(n) && !pm.inPageChrome(n) && !namesToday(n) && !inDataTable(n) && !inCaption(n) && !pm.inTeaser(n) {
 			lines = append(lines, t)
 		}
 	}
 	return lines
+}
+
+// creditLead reports a date line's lead, lower-cased, that opens with the
+// credit of a link within the line to its writer's page, and holds after
+// it what lead admits ("<a href="/author/jane-roe">Jane Roe</a> · 4 min
+// read · March 5, 2024").
+func creditLead(n *html.Node, pre string, lead *regexp.Regexp) bool {
+	pre = strings.TrimPrefix(pre, "by ")
+	for d := range n.Descendants() {
+		if d.DataAtom != atom.A {
+			continue
+		}
+		name, _ := writerLink(d)
+		if name = strings.ToLower(name); name != "" && strings.HasPrefix(pre, name) && lead.MatchString(strings.TrimSpace(pre[len(name):])) {
+			return true
+		}
+	}
+	return false
 }
 
 // inTeaser reports a date beside a link to another story: a related
@@ -836,7 +887,7 @@ func (pm *pageMeta) headlineLinkBeside(p, n *html.Node) bool {
 			words -= countWords(rawText(n))
 		}
 		href := attr(c, "href")
-		return words >= 5 && !isTopicPath(href) && !reAuthorPage.MatchString(href) && pm.linksSibling(href) && !pm.isOwnHeadline(text)
+		return words >= 5 && !isTopicPath(href) && !isAuthorPage(href) && pm.linksSibling(href) && !pm.isOwnHeadline(text)
 	}
 	if p.DataAtom == atom.A {
 		return headline(p)

@@ -295,8 +295,8 @@ func namedPart(n *html.Node) string {
 		if d.Type != html.ElementNode || last != nil && isAncestor(last, d) {
 			continue
 		}
-		if _, ok := authorPagePath(attr(d, "href")); ok && d.DataAtom == atom.A {
-			if t := cleanInline(shortText(d, 60)); !reAuthorControl.MatchString(t) {
+		if d.DataAtom == atom.A {
+			if t, _ := writerLink(d); t != "" && !reAuthorControl.MatchString(t) {
 				links++
 				link = t
 			}
@@ -665,7 +665,7 @@ func mayCredit(t string) bool {
 
 var (
 	// reCredit is a line that credits a writer, the name (if any) after it.
-	reCredit = regexp.MustCompile(`^(?i:(?:` + wordsOpener + `) by|(?:posted|published)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by)\s*:?\s*(.*)$`)
+	reCredit = regexp.MustCompile(`^(?i:(?:` + wordsOpener + `) by|(?:posted|published|submitted)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by)\s*:?\s*(.*)$`)
 	// reCreditTail is what a credit line holds after the name: a day, or
 	// a separator and what follows it ("Jane Roe | March 3, 2024").
 	reCreditTail = regexp.MustCompile(`\s*(?:[|•·;]|\s[–—-]\s).*$`)
@@ -748,12 +748,13 @@ func withoutRole(name string) string {
 	return name
 }
 
-// datedCredit is the length of the day a credit line opens with, "by"
-// right after it ("March 5, 2024 by Jane Roe"), or 0 ("March 5, 2024 —
-// Interviewed by …" is a timeline's). Only a short line with "by" is
-// tried.
-func datedCredit(lead string) int {
-	if len(lead) > maxCreditLine || len(lead) < 8 || !mayCredit(lead) {
+// datedCredit is the length of the day a credit line opens with, "by" or
+// the page's own word for it (local, "di" on an Italian page) right after
+// it ("March 5, 2024 by Jane Roe", "5 marzo 2024 di Giovanni Rossi"), or
+// 0 ("March 5, 2024 — Interviewed by …" is a timeline's). Only a short
+// line that holds the word is tried.
+func datedCredit(lead, local string) int {
+	if len(lead) > maxCreditLine || len(lead) < 8 || !mayCredit(lead) && (local == "" || !strings.Contains(lead, " "+local)) {
 		return 0
 	}
 	if c := lead[0]; !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z') {
@@ -763,10 +764,22 @@ func datedCredit(lead string) int {
 	if loc == nil {
 		return 0
 	}
-	if rest := lead[loc[1]:]; strings.EqualFold(rest, "by") || len(rest) > 3 && strings.EqualFold(rest[:3], "by ") {
-		return loc[1] // the name may be the next element's ("March 5, 2024 by <a>Jane Roe</a>")
+	rest := lead[loc[1]:]
+	for _, by := range []string{"by", local} {
+		if by != "" && (strings.EqualFold(rest, by) || len(rest) > len(by) && strings.EqualFold(rest[:len(by)+1], by+" ")) {
+			return loc[1] // the name may be the next element's ("March 5, 2024 by <a>Jane Roe</a>")
+		}
 	}
 	return 0
+}
+
+// localPreposition is the page's word for "by" before a writer's name
+// (localBy's first word where it is one: "von", "par", "di"), or "".
+func localPreposition(by []string) string {
+	if len(by) > 0 && !strings.HasPrefix(by[0], "aut") && utf8.RuneCountInString(by[0]) <= 4 {
+		return by[0]
+	}
+	return ""
 }
 
 // collectWrittenBy records the names unmarked credit lines give: an
@@ -776,6 +789,7 @@ func datedCredit(lead string) int {
 // Type" heading is no credit).
 func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 	by := localBy(pm.regionalLang())
+	local := localPreposition(by)
 	h1 := pm.firstH1
 	read := 0 // credit lines read, names or not
 	for i, n := range nodes {
@@ -800,7 +814,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 		nearHeadline := h1 >= 0 && i >= h1-dateLinesBefore && i < h1+dateLinesAfter
 		dated := 0
 		if nearHeadline { // a story's meta line, not a card's
-			if dated = datedCredit(lead); dated > 0 && pm.inTeaser(n) {
+			if dated = datedCredit(lead, local); dated > 0 && pm.inTeaser(n) {
 				continue
 			}
 		}
@@ -1025,7 +1039,7 @@ func inMenu(n *html.Node) bool {
 			return true
 		}
 		switch strings.ToLower(attr(n, "role")) {
-		case "navigation", "menu", "menubar":
+		case "navigation", "menu", "menubar", "menuitem":
 			return true
 		}
 	}
@@ -1048,13 +1062,11 @@ var (
 // maxAuthorLinks bounds the author links read per page.
 const maxAuthorLinks = 2
 
-// reAuthorPage is the path of an author's page: /author/jane-roe,
-// /authors/jane-roe.html.
-var reAuthorPage = regexp.MustCompile(`(?i)/authors?/[\p{L}0-9._-]+/?(?:\.html?)?$`)
-
 // collectAuthorLinks records the text of links to an author's page that
 // reads as a person's name: the byline of many pages that mark it up no
-// other way ("By <a href="/author/jane-roe">Jane Roe</a> · Editor").
+// other way ("By <a href="/author/jane-roe">Jane Roe</a> · Editor"). A
+// link in a menu leads to a columnist, one in a paragraph of prose to
+// someone the story mentions.
 func (pm *pageMeta) collectAuthorLinks(nodes []*html.Node) {
 	for _, n := range nodes {
 		if len(pm.authorLinks) >= maxAuthorLinks {
@@ -1063,26 +1075,107 @@ func (pm *pageMeta) collectAuthorLinks(nodes []*html.Node) {
 		if n.DataAtom != atom.A {
 			continue
 		}
-		path, ok := authorPagePath(attr(n, "href"))
-		if !ok {
-			continue
-		}
-		if name := cleanInline(shortText(n, 60)); (rePersonName.MatchString(name) || reCaselessName.MatchString(name) || sluggedFirstName(name, path)) && !pm.inChrome(n) {
+		if name, path := writerLink(n); name != "" && (rePersonName.MatchString(name) || reCaselessName.MatchString(name) || sluggedFirstName(name, path)) && !pm.inChrome(n) && !inMenu(n) && !inLongParagraph(n) {
 			pm.authorLinks = append(pm.authorLinks, name)
 		}
 	}
 }
 
-// authorPagePath is the path of href when it is an author's page.
+// inLongParagraph reports a link inside a paragraph longer than a meta line.
+func inLongParagraph(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.DataAtom == atom.P {
+			return shortText(p, maxCreditLine) == "" // "" past the bound
+		}
+	}
+	return false
+}
+
+// authorPagePath is the path of href when it is an author's page: a name
+// under one of authorDirs (/author/jane-roe, /staff/jane-roe.html,
+// Drupal's /user/12) or a handle (Medium's and Substack's /@janeroe).
 func authorPagePath(href string) (string, bool) {
-	if !strings.Contains(href, "/author") { // most links: no parse
+	if i := strings.IndexAny(href, "?#"); i >= 0 {
+		href = href[:i]
+	}
+	href = strings.TrimSuffix(href, "/")
+	slash := strings.LastIndexByte(href, '/')
+	if slash < 0 {
+		return "", false
+	}
+	slug, dir := href[slash+1:], href[:slash]
+	dir = dir[strings.LastIndexByte(dir, '/')+1:]
+	handle := len(slug) > 1 && slug[0] == '@'
+	if !handle && (len(dir) > len("journalists") || !authorDirs[strings.ToLower(dir)]) { // most links: no parse
 		return "", false
 	}
 	u, err := url.Parse(href)
-	if err != nil || !reAuthorPage.MatchString(u.Path) {
+	if err != nil {
+		return "", false
+	}
+	slug, _ = strings.CutSuffix(strings.TrimPrefix(path.Base(u.Path), "@"), ".html")
+	if slug == "" || strings.ContainsFunc(slug, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '_' && r != '-'
+	}) {
 		return "", false
 	}
 	return u.Path, true
+}
+
+// isAuthorPage reports whether href leads to an author's page.
+func isAuthorPage(href string) bool {
+	_, ok := authorPagePath(href)
+	return ok
+}
+
+// writerLink is the text of a link to an author's page and the page's
+// path, or "". Under the folders of sites' user accounts (userDirs) the
+// page must be named by a number or by the text's words ("/user/12",
+// "/users/jane-roe"): "/user/memberlist" and "/profile/stevenhgm" behind
+// "名片" (a business card) are the site's controls.
+func writerLink(a *html.Node) (string, string) {
+	p, ok := authorPagePath(attr(a, "href"))
+	if !ok {
+		return "", ""
+	}
+	text := cleanInline(shortText(a, 60))
+	if dir, slug := path.Split(strings.TrimSuffix(p, "/")); userDirs[strings.ToLower(path.Base(dir))] && !numeric(slug) && !slugOf(slug, text) {
+		return "", ""
+	}
+	return text, p
+}
+
+// userDirs are the authorDirs of any user's account, not a writer's.
+var userDirs = map[string]bool{"user": true, "users": true, "profile": true, "profiles": true}
+
+// numeric reports a non-empty run of ASCII digits.
+func numeric(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// slugOf reports whether slug is text's words, lower-cased, joined by a
+// hyphen, an underscore or a dot ("jane-roe" for "Jane Roe").
+func slugOf(slug, text string) bool {
+	words := strings.Fields(strings.ToLower(text))
+	if len(words) < 2 {
+		return false
+	}
+	for _, sep := range []string{"-", "_", "."} {
+		if strings.EqualFold(slug, strings.Join(words, sep)) {
+			return true
+		}
+	}
+	return false
+}
+
+// authorDirs are the folders of writers' pages in the languages of
+// localCredits. "team" and "people" are left out: a sports team's page
+// and a topic page on a person the story names live there.
+var authorDirs = map[string]bool{
+	"author": true, "authors": true, "autor": true, "autoren": true, "autores": true, "autore": true, "autori": true,
+	"auteur": true, "auteurs": true, "writer": true, "writers": true, "columnist": true, "columnists": true,
+	"journalist": true, "journalists": true, "reporter": true, "reporters": true, "contributor": true, "contributors": true,
+	"staff": true, "profile": true, "profiles": true, "user": true, "users": true,
 }
 
 // isAncestor reports whether a is n or one of its ancestors.
@@ -2042,7 +2135,7 @@ var (
 	// 03/03/2024"). The six languages' "on" ("le", "am", "el" …) counts in
 	// lower case only: capitalised, it is a surname ("Thanh Le 12 May
 	// 2024").
-	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?|on|at|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:\b(?:` + monthWords + `)\.?\s+\d|` + stampClock + `(?:\s*(?:$|[,|·•])|\s*[ap]\.?\s?m\b|(?-i:\s+[A-Z]{2,4}\b))|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
+	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?|on|at|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:` + weekday + `\.?,?\s+)?(?:\b(?:` + monthWords + `)\.?\s+\d|` + stampClock + `(?:\s*(?:$|[,|·•])|\s*[ap]\.?\s?m\b|(?-i:\s+[A-Z]{2,4}\b))|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
 	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日)\s*(?:[|,·•–—-]\s*)?`)
