@@ -480,7 +480,8 @@ const (
 // slashedByWeekday reads a slashed date whose order is unknown by the
 // weekday named just before it: in Drupal's default "Tue, 03/05/2024 -
 // 10:12" the day is March 5, a Tuesday (May 3 was a Friday). It is nil
-// where no English weekday stands there, or neither order gives it.
+// where no English weekday stands there, or neither order or both give
+// it.
 func slashedByWeekday(m []string, pre string) *time.Time {
 	pre = strings.TrimRight(pre, " ,")
 	i := strings.LastIndexFunc(pre, func(r rune) bool { return !unicode.IsLetter(r) })
@@ -488,12 +489,16 @@ func slashedByWeekday(m []string, pre string) *time.Time {
 	if !ok {
 		return nil
 	}
+	var day *time.Time
 	for _, order := range []slashOrder{monthFirst, dayFirst} {
 		if d := shownDay(m, order); d != nil && d.Weekday() == wd {
-			return d
+			if day != nil {
+				return nil // both orders fall on it ("Tue, 12/03/2024")
+			}
+			day = d
 		}
 	}
-	return nil
+	return day
 }
 
 // englishWeekdays are the English names and abbreviations of weekdays.
@@ -816,13 +821,13 @@ func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
 // it what lead admits ("<a href="/author/jane-roe">Jane Roe</a> · 4 min
 // read · March 5, 2024").
 func creditLead(n *html.Node, pre string, lead *regexp.Regexp) bool {
-	pre = strings.TrimPrefix(pre, "by ")
+	pre, by := strings.CutPrefix(pre, "by ")
 	for d := range n.Descendants() {
 		if d.DataAtom != atom.A {
 			continue
 		}
-		name, _ := writerLink(d)
-		if name = strings.ToLower(name); name != "" && strings.HasPrefix(pre, name) && lead.MatchString(strings.TrimSpace(pre[len(name):])) {
+		name, _, account := writerLink(d)
+		if name = strings.ToLower(name); name != "" && (!account || by) && strings.HasPrefix(pre, name) && lead.MatchString(strings.TrimSpace(pre[len(name):])) {
 			return true
 		}
 	}

@@ -296,7 +296,7 @@ func namedPart(n *html.Node) string {
 			continue
 		}
 		if d.DataAtom == atom.A {
-			if t, _ := writerLink(d); t != "" && !reAuthorControl.MatchString(t) {
+			if t, _, _ := writerLink(d); t != "" && !reAuthorControl.MatchString(t) {
 				links++
 				link = t
 			}
@@ -761,7 +761,7 @@ func datedCredit(lead, local string) int {
 		return 0
 	}
 	loc := reLeadDate.FindStringIndex(lead)
-	if loc == nil {
+	if loc == nil || local != "" && !recentYear(lead[:loc[1]]) {
 		return 0
 	}
 	rest := lead[loc[1]:]
@@ -771,6 +771,18 @@ func datedCredit(lead, local string) int {
 		}
 	}
 	return 0
+}
+
+// recentYear reports a year of this century in a day's text: "9.
+// November 1989 von Günter Schabowski" is a kicker's anniversary, no
+// credit (nor "12 dicembre 1969 di Piazza Fontana", "of").
+func recentYear(day string) bool {
+	for _, f := range strings.FieldsFunc(day, func(r rune) bool { return r < '0' || r > '9' }) {
+		if y, err := strconv.Atoi(f); err == nil && y >= 2000 && y < 2100 {
+			return true
+		}
+	}
+	return false
 }
 
 // localPreposition is the page's word for "by" before a writer's name
@@ -814,7 +826,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 		nearHeadline := h1 >= 0 && i >= h1-dateLinesBefore && i < h1+dateLinesAfter
 		dated := 0
 		if nearHeadline { // a story's meta line, not a card's
-			if dated = datedCredit(lead, local); dated > 0 && pm.inTeaser(n) {
+			if dated = datedCredit(lead, local); dated > 0 && (pm.inTeaser(n) || n.DataAtom == atom.Li || enclosedBy(n, atom.Li)) { // a card's, a list's
 				continue
 			}
 		}
@@ -1065,9 +1077,11 @@ const maxAuthorLinks = 2
 // collectAuthorLinks records the text of links to an author's page that
 // reads as a person's name: the byline of many pages that mark it up no
 // other way ("By <a href="/author/jane-roe">Jane Roe</a> · Editor"). A
-// link in a menu leads to a columnist, one in a paragraph of prose to
-// someone the story mentions.
+// link in a menu leads to a columnist; an account's page (a staff
+// member's) counts only after "by", and not in a paragraph of prose
+// ("drafted by <a>John Doe</a> of the planning office, who …").
 func (pm *pageMeta) collectAuthorLinks(nodes []*html.Node) {
+	by := localBy(pm.regionalLang())
 	for _, n := range nodes {
 		if len(pm.authorLinks) >= maxAuthorLinks {
 			return
@@ -1075,7 +1089,9 @@ func (pm *pageMeta) collectAuthorLinks(nodes []*html.Node) {
 		if n.DataAtom != atom.A {
 			continue
 		}
-		if name, path := writerLink(n); name != "" && (rePersonName.MatchString(name) || reCaselessName.MatchString(name) || sluggedFirstName(name, path)) && !pm.inChrome(n) && !inMenu(n) && !inLongParagraph(n) {
+		name, path, account := writerLink(n)
+		if name != "" && (rePersonName.MatchString(name) || reCaselessName.MatchString(name) || sluggedFirstName(name, path)) && !pm.inChrome(n) && !inMenu(n) &&
+			(!account || creditedLink(n, by) && !inLongParagraph(n)) {
 			pm.authorLinks = append(pm.authorLinks, name)
 		}
 	}
@@ -1093,7 +1109,8 @@ func inLongParagraph(n *html.Node) bool {
 
 // authorPagePath is the path of href when it is an author's page: a name
 // under one of authorDirs (/author/jane-roe, /staff/jane-roe.html,
-// Drupal's /user/12) or a handle (Medium's and Substack's /@janeroe).
+// Drupal's /user/12) or a handle on the page's own site or Medium's or
+// Substack's (/@janeroe).
 func authorPagePath(href string) (string, bool) {
 	if i := strings.IndexAny(href, "?#"); i >= 0 {
 		href = href[:i]
@@ -1106,11 +1123,11 @@ func authorPagePath(href string) (string, bool) {
 	slug, dir := href[slash+1:], href[:slash]
 	dir = dir[strings.LastIndexByte(dir, '/')+1:]
 	handle := len(slug) > 1 && slug[0] == '@'
-	if !handle && (len(dir) > len("journalists") || !authorDirs[strings.ToLower(dir)]) { // most links: no parse
+	if !handle && (len(dir) > len("contributors") || !authorDirs[strings.ToLower(dir)] && !accountDirs[strings.ToLower(dir)]) { // most links: no parse
 		return "", false
 	}
 	u, err := url.Parse(href)
-	if err != nil {
+	if err != nil || handle && u.Host != "" && !handleHosts[strings.TrimPrefix(strings.ToLower(u.Host), "www.")] {
 		return "", false
 	}
 	slug, _ = strings.CutSuffix(strings.TrimPrefix(path.Base(u.Path), "@"), ".html")
@@ -1122,27 +1139,55 @@ func authorPagePath(href string) (string, bool) {
 	return u.Path, true
 }
 
+// handleHosts are the hosts whose /@name pages are writers'; elsewhere a
+// handle on another host is a social network's account ("Tik Tok" in a
+// shop's footer).
+var handleHosts = map[string]bool{"medium.com": true, "substack.com": true}
+
 // isAuthorPage reports whether href leads to an author's page.
 func isAuthorPage(href string) bool {
 	_, ok := authorPagePath(href)
 	return ok
 }
 
-// writerLink is the text of a link to an author's page and the page's
-// path, or "". Under the folders of sites' user accounts (userDirs) the
-// page must be named by a number or by the text's words ("/user/12",
-// "/users/jane-roe"): "/user/memberlist" and "/profile/stevenhgm" behind
-// "名片" (a business card) are the site's controls.
-func writerLink(a *html.Node) (string, string) {
+// writerLink is the text of a link to an author's page, the page's path,
+// and whether the page is an account's (accountDirs: a staff member's or
+// a contributor's or a site user's, who may be anyone, or a page about
+// contributing), or "". Under the folders of sites'
+// user accounts (userDirs) the page must be named by a number or by the
+// text's words ("/user/12", "/users/jane-roe"): "/user/memberlist" and
+// "/profile/stevenhgm" behind "名片" (a business card) are the site's
+// controls.
+func writerLink(a *html.Node) (name, pagePath string, account bool) {
 	p, ok := authorPagePath(attr(a, "href"))
 	if !ok {
-		return "", ""
+		return "", "", false
 	}
 	text := cleanInline(shortText(a, 60))
-	if dir, slug := path.Split(strings.TrimSuffix(p, "/")); userDirs[strings.ToLower(path.Base(dir))] && !numeric(slug) && !slugOf(slug, text) {
-		return "", ""
+	dir, slug := path.Split(strings.TrimSuffix(p, "/"))
+	dir = strings.ToLower(path.Base(dir))
+	if userDirs[dir] && !numeric(slug) && !slugOf(slug, text) {
+		return "", "", false
 	}
-	return text, p
+	return text, p, !authorDirs[dir] && slug[0] != '@'
+}
+
+// creditedLink reports a link with "by" (or a word of by, the page's own)
+// before it in its parent's text: "By <a>Jane Roe</a>", "Submitted by
+// <a>…</a> on", "By <a>A</a>, <a>B</a>" — not "said <a>John Doe</a>", a
+// staff directory's card or a team sheet.
+func creditedLink(a *html.Node, by []string) bool {
+	var pre strings.Builder
+	for s := a.Parent.FirstChild; s != nil && s != a && pre.Len() < maxCreditLine; s = s.NextSibling {
+		if s.Type == html.TextNode {
+			pre.WriteString(s.Data)
+		} else {
+			pre.WriteString(shortText(s, 60))
+		}
+		pre.WriteByte(' ')
+	}
+	words := strings.FieldsFunc(strings.ToLower(pre.String()), func(r rune) bool { return !unicode.IsLetter(r) })
+	return slices.Contains(words, "by") || slices.ContainsFunc(by, func(w string) bool { return slices.Contains(words, w) })
 }
 
 // userDirs are the authorDirs of any user's account, not a writer's.
@@ -1169,14 +1214,19 @@ func slugOf(slug, text string) bool {
 }
 
 // authorDirs are the folders of writers' pages in the languages of
-// localCredits. "team" and "people" are left out: a sports team's page
-// and a topic page on a person the story names live there.
-var authorDirs = map[string]bool{
-	"author": true, "authors": true, "autor": true, "autoren": true, "autores": true, "autore": true, "autori": true,
-	"auteur": true, "auteurs": true, "writer": true, "writers": true, "columnist": true, "columnists": true,
-	"journalist": true, "journalists": true, "reporter": true, "reporters": true, "contributor": true, "contributors": true,
-	"staff": true, "profile": true, "profiles": true, "user": true, "users": true,
-}
+// localCredits, and accountDirs those of people who may be writers: a
+// link there is a credit only after "by" (creditedLink). "team" and
+// "people" are neither: a sports team's page and a topic page on a
+// person the story names live there.
+var (
+	authorDirs = map[string]bool{
+		"author": true, "authors": true, "autor": true, "autoren": true, "autores": true, "autore": true, "autori": true,
+		"auteur": true, "auteurs": true, "writer": true, "writers": true, "columnist": true, "columnists": true,
+	}
+	accountDirs = map[string]bool{
+		"contributor": true, "contributors": true, "journalist": true, "journalists": true, "reporter": true, "reporters": true, "staff": true, "profile": true, "profiles": true, "user": true, "users": true,
+	}
+)
 
 // isAncestor reports whether a is n or one of its ancestors.
 func isAncestor(a, n *html.Node) bool {
