@@ -769,10 +769,10 @@ var (
 	// reDateLine is what stands after a date line's day, and reDateLead
 	// what stands before it: the same, or a publication label behind a
 	// word or two ("Essay - Published:", the story's kind or section), a
-	// writer's credit ("Posted by Jane Roe on"), or a time of day among
-	// labels (leadClock).
+	// writer's credit ("Posted by Jane Roe on", "By Jane Roe |"), or a
+	// time of day among labels (leadClock).
 	reDateLine = regexp.MustCompile(`^` + dateLabel + `$`)
-	reDateLead = regexp.MustCompile(`^(?:(?:` + dateLabelWords + `|` + leadClock + `)*|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?|(?:posted|published|written|submitted)\s+by\s+[^|•·]{2,60}?\s+on(?:\s+` + weekday + `\.?,?)?)$`)
+	reDateLead = regexp.MustCompile(`^(?:(?:` + dateLabelWords + `|` + leadClock + `)*|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?|(?:posted|published|written|submitted)\s+by\s+[^|•·]{2,60}?\s+on(?:\s+` + weekday + `\.?,?)?|by(?:\s+[^\s|•·,:;]+){1,4}\s*[|•·—–-]?)$`)
 	// reUpdatedLine is what an updated stamp's line may hold beside its day.
 	reUpdatedLine = regexp.MustCompile(`^(?:last|updated|on|date|` + updatedIn + `|am|le|el|em|il|op|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:：|,.•·—–-])*$`)
 	// reUpdatedAfterDay is an updated stamp's label after a date line's
@@ -808,12 +808,34 @@ func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
 		if loc == nil {
 			continue
 		}
-		if pre := strings.TrimSpace(t[:loc[0]]); (lead.MatchString(pre) || creditLead(n, pre, lead)) && rest.MatchString(afterDateLine(t[loc[1]:])) &&
+		if pre := strings.TrimSpace(t[:loc[0]]); (lead.MatchString(pre) && !pm.othersCredit(pre) || creditLead(n, pre, lead)) && rest.MatchString(afterDateLine(t[loc[1]:])) &&
 			!pm.inChrome(n) && !inQuote(n) && !pm.inPageChrome(n) && !namesToday(n) && !inDataTable(n) && !inCaption(n) && !pm.inTeaser(n) {
 			lines = append(lines, t)
 		}
 	}
 	return lines
+}
+
+// othersCredit reports a date line's lead, lower-cased, that credits by
+// "by" another writer than the page's first credit (its byline, else the
+// first credit line by the headline): a card's "By Jane Roe | March 1"
+// under the story's "By Dana Whitfield".
+func (pm *pageMeta) othersCredit(pre string) bool {
+	name, ok := strings.CutPrefix(pre, "by ")
+	if !ok {
+		return false
+	}
+	name = strings.TrimRight(name, " |•·—–-")
+	var first string
+	if len(pm.bylines) > 0 {
+		first = pm.bylines[0]
+	} else if len(pm.creditedNearHeadline) > 0 {
+		first = pm.creditedNearHeadline[0]
+	} else {
+		return false
+	}
+	first = strings.ToLower(first)
+	return !strings.Contains(first, name) && !strings.Contains(name, first)
 }
 
 // creditLead reports a date line's lead, lower-cased, that opens with the
@@ -984,22 +1006,44 @@ func namesToday(n *html.Node) bool {
 // on March 3, 2024 by Jane Roe"): none makes the line something other
 // than a date line.
 func afterDateLine(s string) string {
-	s = reClock.ReplaceAllString(s, "")
+	s = withoutClock(s)
 	if m := reUpdatedAfterDay.FindStringIndex(s); m != nil {
 		if d := shownDateIndex(s[m[1]:]); d != nil && d[0] == 0 {
-			s = s[:m[0]] + reClock.ReplaceAllString(s[m[1]+d[1]:], "")
+			s = s[:m[0]] + withoutClock(s[m[1]+d[1]:])
 		}
 	}
 	s = reCreditAfterDay.ReplaceAllString(s, "")
 	return strings.TrimSpace(s)
 }
 
+// withoutClock cuts the time of day s opens with (reClock), but the word
+// of a credit that reClock read as a zone: in "at 10:12 by jane roe" the
+// credit is reCreditAfterDay's.
+func withoutClock(s string) string {
+	m := reClock.FindStringSubmatchIndex(s)
+	if m == nil {
+		return s
+	}
+	if z := m[14]; z >= 0 && slices.Contains(creditWords, s[z:m[15]]) && !reNoWriter.MatchString(s[m[15]:]) {
+		return s[z:]
+	}
+	return s[m[1]:]
+}
+
+// reNoWriter opens what follows "by" and names no writer: a place or a
+// way ("6:40 pm by the old harbour wall", "by video conference").
+var reNoWriter = regexp.MustCompile(`^\s+(?:the|a|an|our|video|phone|mail|email|appointment)\b`)
+
+// creditWords open reCreditAfterDay's credit: "by" and its French,
+// Spanish and Portuguese, German, Dutch and Italian words.
+var creditWords = []string{"by", "par", "por", "von", "door", "di"}
+
 // reCreditAfterDay is a writer's credit after a date line's day, lower-cased:
 // "by" (or par, por, von, door, di) and one or two names of two to four
 // words, or a site's account ("by admin"), to the end or a separator ("by
 // jane roe | 5 min read"); a longer run after "by" is a sentence, a
 // shorter one a deadline ("by midnight").
-var reCreditAfterDay = regexp.MustCompile(`^[\s,]*(?:by|par|por|von|door|di)\s+(?:` + creditName + `(?:\s+(?:and|&|et|y|und|en|e)\s+` + creditName + `)?|admin|administrator|editor|staff|webmaster)\s*(?:$|[,|•·])`)
+var reCreditAfterDay = regexp.MustCompile(`^[\s,]*(?:` + strings.Join(creditWords, "|") + `)\s+(?:` + creditName + `(?:\s+(?:and|&|et|y|und|en|e)\s+` + creditName + `)?|admin|administrator|editor|staff|webmaster)\s*(?:$|[,|•·])`)
 
 // creditName is a name in reCreditAfterDay: two to four words (five
 // run into a sentence: "on March 5, 2024 by noon the polls had closed").

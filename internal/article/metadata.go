@@ -623,7 +623,7 @@ const maxWrittenBy = 4
 // letter, and those of reCredit's other openers.
 const (
 	creditVerbs    = `written|authored|words|text|story|article|reporting|reported|interview|interviewed`
-	creditInitials = "abimprstvw"
+	creditInitials = "abceimoprstvwg"
 )
 
 const (
@@ -665,7 +665,12 @@ func mayCredit(t string) bool {
 
 var (
 	// reCredit is a line that credits a writer, the name (if any) after it.
-	reCredit = regexp.MustCompile(`^(?i:(?:` + wordsOpener + `) by|(?:posted|published|submitted)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by)\s*:?\s*(.*)$`)
+	reCredit = regexp.MustCompile(`^(?i:(?:` + wordsOpener + `) by|(?:posted|published|submitted)(?:\s+on\s+[^|•·]{6,30}?|\s+in\s+[^|•·]{2,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by)\s*:?\s*(.*)$`)
+	// reGenreCredit credits a piece's writer by its genre ("Analysis by
+	// Jane Roe", "A guest post by …"), believed by the headline only:
+	// elsewhere "Opinion by Justice …" is a court's. A review's "by" is a
+	// customer's.
+	reGenreCredit = regexp.MustCompile(`^(?i:(?:an?\s+)?(?:analysis|opinion|commentary|column|essay|editorial|perspective|explainer|guest\s+(?:post|column|essay))\s+by)\s*:?\s*(.*)$`)
 	// reCreditTail is what a credit line holds after the name: a day, or
 	// a separator and what follows it ("Jane Roe | March 3, 2024").
 	reCreditTail = regexp.MustCompile(`\s*(?:[|•·;]|\s[–—-]\s).*$`)
@@ -761,8 +766,11 @@ func datedCredit(lead, local string) int {
 		return 0
 	}
 	loc := reLeadDate.FindStringIndex(lead)
-	if loc == nil || local != "" && !recentYear(lead[:loc[1]]) {
+	if loc == nil {
 		return 0
+	}
+	if local != "" && (!recentYear(lead[:loc[1]]) || reTimeOfDay.MatchString(lead[:loc[1]])) {
+		local = "" // "13. März 2024, 18:15 Uhr von Klaus Berger": a lecture's speaker
 	}
 	rest := lead[loc[1]:]
 	for _, by := range []string{"by", local} {
@@ -772,6 +780,9 @@ func datedCredit(lead, local string) int {
 	}
 	return 0
 }
+
+// reTimeOfDay is a time of day in a date ("18:15 Uhr", "10h12").
+var reTimeOfDay = regexp.MustCompile(`\d[:h]\d\d`)
 
 // recentYear reports a year of this century in a day's text: "9.
 // November 1989 von Günter Schabowski" is a kicker's anniversary, no
@@ -837,13 +848,20 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 				continue
 			}
 			t := hanReporter(cleanInline(shortText(n, maxCreditLine)))
+			if br := first.NextSibling; br != nil && br.DataAtom == atom.Br && strings.Contains(lead, " ") {
+				if own := cleanInline(lead); len(own) < len(t) && roleOrDay(t[len(own):]) {
+					t = own // "By Jane Roe<br>Staff Reporter": the credit before the role
+				}
+			}
 			if dated > 0 {
 				t = reLeadDate.ReplaceAllString(t, "")
 			}
 			if rest, ok := cutLocalBy(t, by); ok {
 				m = []string{t, rest}
 			} else if mayCredit(t) {
-				m = reCredit.FindStringSubmatch(t)
+				if m = reCredit.FindStringSubmatch(t); m == nil && nearHeadline {
+					m = reGenreCredit.FindStringSubmatch(t)
+				}
 			}
 		}
 		if m == nil || strings.HasSuffix(m[1], ":") {
@@ -867,6 +885,21 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			}
 		}
 	}
+}
+
+// roleOrDay reports the rest of a short credit line after a line break
+// that is the writer's role or the day ("Staff Reporter", "March 5,
+// 2024"), not a paragraph or an address.
+func roleOrDay(rest string) bool {
+	rest = strings.TrimSpace(rest)
+	if rest == "" || len(rest) > 60 {
+		return false
+	}
+	if reJobTitleEnd.MatchString(rest) {
+		return true
+	}
+	loc := shownDateIndex(strings.ToLower(rest))
+	return loc != nil && loc[0] == 0
 }
 
 // hasProse reports a word of lower-case letters in a credit's first part
@@ -2188,7 +2221,7 @@ var (
 	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?|on|at|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:` + weekday + `\.?,?\s+)?(?:\b(?:` + monthWords + `)\.?\s+\d|` + stampClock + `(?:\s*(?:$|[,|·•])|\s*[ap]\.?\s?m\b|(?-i:\s+[A-Z]{2,4}\b))|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
-	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日)\s*(?:[|,·•–—-]\s*)?`)
+	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + weekday + `\.?,?\s+)?(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{4}|\d{4}年\d{1,2}月\d{1,2}日)(?:,?\s*(?:at|um|à|alle|ore|om|às|a las)?\s*\d{1,2}[:.h]\d{2}(?:\s*(?:[ap]\.?m\.?|uhr))?)?\s*(?:[|,·•–—-]\s*)?`)
 	// reAfterWriter is what follows a writer's name and is no credit for
 	// writing: whom the writer speaks for ("Jane Roe on behalf of the
 	// team"), an editor's or a reviewer's credit ("Written by Jane Roe
