@@ -2660,7 +2660,7 @@ func splitAuthors(s string) (names []string, desk string) {
 			if len(p) > 3 && strings.EqualFold(p[:3], "by ") {
 				p = p[3:] // "By Jane Roe | By John Doe"
 			}
-			p = cutNameTail(strings.Trim(reAuthorLabel.ReplaceAllString(reRoleAfterName.ReplaceAllString(p, ""), ""), " .:-–—|·•。"))
+			p = cutNameTail(strings.Trim(reAuthorLabel.ReplaceAllString(reRoleAfterName.ReplaceAllString(p, ""), ""), " .:-–—|·•。»«›‹"))
 			if aside := reAside.FindString(p); aside != "" && !reAuthorRole.MatchString(aside) {
 				if reVisualAside.MatchString(aside) {
 					continue // "Felix Haas (Fotos)": the photographer

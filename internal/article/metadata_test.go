@@ -318,6 +318,8 @@ func TestSplitAuthors(t *testing.T) {
 		{"Jane Roe (with John Doe)", "Jane Roe|John Doe", ""},
 		{"Bruno (Henrique Zecchin) Rodrigues", "Bruno (Henrique Zecchin) Rodrigues", ""},
 		{"Von Anna Schmidt 4. Dezember 2023, 10:15 Uhr", "Anna Schmidt", ""},
+		{"Outer Armatonisdaristan » Tue Mar 05, 2024 10:12 am", "Outer Armatonisdaristan", ""},
+		{"Jane Roe on Tuesday, March 5, 2024", "Jane Roe", ""},
 		{"CM Craig McCarthy Last updated on 17 December 2025", "Craig McCarthy", ""}, // an avatar's initials, a stamp
 		{"Jane Roe Posted on March 3, 2024", "Jane Roe", ""},
 		{"Jane Roe, Modified: 03/03/2024", "Jane Roe", ""},
