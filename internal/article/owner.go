@@ -10,14 +10,15 @@ import (
 )
 
 // siteOwner is the person a personal site is named for, as the writer of
-// a story that credits them by their first name alone: the site's own
-// name (declared, else the holder of its copyright line) whose first word
-// is that name and whose first two or three words spell the host ("Brett"
-// on brettlarkin.com, "Brett Larkin Yoga": Brett Larkin). A site name
-// alone names no writer: "Steam Deck", "Royal Road" and "Uber
-// Engineering" spell their hosts too.
+// a story that credits no one or only by a first name. The site's own
+// name (declared, else its copyright line) names its owner where the
+// host is the owner's subdomain on a blogging platform ("Owain Brennan"
+// on owain.bearblog.dev), or where the story credits that name's first
+// word and the name, or the words that open it, spell the host ("Brett"
+// on brettlarkin.com, "Brett Larkin Yoga"). A name that spells the host
+// alone says nothing: "Steam Deck", "Royal Road" and "Merrill Edge" do.
 func (pm *pageMeta) siteOwner(pageURL string, credited []string) []string {
-	if len(credited) != 1 || strings.Contains(credited[0], " ") {
+	if len(credited) > 1 || len(credited) == 1 && strings.Contains(credited[0], " ") {
 		return credited
 	}
 	u, err := url.Parse(pageURL)
@@ -26,17 +27,19 @@ func (pm *pageMeta) siteOwner(pageURL string, credited []string) []string {
 	}
 	labels := strings.Split(strings.ToLower(strings.TrimPrefix(u.Hostname(), "www.")), ".")
 	labels = labels[:len(labels)-1] // the TLD
+	if len(labels) == 0 {
+		return credited
+	}
 	owner := func(name string) string {
 		words := strings.Fields(name)
-		if len(words) < 2 || !strings.EqualFold(words[0], credited[0]) {
-			return ""
-		}
 		for n := 2; n <= min(len(words), 3); n++ {
 			full := strings.Join(words[:n], " ")
-			if !rePersonName.MatchString(full) {
+			switch {
+			case !rePersonName.MatchString(full):
 				return ""
-			}
-			if slices.Contains(labels, letters(full)) {
+			case len(credited) == 1 && strings.EqualFold(credited[0], words[0]) && slices.Contains(labels, letters(full)):
+				return full
+			case len(credited) == 0 && n == len(words) && len(labels) >= 2 && labels[0] == letters(words[0]) && blogPlatforms[labels[1]]:
 				return full
 			}
 		}
@@ -50,6 +53,12 @@ func (pm *pageMeta) siteOwner(pageURL string, credited []string) []string {
 		return credited
 	}
 	return []string{name}
+}
+
+// blogPlatforms are the hosts that give each writer a subdomain.
+var blogPlatforms = map[string]bool{
+	"bearblog": true, "substack": true, "medium": true, "wordpress": true, "blogspot": true, "github": true, "ghost": true,
+	"tumblr": true, "neocities": true, "hashnode": true, "micro": true, "svbtle": true, "typepad": true, "livejournal": true, "writeas": true,
 }
 
 // maxCopyrightScan bounds the elements, from the page's end, searched for

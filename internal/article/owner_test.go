@@ -5,21 +5,26 @@ import (
 	"testing"
 )
 
-// A personal site's story that credits its owner by a first name is the
-// owner's: the site's own name opens with it and spells the host.
-func TestExtract_PersonalSiteOwnerCreditedByFirstName(t *testing.T) {
+// A personal site's story that credits no one, or its owner by a first
+// name, is its owner's: the site's own name on the owner's subdomain of a
+// blogging platform, or spelling the host with the credited first name.
+func TestExtract_PersonalSiteOwnerWritesUncreditedStories(t *testing.T) {
 	body := pTags(articleParas(6))
 	cases := []struct {
 		name, url, head, foot string
 		want                  []string
 	}{
+		{"another name on a blogging platform's subdomain", "https://agentsweekly.substack.com/p/agents", "", `<footer>&copy; 2025 Toby Hede. All rights reserved.</footer>`, nil},
+		{"a copyright line on the owner's subdomain", "https://toby.bearblog.dev/agents", "", `<footer>&copy; 2025 Toby Hede. All rights reserved.</footer>`, []string{"Toby Hede"}},
+		{"a brand that spells its host names no writer", "https://www.steamdeck.com/en/oled", `<meta property="og:site_name" content="Steam Deck">`, "", nil},
+		{"the declared site name on a blogging platform's subdomain", "https://owain.bearblog.dev/tinybox", `<meta property="og:site_name" content="Owain Brennan">`, "", []string{"Owain Brennan"}},
+		{"a first name on another site's subdomain", "https://news.example.com/tinybox", `<meta property="og:site_name" content="News Corp">`, "", nil},
+		{"a firm's copyright on another host", "https://acme-widgets.com/blog/agents", "", `<footer>© 2025 John Lewis Partners</footer>`, nil},
 		{"a writer credited by a first name, on a site that opens with the whole", "https://www.brettlarkin.com/mats/", `<meta property="og:site_name" content="Brett Larkin Yoga">`,
 			`<p>By <a href="/author/brett/">Brett</a></p>`, []string{"Brett Larkin"}},
-		{"the copyright line's holder", "https://tobyhede.com/blog/agents", "", `<p>By <a href="/author/toby/">Toby</a></p><footer>&copy; 2025 Toby Hede. All rights reserved.</footer>`, []string{"Toby Hede"}},
 		{"another first name stays", "https://www.brettlarkin.com/mats/", `<meta property="og:site_name" content="Brett Larkin Yoga">`,
 			`<p>By <a href="/author/amanda/">Amanda</a></p>`, []string{"Amanda"}},
-		{"a site name alone names no writer", "https://owain.bearblog.dev/tinybox", `<meta property="og:site_name" content="Owain Brennan">`, "", nil},
-		{"a name that does not spell the host stays a first name", "https://acme-widgets.com/blog/agents", "", `<p>By <a href="/author/toby/">Toby</a></p><footer>© 2025 Toby Hede</footer>`, []string{"Toby"}},
+		{"a byline comes first", "https://toby.bearblog.dev/agents", "", `<p class="byline">By Jane Roe</p><footer>© 2025 Toby Hede</footer>`, []string{"Jane Roe"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
