@@ -195,9 +195,6 @@ func assemble(pm *pageMeta, res contentResult, counts pageCounts, pageURL string
 		*sample = KindSample{Features: x, RuleKind: a.PageKind, IsArticle: a.IsArticle, Firm: firm}
 	}
 	a.IsArticle, a.PageKind = pageKindModel.decide(a.IsArticle, a.PageKind, firm, x)
-	if a.IsArticle {
-		a.Authors = pm.siteOwner(firstNonEmpty(pageURL, a.CanonicalURL), a.Authors)
-	}
 	if undated && a.IsArticle {
 		// A story's WebPage object dates the story (a Yoast page rather
 		// than post); a service page's, only the page. Last, the day the
