@@ -665,12 +665,13 @@ func mayCredit(t string) bool {
 
 var (
 	// reCredit is a line that credits a writer, the name (if any) after it.
-	reCredit = regexp.MustCompile(`^(?i:(?:` + wordsOpener + `) by|(?:posted|published|submitted)(?:\s+on\s+[^|•·]{6,30}?|\s+in\s+[^|•·]{2,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by)\s*:?\s*(.*)$`)
-	// reGenreCredit credits a piece's writer by its genre ("Analysis by
-	// Jane Roe", "A guest post by …"), believed by the headline only:
-	// elsewhere "Opinion by Justice …" is a court's. A review's "by" is a
-	// customer's.
-	reGenreCredit = regexp.MustCompile(`^(?i:(?:an?\s+)?(?:analysis|opinion|commentary|column|essay|editorial|perspective|explainer|guest\s+(?:post|column|essay))\s+by)\s*:?\s*(.*)$`)
+	reCredit = regexp.MustCompile(`^(?i:(?:` + wordsOpener + `) by|(?:posted|published|submitted)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by)\s*:?\s*(.*)$`)
+	// reHeadCredit credits a piece's writer by its genre ("Analysis by
+	// Jane Roe", "A guest post by …") or its section ("Posted in News by
+	// …"), believed by the headline only: elsewhere "Opinion by Justice …"
+	// is a court's, and "Posted in Travel by …" a card's. A review's "by"
+	// is a customer's.
+	reHeadCredit = regexp.MustCompile(`^(?i:(?:(?:an?\s+)?(?:analysis|opinion|commentary|column|essay|editorial|perspective|explainer|guest\s+(?:post|column|essay))|posted\s+in\s+[^|•·]{2,30}?)\s+by)\s*:?\s*(.*)$`)
 	// reCreditTail is what a credit line holds after the name: a day, or
 	// a separator and what follows it ("Jane Roe | March 3, 2024").
 	reCreditTail = regexp.MustCompile(`\s*(?:[|•·;]|\s[–—-]\s).*$`)
@@ -837,7 +838,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 		nearHeadline := h1 >= 0 && i >= h1-dateLinesBefore && i < h1+dateLinesAfter
 		dated := 0
 		if nearHeadline { // a story's meta line, not a card's
-			if dated = datedCredit(lead, local); dated > 0 && (pm.inTeaser(n) || n.DataAtom == atom.Li || enclosedBy(n, atom.Li)) { // a card's, a list's
+			if dated = datedCredit(lead, local); dated > 0 && (pm.inTeaser(n) || !strings.EqualFold(lead[dated:min(dated+2, len(lead))], "by") && (n.DataAtom == atom.Li || enclosedBy(n, atom.Li))) { // a card's; a list's of speeches
 				continue
 			}
 		}
@@ -860,7 +861,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 				m = []string{t, rest}
 			} else if mayCredit(t) {
 				if m = reCredit.FindStringSubmatch(t); m == nil && nearHeadline {
-					m = reGenreCredit.FindStringSubmatch(t)
+					m = reHeadCredit.FindStringSubmatch(t)
 				}
 			}
 		}
