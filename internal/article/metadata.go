@@ -623,7 +623,7 @@ const maxWrittenBy = 4
 // letter, and those of reCredit's other openers.
 const (
 	creditVerbs    = `written|authored|words|text|story|article|reporting|reported|interview|interviewed`
-	creditInitials = "abceimoprstvwg"
+	creditInitials = "abimprstvw"
 )
 
 const (
@@ -666,12 +666,6 @@ func mayCredit(t string) bool {
 var (
 	// reCredit is a line that credits a writer, the name (if any) after it.
 	reCredit = regexp.MustCompile(`^(?i:(?:` + wordsOpener + `) by|(?:posted|published|submitted)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by)\s*:?\s*(.*)$`)
-	// reHeadCredit credits a piece's writer by its genre ("Analysis by
-	// Jane Roe", "A guest post by …") or its section ("Posted in News by
-	// …"), believed by the headline only: elsewhere "Opinion by Justice …"
-	// is a court's, and "Posted in Travel by …" a card's. A review's "by"
-	// is a customer's.
-	reHeadCredit = regexp.MustCompile(`^(?i:(?:(?:an?\s+)?(?:analysis|opinion|commentary|column|essay|editorial|perspective|explainer|guest\s+(?:post|column|essay))|posted\s+in\s+[^|•·]{2,30}?)\s+by)\s*:?\s*(.*)$`)
 	// reCreditTail is what a credit line holds after the name: a day, or
 	// a separator and what follows it ("Jane Roe | March 3, 2024").
 	reCreditTail = regexp.MustCompile(`\s*(?:[|•·;]|\s[–—-]\s).*$`)
@@ -860,9 +854,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			if rest, ok := cutLocalBy(t, by); ok {
 				m = []string{t, rest}
 			} else if mayCredit(t) {
-				if m = reCredit.FindStringSubmatch(t); m == nil && nearHeadline {
-					m = reHeadCredit.FindStringSubmatch(t)
-				}
+				m = reCredit.FindStringSubmatch(t)
 			}
 		}
 		if m == nil || strings.HasSuffix(m[1], ":") {
