@@ -1134,9 +1134,9 @@ func inLongParagraph(n *html.Node) bool {
 }
 
 // authorPagePath is the path of href when it is an author's page: a name
-// under one of authorDirs (/author/jane-roe, /staff/jane-roe.html,
-// Drupal's /user/12) or a handle on the page's own site or Medium's or
-// Substack's (/@janeroe).
+// under one of authorDirs or accountDirs (/author/jane-roe,
+// /staff/jane-roe.html, Drupal's /user/12) or a handle in a relative link
+// or on Medium or Substack (/@janeroe).
 func authorPagePath(href string) (string, bool) {
 	if i := strings.IndexAny(href, "?#"); i >= 0 {
 		href = href[:i]
@@ -1177,13 +1177,12 @@ func isAuthorPage(href string) bool {
 }
 
 // writerLink is the text of a link to an author's page, the page's path,
-// and whether the page is an account's (accountDirs: a staff member's or
-// a contributor's or a site user's, who may be anyone, or a page about
-// contributing), or "". Under the folders of sites'
-// user accounts (userDirs) the page must be named by a number or by the
-// text's words ("/user/12", "/users/jane-roe"): "/user/memberlist" and
-// "/profile/stevenhgm" behind "名片" (a business card) are the site's
-// controls.
+// and whether the page is an account's (accountDirs: a staff member's, a
+// contributor's or a site user's, who may be anyone, or a page about
+// contributing), or "". Under the folders of user accounts (userDirs)
+// the page must be named by a number or by the text's words ("/user/12",
+// "/users/jane-roe"): "/user/memberlist" and "/profile/stevenhgm" behind
+// "名片" (a business card) are the site's controls.
 func writerLink(a *html.Node) (name, pagePath string, account bool) {
 	p, ok := authorPagePath(attr(a, "href"))
 	if !ok {
@@ -1216,7 +1215,7 @@ func creditedLink(a *html.Node, by []string) bool {
 	return slices.Contains(words, "by") || slices.ContainsFunc(by, func(w string) bool { return slices.Contains(words, w) })
 }
 
-// userDirs are the authorDirs of any user's account, not a writer's.
+// userDirs are the accountDirs of any user's account, not a writer's.
 var userDirs = map[string]bool{"user": true, "users": true, "profile": true, "profiles": true}
 
 // numeric reports a non-empty run of ASCII digits.
