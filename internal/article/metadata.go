@@ -2210,7 +2210,7 @@ var (
 	// 03/03/2024"). The six languages' "on" ("le", "am", "el" …) counts in
 	// lower case only: capitalised, it is a surname ("Thanh Le 12 May
 	// 2024").
-	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?|on|at|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:` + weekday + `\.?,?\s+)?(?:\b(?:` + monthWords + `)\.?\s+\d|` + stampClock + `(?:\s*(?:$|[,|·•])|\s*[ap]\.?\s?m\b|(?-i:\s+[A-Z]{2,4}\b))|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
+	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?|on|at|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(?:\b(?:` + monthWords + `)\.?\s+\d|` + stampClock + `(?:\s*(?:$|[,|·•])|\s*[ap]\.?\s?m\b|(?-i:\s+[A-Z]{2,4}\b))|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
 	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + weekday + `\.?,?\s+)?(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{4}|\d{4}年\d{1,2}月\d{1,2}日)(?:,?\s*(?:at|um|à|alle|ore|om|às|a las)?\s*\d{1,2}[:.h]\d{2}(?:\s*(?:[ap]\.?m\.?|uhr))?)?\s*(?:[|,·•–—-]\s*)?`)
