@@ -464,6 +464,7 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 			`<li><a href="/library/?_author=David%20C.%20Mowery">David C. Mowery</a></li></ul></div>`, []string{"John A. Alic", "David C. Mowery"}},
 		{"text by", `<p>Text by Hunter Dukes</p>`, []string{"Hunter Dukes"}},
 		{"a role on the next line", `<p>By Hunter Dukes<br>Staff Reporter</p>`, []string{"Hunter Dukes"}},
+		{"a dated credit in a theme's meta list", `<ul class="entry-meta"><li>March 5, 2024 by Hunter Dukes</li></ul>`, []string{"Hunter Dukes"}},
 		{"a way to come on the line before directions", `<p>By Public Transit<br>Bus routes 4 and 11 stop at the main gate every twenty minutes.</p>`, nil},
 		{"a customer's review", `<div class="review"><p>Review by Mike Thompson</p><p>Works well.</p></div>`, nil},
 		{"a credit and its day over lines of the source, then an updated stamp", "<p>by Jon Foster\n   -\n   2025-09-13<br>\n   Updated: 2025-09-13<br/>&nbsp;</p>", []string{"Jon Foster"}},
