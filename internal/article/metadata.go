@@ -1133,36 +1133,44 @@ func inLongParagraph(n *html.Node) bool {
 	return false
 }
 
-// authorPagePath is the path of href when it is an author's page: a name
-// under one of authorDirs or accountDirs (/author/jane-roe,
-// /staff/jane-roe.html, Drupal's /user/12) or a handle in a relative link
-// or on Medium or Substack (/@janeroe).
-func authorPagePath(href string) (string, bool) {
+// authorPage is the page a link leads to when it is an author's: its
+// path, its folder in lower case ("author", "staff") and whether it is a
+// handle (/@janeroe).
+type authorPage struct {
+	path, folder string
+	handle       bool
+}
+
+// authorPageOf is the author's page href leads to: a name under one of
+// authorDirs or accountDirs (/author/jane-roe, /staff/jane-roe.html,
+// Drupal's /user/12) or a handle in a relative link or on Medium or
+// Substack (/@janeroe).
+func authorPageOf(href string) (authorPage, bool) {
 	if i := strings.IndexAny(href, "?#"); i >= 0 {
 		href = href[:i]
 	}
 	href = strings.TrimSuffix(href, "/")
 	slash := strings.LastIndexByte(href, '/')
 	if slash < 0 {
-		return "", false
+		return authorPage{}, false
 	}
 	slug, dir := href[slash+1:], href[:slash]
-	dir = dir[strings.LastIndexByte(dir, '/')+1:]
+	dir = strings.ToLower(dir[strings.LastIndexByte(dir, '/')+1:])
 	handle := len(slug) > 1 && slug[0] == '@'
-	if !handle && (len(dir) > len("contributors") || !authorDirs[strings.ToLower(dir)] && !accountDirs[strings.ToLower(dir)]) { // most links: no parse
-		return "", false
+	if !handle && (len(dir) > len("contributors") || !authorDirs[dir] && !accountDirs[dir]) { // most links: no parse
+		return authorPage{}, false
 	}
 	u, err := url.Parse(href)
 	if err != nil || handle && u.Host != "" && !handleHosts[strings.TrimPrefix(strings.ToLower(u.Host), "www.")] {
-		return "", false
+		return authorPage{}, false
 	}
 	slug, _ = strings.CutSuffix(strings.TrimPrefix(path.Base(u.Path), "@"), ".html")
 	if slug == "" || strings.ContainsFunc(slug, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '_' && r != '-'
 	}) {
-		return "", false
+		return authorPage{}, false
 	}
-	return u.Path, true
+	return authorPage{path: u.Path, folder: dir, handle: handle}, true
 }
 
 // handleHosts are the hosts whose /@name pages are writers'; elsewhere a
@@ -1172,7 +1180,7 @@ var handleHosts = map[string]bool{"medium.com": true, "substack.com": true}
 
 // isAuthorPage reports whether href leads to an author's page.
 func isAuthorPage(href string) bool {
-	_, ok := authorPagePath(href)
+	_, ok := authorPageOf(href)
 	return ok
 }
 
@@ -1184,17 +1192,15 @@ func isAuthorPage(href string) bool {
 // "/users/jane-roe"): "/user/memberlist" and "/profile/stevenhgm" behind
 // "名片" (a business card) are the site's controls.
 func writerLink(a *html.Node) (name, pagePath string, account bool) {
-	p, ok := authorPagePath(attr(a, "href"))
+	pg, ok := authorPageOf(attr(a, "href"))
 	if !ok {
 		return "", "", false
 	}
 	text := cleanInline(shortText(a, 60))
-	dir, slug := path.Split(strings.TrimSuffix(p, "/"))
-	dir = strings.ToLower(path.Base(dir))
-	if userDirs[dir] && !numeric(slug) && !slugOf(slug, text) {
+	if slug := path.Base(pg.path); userDirs[pg.folder] && !numeric(slug) && !slugOf(slug, text) {
 		return "", "", false
 	}
-	return text, p, !authorDirs[dir] && slug[0] != '@'
+	return text, pg.path, !authorDirs[pg.folder] && !pg.handle
 }
 
 // creditedLink reports a link with "by" (or a word of by, the page's own)
