@@ -1883,11 +1883,15 @@ func (pm *pageMeta) authors(pageURL string) []string {
 		pm.all("dc:creator", "dcterms:creator", "dc.creator", "author", "article:author", "og:article:author",
 			"parsely-author", "sailthru.author", "dcterms.creator", "byl", "twitter:creator:name",
 			"itemprop:author", "itemprop:creator"),
-		citationNames(pm.all("citation_author")), pm.bylines, pm.writtenBy, pm.labelledAuthors(), pm.authorLinks, pm.boxNames}
+		citationNames(pm.all("citation_author")), pm.bylines, pm.writtenBy, pm.labelledAuthors(), pm.authorLinks, pm.boxNames,
+		nil} // analyticsAuthors, read only when every other source has failed
 	const declared = 3 // the sources before the page's own credits
 	var site siteNames
 	var fallback []string
 	for i, raw := range sources {
+		if i == len(sources)-1 {
+			raw = pm.analyticsAuthors()
+		}
 		var out, desks []string
 		seen := map[string]bool{}
 		for _, r := range raw {

@@ -92,7 +92,7 @@ func (l *rawLexer) run() {
 				}
 				// A style sheet holding "<" stays: CSS has none, so it
 				// may be foreign content the svg count missed.
-				if end > i && !(t.name == "script" && (t.keepsText || strings.HasPrefix(strings.TrimLeft(s[i:end], " \t\r\n"), nextScriptPush))) && !(t.name == "style" && strings.IndexByte(s[i:end], '<') >= 0) {
+				if end > i && !(t.name == "script" && (t.keepsText || readScript(s[i:end]))) && !(t.name == "style" && strings.IndexByte(s[i:end], '<') >= 0) {
 					l.cut(i, end)
 				}
 				i = end
@@ -149,6 +149,25 @@ func (l *rawLexer) run() {
 			i++
 		}
 	}
+}
+
+// readScript says whether a script's text is read after parsing: Next.js's
+// call that carries JSON-LD, or a short one that may hold an analytics
+// key (analyticsAuthors: the data layers that hold one are a few
+// kilobytes at most; longer scripts are not searched, to keep this cheap).
+func readScript(text string) bool {
+	if strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), nextScriptPush) {
+		return true
+	}
+	if len(text) > 16<<10 {
+		return false
+	}
+	for _, k := range analyticsKeys {
+		if strings.Contains(text, k.key) {
+			return true
+		}
+	}
+	return false
 }
 
 // cut leaves src[from:to] out of the result.

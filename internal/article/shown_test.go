@@ -590,6 +590,13 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"a wire story's reporting and editing credits", `<p>Reporting by Jane Roe; Editing by John Doe</p>`, []string{"Jane Roe"}},
 		{"a given name that begins with staff is a name", `<div class="byline">By Staffan Lindberg and Jane Roe</div>`, []string{"Staffan Lindberg", "Jane Roe"}},
 		{"a menu's heading is no credit line", `<nav><div role="menu"><h4>By Event Type</h4><a href="/conferences/">Conferences</a></div></nav>`, nil},
+		{"a WordPress data layer's post author", `<script>var dataLayer_content = {"pagePostType":"page","pagePostAuthor":"Krystyna Nowak"};</script>`,
+			[]string{"Krystyna Nowak"}},
+		{"Chartbeat's authors", `<script>var _sf_async_config = _sf_async_config || {}; _sf_async_config.authors = 'Lisa Jennings, Tom O\'Neill';</script>`,
+			[]string{"Lisa Jennings", "Tom O'Neill"}},
+		{"an analytics slug names no one", `<script>_sf_async_config.authors = "elaine-chen";</script>`, nil},
+		{"a shown byline before the data layer's account", `<script>dataLayer.push({"pagePostAuthor":"Site Editor"});</script><div class="byline">By Jane Roe</div>`,
+			[]string{"Jane Roe"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
