@@ -1758,16 +1758,20 @@ func (pm *pageMeta) showsOtherUpdatedDay(t *time.Time) bool {
 // headline when it is two days or more before the declared publication
 // day. A declared date that late is a later publish stamped as the first
 // (some CMSs declare one instant as both published and modified), and the
-// day the page shows is the story's. A day apart may be the time zone:
-// the declared instant stays.
+// day the page shows is the story's. A day apart may be the time zone,
+// and the declared instant stays, unless no zone puts it on the shown day
+// (22:02 UTC is the same day from UTC-12 to UTC+1: a page showing the day
+// before dates the story by its own field, not by the publish).
 func (pm *pageMeta) earlierShownDay(declared time.Time) *time.Time {
 	day := time.Date(declared.Year(), declared.Month(), declared.Day(), 0, 0, 0, 0, time.UTC)
+	westmost := declared.UTC().Add(-12 * time.Hour) // the instant's wall clock at UTC-12
+	earliest := time.Date(westmost.Year(), westmost.Month(), westmost.Day(), 0, 0, 0, 0, time.UTC)
 	for _, s := range pm.dateLinesNearHeadline() {
 		shown := shownDate(s, pm.slashes)
 		if shown == nil {
 			continue
 		}
-		if shown.AddDate(0, 0, 2).After(day) {
+		if shown.AddDate(0, 0, 2).After(day) && !shown.Before(earliest) {
 			return nil
 		}
 		return shown
