@@ -257,8 +257,8 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 		if notByline[n.DataAtom] {
 			continue
 		}
-		h := hc.node(n)
-		if attr(n, "rel") != "author" && (n.FirstChild == nil || h&hByline == 0) || pm.inChrome(n) {
+		h := hc.node(n) | hc.of(attr(n, "data-testid")) | hc.of(attr(n, "data-component")) // React sites name parts for tests (the BBC's "byline-new-contributors")
+		if attr(n, "rel") != "author" && (n.FirstChild == nil || h&hByline == 0) || pm.inChrome(n) || pm.inCardArticle(n) {
 			continue
 		}
 		// The raw text is read only up to a bound: nested byline-looking
@@ -267,6 +267,8 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 		if t := cleanInline(raw); ok && t != "" && len(t) < 100 {
 			if name := namedPart(n); name != "" {
 				t = name
+			} else if name, role, ok := strings.Cut(strings.TrimSpace(raw), string(lineBreak)); ok && isFullName(cleanInline(name)) && roleOrDay(cleanInline(role)) {
+				t = cleanInline(name) // "Oliver Grant<br>Platform engineer"
 			}
 			pm.bylines = append(pm.bylines, t)
 			accepted = append(accepted, n)
@@ -378,6 +380,8 @@ func cutTopicLead(sb *strings.Builder) {
 // ("Personal finance") credit nobody. It stops, reporting false, once the
 // text passes limit bytes.
 func bylineText(n *html.Node, limit int) (string, bool) {
+	// A <br> is written as lineBreak, white space to cleanInline, so that
+	// collectBylines can cut a name from the role under it.
 	var sb strings.Builder
 	var rec func(*html.Node) bool
 	rec = func(n *html.Node) bool {
@@ -396,6 +400,10 @@ func bylineText(n *html.Node, limit int) (string, bool) {
 				if isHeading(c.DataAtom) && (enclosedBy(c, atom.A) || holds(c, atom.A)) && countWords(rawText(c)) > 5 {
 					return false // a linked headline longer than a name: a story's card
 				}
+				if c.DataAtom == atom.Br {
+					sb.WriteRune(lineBreak)
+					continue
+				}
 				sb.WriteByte(' ')
 				if !rec(c) {
 					return false
@@ -410,6 +418,10 @@ func bylineText(n *html.Node, limit int) (string, bool) {
 	}
 	return sb.String(), true
 }
+
+// lineBreak stands for a <br> in bylineText's result: Unicode's line
+// separator, which no byline's text holds.
+const lineBreak = '\u2028'
 
 // boxHeadingName is the person an author box names in a heading over the
 // bio (<h4>Bence Kovács</h4>, perhaps under an "About the author"
@@ -866,7 +878,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			names = labelledNames(n)
 		}
 		for _, name := range names {
-			if namesPeople(name) && !hasProse(name) && !pm.inChrome(n) && !inMenu(n) && !inCaption(n) {
+			if namesPeople(name) && !hasProse(name) && !pm.inChrome(n) && !inMenu(n) && !inCaption(n) && !pm.inTeaser(n) && !pm.inCardArticle(n) {
 				pm.writtenBy = append(pm.writtenBy, name)
 				if pm.creditLines == nil {
 					pm.creditLines = map[*html.Node]string{}
@@ -878,6 +890,36 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			}
 		}
 	}
+}
+
+// inCardArticle says whether n stands in an <article> that is another
+// story's card: short (under 400 letters), with a linked heading, and not
+// holding the page's headline ("Mehr lesen über" under a Spiegel story:
+// <article><h2><a …>Kita-Notstand: Warum Erzieherinnen kündigen</a></h2>
+// <footer>Von Jonas Weber</footer></article>).
+func (pm *pageMeta) inCardArticle(n *html.Node) bool {
+	a := n.Parent
+	for a != nil && a.DataAtom != atom.Article {
+		a = a.Parent
+	}
+	if a == nil || pm.h1Holders[a] || shortText(a, 400) == "" {
+		return false
+	}
+	linked := false
+	walkElements(a, func(c *html.Node) bool {
+		if linked {
+			return false
+		}
+		if isHeading(c.DataAtom) {
+			walkElements(c, func(l *html.Node) bool {
+				linked = linked || l.DataAtom == atom.A && attr(l, "href") != ""
+				return !linked
+			})
+			return false
+		}
+		return true
+	})
+	return linked
 }
 
 // roleOrDay reports the rest of a short credit line after a line break
@@ -1924,6 +1966,10 @@ func (pm *pageMeta) authors(pageURL string) []string {
 			fallback = out // look on in the page's own credits
 			continue
 		}
+		if fallback == nil && i < declared && site.addresses(out) {
+			fallback = out[:1] // the site, not its town
+			continue
+		}
 		if fallback != nil && (i < declared || !site.credits(out)) {
 			continue
 		}
@@ -2152,6 +2198,24 @@ func (s siteNames) namesAll(names []string) bool {
 		}
 	}
 	return len(names) > 0
+}
+
+// addresses tells whether names are the site's name and its address
+// ("DER SPIEGEL, Hamburg, Germany" in Der Spiegel's author meta): the
+// site's name first, then single words.
+func (s siteNames) addresses(names []string) bool {
+	if len(names) < 2 {
+		return false
+	}
+	if _, site := s[letters(names[0])]; !site {
+		return false
+	}
+	for _, n := range names[1:] {
+		if strings.Contains(n, " ") {
+			return false
+		}
+	}
+	return true
 }
 
 // credits tells whether names read as the one or two people a page

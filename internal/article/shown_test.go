@@ -603,6 +603,8 @@ func TestExtract_AuthorsFromCreditLinesLinksAndCitations(t *testing.T) {
 		{"Chartbeat's authors", `<script>var _sf_async_config = _sf_async_config || {}; _sf_async_config.authors = 'Lisa Jennings, Tom O\'Neill';</script>`,
 			[]string{"Lisa Jennings", "Tom O'Neill"}},
 		{"an analytics slug names no one", `<script>_sf_async_config.authors = "elaine-chen";</script>`, nil},
+		{"a byline's name over its role", `<div class="md-post__authors"><span class="md-profile__description"><strong>Oliver Grant</strong><br>Platform engineer</span></div>`,
+			[]string{"Oliver Grant"}},
 		{"a shown byline before the data layer's account", `<script>dataLayer.push({"pagePostAuthor":"Site Editor"});</script><div class="byline">By Jane Roe</div>`,
 			[]string{"Jane Roe"}},
 	}
@@ -735,12 +737,43 @@ func TestExtract_DeclaredAuthorsNamingTheSiteGiveWay(t *testing.T) {
 		{"a byline with the site's name run in", ldOrg, `<div class="byline">Shauna Mitchell GlossGenius</div>`, []string{"GlossGenius"}},
 		{"a byline that is the site again", ldOrg, `<div class="author">Author GlossGenius</div>`, []string{"GlossGenius"}},
 		{"a person declared stays before any byline", `<meta name="author" content="Jane Roe">`, `<div class="byline">John Doe</div>`, []string{"Jane Roe"}},
+		{"the site's name and its town, then a credit line", `<meta property="og:site_name" content="DER SPIEGEL"><meta name="author" content="DER SPIEGEL, Hamburg, Germany">`,
+			`<p>By Katrin Hoffmann</p>`, []string{"Katrin Hoffmann"}},
+		{"the site's name and its town, and no person", `<meta property="og:site_name" content="DER SPIEGEL"><meta name="author" content="DER SPIEGEL, Hamburg, Germany">`,
+			``, []string{"DER SPIEGEL"}},
+		{"an organization and a byline named for the site's tests", ldOrg,
+			`<div data-testid="byline-new-contributors"><div><span>Eleanor Hughes</span><div><span>BBC News, Somerset</span></div></div></div>`, []string{"Eleanor Hughes"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			page := `<html><head><title>A story</title>` + tc.head + `</head><body><article><h1>A story</h1>` + tc.credit + body + `</article></body></html>`
 			got := mustExtract(t, page, "https://www.glossgenius.example/blog/a-story").Authors
 			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("Authors = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// Cards of other stories are <article>s too: a short one with a linked
+// heading credits its own writer, not the page's.
+func TestExtract_CardArticlesCreditOtherStories(t *testing.T) {
+	body := pTags(articleParas(6))
+	card := func(credit string) string {
+		return `<article class="related-post"><h3><a href="/blog/how-escrow-analysis-works">How Escrow Analysis Works</a></h3>` + credit + `<time>Jan 18, 2024</time></article>`
+	}
+	for _, tc := range []struct {
+		name, byline, credit string
+		want                 []string
+	}{
+		{"a byline class", `<div class="post-meta"><a href="/author/benjamin-cole">Benjamin Cole</a></div>`, `<p class="post-author">By Alicia Romero</p>`, []string{"Benjamin Cole"}},
+		{"a credit line", `<div class="post-meta"><a href="/author/benjamin-cole">Benjamin Cole</a></div>`, `<footer><span>By Alicia Romero</span></footer>`, []string{"Benjamin Cole"}},
+		{"the story's own byline in its article", `<p class="post-author">By Benjamin Cole</p>`, ``, []string{"Benjamin Cole"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html><head><title>Fixed or adjustable</title></head><body><main><article><h1>Fixed or adjustable</h1>` + tc.byline + body + `</article>` +
+				`<section><h2>Related posts</h2>` + card(tc.credit) + card(tc.credit) + `</section></main></body></html>`
+			if got := mustExtract(t, page, "https://blog.example.com/fixed-or-adjustable").Authors; strings.Join(got, "|") != strings.Join(tc.want, "|") {
 				t.Errorf("Authors = %q, want %q", got, tc.want)
 			}
 		})
