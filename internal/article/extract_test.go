@@ -30,6 +30,9 @@ func TestExtractRemovesBoilerplate(t *testing.T) {
 		{"loading placeholder", `<div class="skeleton"><p>Loading paragraph...</p></div>`, "Loading paragraph"},
 		{"svg icon", `<p><svg viewBox="0 0 24 24"><title>Share on Facebook</title><style>.icon { fill: red }</style><text>Star Seller</text></svg></p>`, "Star Seller"},
 		{"svg icon style", `<svg viewBox="0 0 24 24"><style>.is-in-view #badge { animation: spin 2s }</style></svg>`, "is-in-view"},
+		{"an author's bio named as an entry's part", `<div class="entry-author"><div class="entry-author-profile author-profile vcard"><b class="entry-author-name author-name fn">` +
+			`<a href="/author/hannah/" rel="author">Hannah Whitaker</a></b><p class="entry-author-description author-bio">Hannah has been baking bread professionally for twelve years and teaches weekend classes in Burlington, Vermont.</p></div></div>`,
+			"weekend classes"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,6 +20,7 @@ const (
 	hByline                     // author/byline element
 	hDated                      // names a date, a time stamp or an entry's meta line
 	hConsent                    // a consent manager's banner: never content, whatever its size
+	hStrongNeg                  // names a part no story holds (an author's bio), whatever content word is beside it
 )
 
 // Class/id vocabulary, matched on the lower-cased value with '-' and '_'
@@ -63,6 +64,10 @@ var (
 		"singlecontent", "newstext", "detailcontent", "articledetail", "storydetail",
 	}
 	hardNegSubstrings = append([]string{"comment", "disqus", "respond"}, foreignCommentSections...)
+	// strongNegSubstrings are boilerplate names that a content word beside
+	// them does not excuse: Kadence's "entry-author-description
+	// author-bio" is the bio under the story, not the entry.
+	strongNegSubstrings = []string{"authorbio", "authorbox", "biobox", "authorinfo"}
 	// foreignCommentSections name comment sections in German, Spanish,
 	// Portuguese and Dutch (French "commentaire" and Italian "commento"
 	// hold "comment" already): the German plural and the singular's
@@ -132,7 +137,7 @@ var pairAt, bySubstringStart = func() (*[1 << 16]uint8, [][]flaggedSubstring) {
 	for _, l := range []struct {
 		words []string
 		flag  hint
-	}{{negSubstrings, hNeg}, {posSubstrings, hPos}, {strongPosSubstrings, hStrongPos}, {hardNegSubstrings, hHardNeg}, {consentSubstrings, hConsent}, {bylineSubstrings, hByline}, {datedSubstrings, hDated}} {
+	}{{negSubstrings, hNeg}, {posSubstrings, hPos}, {strongPosSubstrings, hStrongPos}, {hardNegSubstrings, hHardNeg}, {consentSubstrings, hConsent}, {bylineSubstrings, hByline}, {datedSubstrings, hDated}, {strongNegSubstrings, hStrongNeg}} {
 		for _, w := range l.words {
 			if len(w) < 2 {
 				panic("hint vocabulary: " + w + " is shorter than computeHints' two-byte test")
@@ -319,6 +324,8 @@ func (c hintCache) classWeight(n *html.Node) float64 {
 		neg := h&(hNeg|hNegTok) != 0
 		pos := h&hPos != 0
 		switch {
+		case h&hStrongNeg != 0 && h&hStrongPos == 0:
+			w -= 25
 		case neg && !pos:
 			w -= 25
 		case pos && !neg:
@@ -361,7 +368,7 @@ func chromeHint(h hint) bool {
 	switch {
 	case h == 0:
 		return false
-	case h&hNegTok != 0 && h&hPosTok == 0:
+	case h&hNegTok != 0 && h&hPosTok == 0, h&hStrongNeg != 0 && h&hStrongPos == 0:
 		return true
 	}
 	return h&hNeg != 0 && h&hPos == 0
