@@ -150,7 +150,7 @@ var reEndHeading = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| con
 	`читайте також|czytaj (?:też|także)|zobacz (?:też|także)|ilgili haberler|les også|läs (?:också|även)|læs også|baca juga|相关阅读|推荐阅读|あわせて読みたい)$`)
 
 // dateWords are the words a dateline may hold besides numbers: true for
-// those that date it (a month, a weekday, a US or European zone), false
+// those that date it (a month, a weekday, a zone's abbreviation), false
 // for labels and the parts of a time ("10 p.m." alone is no dateline). A
 // month named in another language dates a line when its name is spelled
 // out; abbreviated, it is allowed beside a year ("02 Ago 2017"); and it
@@ -158,8 +158,11 @@ var reEndHeading = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| con
 // own language: "Set 1: 6-4", "Gen 2", "Mars 2020" and "Maja 2024" stay
 // in the text.
 var dateWords = func() map[string]bool {
-	m := map[string]bool{"est": true, "edt": true, "pst": true, "pdt": true, "cet": true, "bst": true}
-	for _, w := range strings.Fields("am pm a p m gmt utc et pt st nd rd th updated published posted on at last modified " +
+	m := map[string]bool{}
+	for _, zone := range strings.Fields("est edt cst cdt mst mdt pst pdt akst akdt hst cet cest bst eet eest msk aest aedt acst awst nzst nzdt jst kst hkt sgt") {
+		m[zone] = true
+	}
+	for _, w := range strings.Fields("am pm a p m gmt utc et ct mt pt st nd rd th updated published posted on at last modified " +
 		"uhr stand um vom le à el de il op las alle às om em datum fecha segunda terça quarta quinta sexta feira " +
 		"veröffentlicht erschienen aktualisiert publié publiée mis jour publicado publicada actualizado actualizada " +
 		"pubblicato pubblicata aggiornato atualizado atualizada gepubliceerd bijgewerkt " +
