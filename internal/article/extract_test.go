@@ -30,6 +30,9 @@ func TestExtractRemovesBoilerplate(t *testing.T) {
 		{"loading placeholder", `<div class="skeleton"><p>Loading paragraph...</p></div>`, "Loading paragraph"},
 		{"svg icon", `<p><svg viewBox="0 0 24 24"><title>Share on Facebook</title><style>.icon { fill: red }</style><text>Star Seller</text></svg></p>`, "Star Seller"},
 		{"svg icon style", `<svg viewBox="0 0 24 24"><style>.is-in-view #badge { animation: spin 2s }</style></svg>`, "is-in-view"},
+		{"a newsletter offer in Spanish", `<div class="a_ei"><p>Puedes seguir a EL PAÍS Andalucía en <a href="https://facebook.com/elpais">Facebook</a> y <a href="https://x.com/elpais">X</a>, o apuntarte aquí para recibir nuestra newsletter semanal.</p></div>`,
+			"Puedes seguir"},
+		{"a newsletter offer in French", `<p>Abonnez-vous à notre newsletter pour recevoir chaque matin l'essentiel de l'actualité.</p>`, "Abonnez-vous"},
 		{"an author's bio named as an entry's part", `<div class="entry-author"><div class="entry-author-profile author-profile vcard"><b class="entry-author-name author-name fn">` +
 			`<a href="/author/hannah/" rel="author">Hannah Whitaker</a></b><p class="entry-author-description author-bio">Hannah has been baking bread professionally for twelve years and teaches weekend classes in Burlington, Vermont.</p></div></div>`,
 			"weekend classes"},
@@ -50,6 +53,14 @@ func TestExtractRemovesBoilerplate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A sentence about a newsletter is content; only the offer of the site's
+// own is chrome.
+func TestExtract_NewsletterNewsIsNoPromo(t *testing.T) {
+	news := []string{"La escuela recibe cada lunes el boletín oficial de la provincia.", "Die Schulen erhalten seit März einen Newsletter des Ministeriums."}
+	page := `<html lang="es"><head><title>Budget</title></head><body><article><h1>Budget</h1>` + pTags(articleParas(3)) + pTags(news) + pTags(articleParas(6)[3:]) + `</article></body></html>`
+	checkText(t, mustExtract(t, page, "").Text, news, nil)
 }
 
 func TestExtractBlocksDoNotRunTogether(t *testing.T) {
