@@ -704,6 +704,36 @@ func withClock(day *time.Time, rest string) *time.Time {
 	return &t
 }
 
+// wallClock is the time of day a shown date line gives after its date
+// without naming a zone ("12.09.2024, 00.40 Uhr", "Sep 12, 2024 at 12:40
+// AM"): the clock on the wall where the story was published.
+func wallClock(line string) (hour, minute int, ok bool) {
+	low := strings.ToLower(line)
+	loc := shownDateIndex(low)
+	if loc == nil {
+		return 0, 0, false
+	}
+	m := reClock.FindStringSubmatch(low[loc[1]:])
+	if m == nil || m[4] != "" {
+		return 0, 0, false
+	}
+	if _, zone := clockZones[m[7]]; zone {
+		return 0, 0, false
+	}
+	h, _ := strconv.Atoi(m[1])
+	mi, _ := strconv.Atoi(m[2])
+	if h > 23 || mi > 59 || m[3] != "" && (h < 1 || h > 12) {
+		return 0, 0, false
+	}
+	switch {
+	case m[3] == "p" && h < 12:
+		h += 12
+	case m[3] == "a" && h == 12:
+		h = 0
+	}
+	return h, mi, true
+}
+
 // Near the headline, a line that is a date and at most a label is the
 // story's date on many pages whose markup names no date ("<p
 // class="text-muted">December 15, 2025</p>" under the <h1>, "Published

@@ -104,7 +104,7 @@ func collectMeta(elems *goquery.Selection, hc hintCache, pageURL string) *pageMe
 	signals := elems.FilterMatcher(signalTags)
 	pm.h1Holders = map[*html.Node]bool{}
 	signals.FilterMatcher(selH1).EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		pm.h1s = append(pm.h1s, cleanInline(s.Text()))
+		pm.h1s = append(pm.h1s, headlineText(s.Get(0)))
 		pm.h1Chrome = append(pm.h1Chrome, isMastheadHeading(s.Get(0)))
 		pm.h1Site = append(pm.h1Site, namesSite(s.Get(0)))
 		for p := s.Get(0).Parent; p != nil && !pm.h1Holders[p]; p = p.Parent {
@@ -417,6 +417,39 @@ func bylineText(n *html.Node, limit int) (string, bool) {
 		return "", false
 	}
 	return sb.String(), true
+}
+
+// reKicker names the part of a headline that labels its topic above it
+// (Tagesschau's "seitenkopf__topline", taz's "kicker", a Dachzeile, an
+// eyebrow, a surtitre, an occhiello): shown apart, not the headline.
+var reKicker = regexp.MustCompile(`(?i)kicker|topline|dachzeile|spitzmarke|overline|eyebrow|roofline|surtit|antetitulo|occhiello`)
+
+// headlineText is an <h1>'s text without its kicker: "Verkehrsminister
+// einigen sich" above "Deutschlandticket wird ab Januar teurer" is no
+// part of the headline. With nothing else in the <h1>, the kicker stays.
+func headlineText(h1 *html.Node) string {
+	full := cleanInline(rawText(h1))
+	var kicker *html.Node
+	walkElements(h1, func(c *html.Node) bool {
+		if kicker == nil && reKicker.MatchString(attr(c, "class")) {
+			kicker = c
+		}
+		return kicker == nil
+	})
+	if kicker == nil {
+		return full
+	}
+	var b strings.Builder
+	for d := range h1.Descendants() {
+		if d.Type == html.TextNode && !isAncestor(kicker, d) {
+			b.WriteString(d.Data)
+		}
+	}
+	rest := strings.TrimLeft(cleanInline(b.String()), ":–—-| ")
+	if countWords(rest) < 2 {
+		return full
+	}
+	return rest
 }
 
 // lineBreak stands for a <br> in bylineText's result: Unicode's line
@@ -1598,11 +1631,24 @@ func stripSiteName(t, site string, h1s []string) string {
 			return withoutSection(headPart, sep)
 		}
 	case "-", "–", "—":
-		if tailWords <= 4 && headWords >= 3 && headWords > tailWords {
+		if tailWords <= 4 && headWords >= 3 && headWords > tailWords && !isClause(tail) {
 			return headPart
 		}
 	}
 	return t
+}
+
+// isClause says whether a title's part after a dash goes on with the
+// headline ("– aber auf Rekordniveau", "- and why it matters"): words, the
+// first in lower case, and no domain. A site's name begins with a capital
+// or is a domain ("golem.de").
+func isClause(part string) bool {
+	f := strings.Fields(part)
+	if len(f) < 2 || strings.Contains(part, ".") {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(f[0])
+	return unicode.IsLower(r)
 }
 
 // withoutCJKSite cuts the site's name from a Chinese or Japanese title,
@@ -1721,7 +1767,8 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared, undated
 		if shown := pm.earlierShownDay(*t); shown != nil {
 			return shown, true, false
 		}
-		return t, true, false
+		local := pm.inShownZone(*t)
+		return &local, true, false
 	}
 	if urlDay != nil {
 		return urlDay, false, false
@@ -1794,6 +1841,34 @@ func (pm *pageMeta) showsOtherUpdatedDay(t *time.Time) bool {
 		}
 	}
 	return false
+}
+
+// inShownZone is a declared instant given in UTC, in the zone of the clock
+// the page shows by its headline: NZZ's "12.09.2024, 00.40 Uhr" beside a
+// declared 2024-09-11T22:40Z is that instant at UTC+2, and the story's day
+// is the 12th where it was published. The shown clock must be off the
+// instant by whole quarter hours within UTC-12 to UTC+14; otherwise the
+// declaration stands.
+func (pm *pageMeta) inShownZone(declared time.Time) time.Time {
+	if _, offset := declared.Zone(); offset != 0 {
+		return declared // the declaration carries its zone
+	}
+	for _, s := range pm.dateLinesNearHeadline() {
+		shown := shownDate(s, pm.slashes)
+		if shown == nil {
+			continue
+		}
+		h, mi, ok := wallClock(s)
+		if !ok {
+			return declared // no clock, or one in a zone it names
+		}
+		d := time.Date(shown.Year(), shown.Month(), shown.Day(), h, mi, 0, 0, time.UTC).Sub(declared.Truncate(time.Minute))
+		if d == 0 || d%(15*time.Minute) != 0 || d < -12*time.Hour || d > 14*time.Hour {
+			return declared
+		}
+		return declared.In(time.FixedZone("", int(d/time.Second)))
+	}
+	return declared
 }
 
 // earlierShownDay is the day shown in the page's first date line near the

@@ -650,6 +650,12 @@ func TestStripSiteName(t *testing.T) {
 		{"Retraites : le gouvernement « ira jusqu'au bout »", "", "Retraites : le gouvernement « ira jusqu'au bout »"},
 		{"Le maire « satisfait » du budget municipal", "", "Le maire « satisfait » du budget municipal"},
 		{"Home » Council approves harbour budget", "", "Home » Council approves harbour budget"},
+		// After a dash, a clause in lower case goes on with the headline; a
+		// site's name begins with a capital or is a domain.
+		{"Mieten in München steigen langsamer – aber auf Rekordniveau", "", "Mieten in München steigen langsamer – aber auf Rekordniveau"},
+		{"Council approves harbour budget - and why it matters", "", "Council approves harbour budget - and why it matters"},
+		{"Council approves harbour budget - Gazette Online", "", "Council approves harbour budget"},
+		{"Council approves harbour budget – golem.de", "", "Council approves harbour budget"},
 		// Scripts without spaces set their separators without them too.
 		{"美国大选结果揭晓_新浪新闻", "", "美国大选结果揭晓"},
 		{"美国大选结果揭晓｜聯合新聞網", "聯合新聞網", "美国大选结果揭晓"},

@@ -312,6 +312,12 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 			`<div>Dec 18, 2025</div>`, "2025-12-18"},
 		{"a shown day one before a declared day without a time leaves it", `<meta property="article:published_time" content="2025-12-19">`,
 			`<div>Dec 18, 2025</div>`, "2025-12-19"},
+		{"a shown clock puts a declared UTC instant in its zone", `<meta property="article:published_time" content="2024-09-11T22:40:00.000Z">`,
+			`<time datetime="2024-09-11T22:40:00.000Z">12.09.2024, 00.40 Uhr</time>`, "2024-09-12T00:40:00+02:00"},
+		{"a shown day without a clock leaves the instant", `<meta property="article:published_time" content="2024-09-11T22:40:00.000Z">`,
+			`<div>Sep 12, 2024</div>`, "2024-09-11T22:40:00Z"},
+		{"a shown clock that names its zone leaves the instant", `<meta property="article:published_time" content="2024-09-11T22:40:00.000Z">`,
+			`<div>Sep 11, 2024 at 6:40 PM EDT</div>`, "2024-09-11T22:40:00Z"},
 		{"a shown day one before an evening in a zone west of UTC, no zone's day", `<meta property="article:published_time" content="2025-12-19T20:00:00-08:00">`,
 			`<div>Dec 18, 2025</div>`, "2025-12-18"},
 		{"a shown day one before a morning east of UTC, the day in UTC", `<meta property="article:published_time" content="2025-12-19T08:30:00+09:00">`,
@@ -332,7 +338,11 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			page := `<html><head><title>A story</title>` + tc.head + `</head><body><article><h1>A story</h1>` + tc.dated + body + `</article></body></html>`
 			a := mustExtract(t, page, "https://example.com/news/a-story")
-			if got := publishedDay(a); got != tc.want {
+			got := publishedDay(a)
+			if strings.Contains(tc.want, "T") && a.PublishedAt != nil { // the instant and its zone
+				got = a.PublishedAt.Format(time.RFC3339)
+			}
+			if got != tc.want {
 				t.Errorf("PublishedAt = %q, want %q", got, tc.want)
 			}
 		})
@@ -403,6 +413,13 @@ func TestExtract_TitleIsTheHeadlineThePageShows(t *testing.T) {
 	body := pTags(articleParas(6))
 	head := `<title>Best Trail Backpacks 2025: Our Picks | Example Outdoors</title><meta property="og:title" content="Best Trail Backpacks 2025: Our Picks">`
 	cases := []struct{ name, page, want string }{
+		{"an h1's kicker is no part of the headline",
+			`<html><head><meta property="og:title" content="Deutschlandticket wird ab Januar teurer"></head><body><article><h1><span class="seitenkopf__topline">Verkehrsminister einigen sich </span>` +
+				`<span class="seitenkopf__headline--text">Deutschlandticket wird ab Januar teurer</span></h1>` + body + `</article></body></html>`,
+			"Deutschlandticket wird ab Januar teurer"},
+		{"a kicker set off by hidden punctuation",
+			`<html><head><title>Kohleausstieg in der Lausitz: Die Lausitz wartet auf den Wandel - taz.de</title></head><body><article><h1><span class="kicker">Kohleausstieg in der Lausitz</span><span class="hide">: </span><span>Die Lausitz wartet auf den Wandel</span></h1>` + body + `</article></body></html>`,
+			"Die Lausitz wartet auf den Wandel"},
 		{"the story's h1 over the social title",
 			`<html><head>` + head + `</head><body><article><h1>The Best Trail Backpacks, Tested on 400 Miles</h1>` + body + `</article></body></html>`,
 			"The Best Trail Backpacks, Tested on 400 Miles"},
