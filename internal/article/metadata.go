@@ -1847,11 +1847,11 @@ func (pm *pageMeta) showsOtherUpdatedDay(t *time.Time) bool {
 // the page shows by its headline: NZZ's "12.09.2024, 00.40 Uhr" beside a
 // declared 2024-09-11T22:40Z is that instant at UTC+2, and the story's day
 // is the 12th where it was published. The shown clock must be off the
-// instant by whole quarter hours within UTC-12 to UTC+14; otherwise the
-// declaration stands.
+// instant by whole quarter hours within UTC-12 to UTC+14; otherwise, and
+// for a declared day without a time, the declaration stands.
 func (pm *pageMeta) inShownZone(declared time.Time) time.Time {
-	if _, offset := declared.Zone(); offset != 0 {
-		return declared // the declaration carries its zone
+	if _, offset := declared.Zone(); offset != 0 || declared.Hour() == 0 && declared.Minute() == 0 && declared.Second() == 0 {
+		return declared // the declaration carries its zone, or has no clock to compare
 	}
 	for _, s := range pm.dateLinesNearHeadline() {
 		shown := shownDate(s, pm.slashes)

@@ -314,6 +314,8 @@ func TestExtract_PublishedFromADatedElement(t *testing.T) {
 			`<div>Dec 18, 2025</div>`, "2025-12-19"},
 		{"a shown clock puts a declared UTC instant in its zone", `<meta property="article:published_time" content="2024-09-11T22:40:00.000Z">`,
 			`<time datetime="2024-09-11T22:40:00.000Z">12.09.2024, 00.40 Uhr</time>`, "2024-09-12T00:40:00+02:00"},
+		{"a declared day without a time is no instant to put in a zone", `<meta property="article:published_time" content="2024-09-12">`,
+			`<time>12.09.2024, 10.00 Uhr</time>`, "2024-09-12T00:00:00Z"},
 		{"a shown day without a clock leaves the instant", `<meta property="article:published_time" content="2024-09-11T22:40:00.000Z">`,
 			`<div>Sep 12, 2024</div>`, "2024-09-11T22:40:00Z"},
 		{"a shown clock that names its zone leaves the instant", `<meta property="article:published_time" content="2024-09-11T22:40:00.000Z">`,
