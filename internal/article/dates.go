@@ -667,16 +667,9 @@ func withClock(day *time.Time, rest string) *time.Time {
 	if day == nil || m == nil {
 		return day
 	}
-	h, _ := strconv.Atoi(m[1])
-	mi, _ := strconv.Atoi(m[2])
-	if h > 23 || mi > 59 || m[3] != "" && (h < 1 || h > 12) {
+	h, mi, ok := clockOf(m)
+	if !ok {
 		return day
-	}
-	switch {
-	case m[3] == "p" && h < 12:
-		h += 12
-	case m[3] == "a" && h == 12:
-		h = 0
 	}
 	var off int
 	switch {
@@ -720,6 +713,12 @@ func wallClock(line string) (hour, minute int, ok bool) {
 	if _, zone := clockZones[m[7]]; zone {
 		return 0, 0, false
 	}
+	return clockOf(m)
+}
+
+// clockOf is the 24-hour time of a reClock match, false for an hour or a
+// minute no clock shows.
+func clockOf(m []string) (hour, minute int, ok bool) {
 	h, _ := strconv.Atoi(m[1])
 	mi, _ := strconv.Atoi(m[2])
 	if h > 23 || mi > 59 || m[3] != "" && (h < 1 || h > 12) {
