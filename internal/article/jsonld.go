@@ -34,6 +34,7 @@ type ldData struct {
 	published     string
 	modified      string
 	pagePublished string // a WebPage's (or datedPageTypes') datePublished: the page's day, a story's only when nothing else dates it
+	pageHeadline  string // a WebPage's (or datedPageTypes') headline: what an h1 may be checked against
 	image         string
 	publisher     string
 	section       string
@@ -176,6 +177,9 @@ func (ld *ldData) walk(v any, depth int) {
 		}
 		if (isPage || dated) && ld.pagePublished == "" {
 			ld.pagePublished = str(t["datePublished"])
+		}
+		if (isPage || dated) && ld.pageHeadline == "" {
+			ld.pageHeadline = str(t["headline"])
 		}
 		if id, name := str(t["@id"]), str(t["name"]); id != "" && name != "" {
 			if ld.named == nil {

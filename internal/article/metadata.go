@@ -1464,7 +1464,7 @@ func (pm *pageMeta) headline(site string) string {
 	if n := countWords(h); n < 2 || n > 30 || site != "" && (containsFold(h, site) || containsFold(site, h)) {
 		return ""
 	}
-	titles := strings.ToLower(strings.Join([]string{pm.ldTitle(), pm.get("og:title"), pm.get("twitter:title"), pm.htmlTitle}, " "))
+	titles := strings.ToLower(strings.Join([]string{pm.ldTitle(), pm.ld.headline, pm.ld.pageHeadline, pm.get("og:title"), pm.get("twitter:title"), pm.htmlTitle}, " "))
 	long, found := 0, 0
 	for _, w := range strings.Fields(strings.ToLower(h)) {
 		if w = strings.Trim(w, ".,:;!?\"'()[]“”‘’"); len(w) >= 4 {

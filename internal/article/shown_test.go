@@ -436,6 +436,18 @@ func TestExtract_TitleIsTheHeadlineThePageShows(t *testing.T) {
 		{"a section name shares too little",
 			`<html><head>` + head + `</head><body><h1>Outdoor Gear Reviews</h1><article>` + body + `</article></body></html>`,
 			"Best Trail Backpacks 2025: Our Picks"},
+		// The social title shares nothing with the h1, but the JSON-LD
+		// headline is the h1's words: Squarespace's "name" is the search
+		// title and its "headline" the post's; Dotdash's health pages put
+		// the h1 in a MedicalWebPage's headline.
+		{"an h1 the JSON-LD headline repeats, beside a name the title repeats",
+			`<html><head><title>When to Prune Hydrangeas — Garden Studio</title><script type="application/ld+json">{"@type":"Article","name":"When to Prune Hydrangeas — Garden Studio","headline":"Pruning Hydrangeas: A Simple Guide by Type"}</script></head>` +
+				`<body><article><h1>Pruning Hydrangeas: A Simple Guide by Type</h1>` + body + `</article></body></html>`,
+			"Pruning Hydrangeas: A Simple Guide by Type"},
+		{"an h1 a MedicalWebPage's headline repeats",
+			`<html><head><meta property="og:title" content="What Causes Shin Splints? Symptoms and Treatment"><script type="application/ld+json">{"@type":["MedicalWebPage"],"headline":"Shin Splints: Why Your Lower Legs Hurt After Running"}</script></head>` +
+				`<body><article><h1>Shin Splints: Why Your Lower Legs Hurt After Running</h1>` + body + `</article></body></html>`,
+			"Shin Splints: Why Your Lower Legs Hurt After Running"},
 		{"two h1s: the metadata decides",
 			`<html><head>` + head + `</head><body><h1>The Best Trail Backpacks</h1><h1>Backpacks we tested</h1><article>` + body + `</article></body></html>`,
 			"Best Trail Backpacks 2025: Our Picks"},
