@@ -106,7 +106,7 @@ const maxPromo = 250
 // readers who get one email every Tuesday"), or that only promises an
 // easy way out ("No spam. Unsubscribe anytime.").
 var rePromo = regexp.MustCompile(`(?i)^\W*(?:sign(?:ing)? up|subscribe|register|download|install|get|join|follow|listen to|try)\s+(?:now\s+)?(?:for|to|on|up|us|the|our|a|an|free|this|today'?s)\b.{0,80}\b(?:newsletters?|briefings?|inbox|apps?|alerts|podcasts?|digest|updates|emails?|free trial)\b|\b(?:in|to|into) your inbox\b|\b(?:sign up|subscribe) (?:for|to) (?:\S+ ){0,5}newsletters?\b|\bdelivered (?:straight |right |directly )?(?:to|through|into) your (?:inbox|letterbox|door)\b` +
-	`|` + foreignNewsletterPromo + `|\bunlimited (?:digital )?access\b|\bbecome an? (?:member|subscriber|supporter|patron)\b|\bsupport (?:independent|quality|our|local) journalism\b|\bcancel any ?time\b|^\W*(?:no spam\W+)?unsubscribe (?:any ?time|at any time)\W*$|^[\s*•·-]*join (?:over |more than )?[\d,.]+\s*(?:k|m|million|thousand)?\+? (?:other )?(?:readers|subscribers|people|members)\b.{0,80}\b(?:emails?|inbox|newsletters?|subscribe|unsubscribe)\b`)
+	`|` + foreignNewsletterPromo + `|` + channelPromo + `|\bunlimited (?:digital )?access\b|\bbecome an? (?:member|subscriber|supporter|patron)\b|\bsupport (?:independent|quality|our|local) journalism\b|\bcancel any ?time\b|^\W*(?:no spam\W+)?unsubscribe (?:any ?time|at any time)\W*$|^[\s*•·-]*join (?:over |more than )?[\d,.]+\s*(?:k|m|million|thousand)?\+? (?:other )?(?:readers|subscribers|people|members)\b.{0,80}\b(?:emails?|inbox|newsletters?|subscribe|unsubscribe)\b`)
 
 // foreignNewsletterPromo asks for a newsletter sign-up, or offers "our"
 // newsletter, in Spanish, French, German, Italian, Portuguese and Dutch
@@ -115,6 +115,18 @@ var rePromo = regexp.MustCompile(`(?i)^\W*(?:sign(?:ing)? up|subscribe|register|
 // boletín oficial").
 const foreignNewsletterPromo = `\b(?:suscr[ií]b(?:e|ete|irte)|ap[uú]nt(?:ate|arte)|abonnez-vous|inscrivez-vous|abonnieren sie|melden sie sich|iscriviti|iscriverti|assine|inscreva-se|cadastre-se|schrijf je in|meld je aan)\b.{0,60}\b(?:newsletters?|boletín|boletines)\b` +
 	`|\b(?:recib(?:ir|e|a)|recevez|recevoir|erhalten sie|ricevere|ricevi|receber|receba|ontvang(?:en)?)\b.{0,30}\b(?:nuestr[oa]s?|notre|nos|unseren?|nostr[ae]|noss[ao]s?|onze)\b.{0,20}\b(?:newsletters?|boletín|boletines)\b`
+
+// channelPromo asks the reader to follow the publication on a messenger
+// channel or Google News: "Follow us on Google News", "Join our WhatsApp
+// channel", "Suivez-nous sur WhatsApp", or a block that writes out a
+// channel's invitation link (Kompas: "… WhatsApp Channel :
+// https://www.whatsapp.com/channel/…", "klik link https://t.me/…, kemudian
+// join"). A story's "residents were told to follow updates on Telegram"
+// names no "us"; a Telegram link in a story asks nobody to join.
+const channelPromo = `\b(?:(?:follow|join|siga|folgen sie|folge|ikuti|takip edin)\s+(?:us|uns|kami|bizi)|suivez-nous|síguenos|seguici|folgt uns|volg ons)\b.{0,30}\b(?:whatsapp|telegram|google news)\b` +
+	`|\bjoin our (?:\S+ ){0,3}(?:whatsapp|telegram) (?:channel|group|community)\b` +
+	`|\b(?:whatsapp\.com/channel/|chat\.whatsapp\.com/|news\.google\.com/publications/|t\.me/(?:\+|joinchat/))` +
+	`|\bt\.me/\w+.{0,80}\b(?:join|klik|click)\b|\b(?:join|klik|click)\b.{0,80}\bt\.me/\w`
 
 // isPromo reports short blocks that are a call to action, not content.
 func isPromo(b block) bool {
@@ -126,7 +138,7 @@ func isPromo(b block) bool {
 // neither (most of a story).
 var (
 	promoVerbs = []string{"sign", "subscribe", "register", "download", "install", "get", "join", "follow", "listen", "try"}
-	promoWords = []string{"inbox", "newsletter", "boletín", "boletines", "delivered", "unlimited", "become a", "journalism", "cancel any", "unsubscribe"}
+	promoWords = []string{"inbox", "newsletter", "boletín", "boletines", "delivered", "unlimited", "become a", "journalism", "cancel any", "unsubscribe", "whatsapp", "telegram", "t.me/", "google news"}
 )
 
 // promoText reports text that rePromo matches.

@@ -163,6 +163,22 @@ func TestExtractInsideTheBody(t *testing.T) {
 			want:  []string{"Affiliate programs paid", "not affiliated with the port authority"},
 		},
 		{
+			name: "invitations to the publication's messenger channels and Google News",
+			extra: `<div class="channel-rec"><p>Simak breaking news dan berita pilihan kami langsung di ponselmu. Akses berita Coast Post WhatsApp Channel : <a href="https://www.whatsapp.com/channel/0029Va">https://www.whatsapp.com/channel/0029Va</a>.</p></div>` +
+				`<p>Mari bergabung di Grup Telegram "Coast Post News Update", caranya klik link https://t.me/coastpostupdate, kemudian join.</p>` +
+				`<p><strong>Follow us on Google News</strong> for the latest from the coast.</p><p>Suivez-nous sur WhatsApp pour ne rien manquer.</p>`,
+			at:      5,
+			notWant: []string{"WhatsApp Channel", "Grup Telegram", "Google News", "Suivez-nous"},
+		},
+		{
+			name: "a story's sentences on messenger channels stay",
+			extra: `<p>Residents were told to follow official updates on Telegram, where the council posts a warning before every closure.</p>` +
+				`<p>The fishermen's channel, t.me/harbourwatch, posted a video of the breaking wall on Sunday night.</p>` +
+				`<p>Families were asked to join the neighbourhood WhatsApp group that the harbour master set up after the storm.</p>`,
+			at:   4,
+			want: []string{"follow official updates on Telegram", "t.me/harbourwatch", "neighbourhood WhatsApp group"},
+		},
+		{
 			name:    "promo paragraph for the app",
 			extra:   `<p><em>Download the Coast Post app for breaking news alerts on your phone — it's free on iOS and Android.</em></p>`,
 			at:      3,
