@@ -43,7 +43,10 @@ var reArchiveTitle = regexp.MustCompile(`(?i)^(?:(?:category|tag|month|year|day|
 // the amount of main text against links and teaser headlines decides.
 func classify(s pageSignals) (bool, string) {
 	galleryType := s.ld.types["imagegallery"] || s.ld.types["mediagallery"] || strings.Contains(s.ogType, "gallery")
-	marked := s.ld.articleCounts == 1 || strings.HasPrefix(s.ogType, "article")
+	// Yoast writes og:type "article" on every page but the home page, its
+	// archives too; there its JSON-LD names a CollectionPage and no article.
+	listed := s.ld.articleCounts == 0 && (s.ld.types["collectionpage"] || s.ld.types["searchresultspage"])
+	marked := s.ld.articleCounts == 1 || strings.HasPrefix(s.ogType, "article") && !listed
 	if s.archiveTitle && !marked {
 		return false, KindListing
 	}

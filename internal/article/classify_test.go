@@ -83,7 +83,8 @@ func TestExtractClassifiesNonArticles(t *testing.T) {
 
 // A blog engine's archive ("Month: 2024/11", "Category: Budgets") or a
 // section's bare name ("News") titles a list of posts, however long their
-// excerpts; a page marked as an article stays one.
+// excerpts; a page marked as an article stays one, but for og:type beside
+// a JSON-LD CollectionPage.
 func TestExtractArchiveTitlesMakeListings(t *testing.T) {
 	var posts strings.Builder
 	for i, p := range articleParas(6) {
@@ -94,6 +95,10 @@ func TestExtractArchiveTitlesMakeListings(t *testing.T) {
 		{"Category: Budgets", "", KindListing},
 		{"News", "", KindListing},
 		{"News", `<meta property="og:type" content="article">`, KindArticle},
+		// Yoast writes og:type "article" on archives too; their JSON-LD
+		// is a CollectionPage without an article.
+		{"Category: Budgets", `<meta property="og:type" content="article"><script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":"CollectionPage","name":"Budgets Archives"}]}</script>`, KindListing},
+		{"News", `<meta property="og:type" content="article"><script type="application/ld+json">{"@graph":[{"@type":"CollectionPage"},{"@type":"BlogPosting","headline":"News"}]}</script>`, KindArticle},
 		{"News from the budget office", "", KindArticle},
 	}
 	for _, tc := range cases {
