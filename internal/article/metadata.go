@@ -1423,6 +1423,25 @@ func (pm *pageMeta) title(site string) string {
 	return ""
 }
 
+// metaTitle is the title the metadata gives, its site name removed.
+func (pm *pageMeta) metaTitle(site string) string {
+	for _, c := range []string{pm.ldTitle(), pm.get("og:title"), pm.get("twitter:title"), pm.htmlTitle} {
+		if c != "" {
+			return stripSiteName(c, site, nil)
+		}
+	}
+	return ""
+}
+
+// extendsTitle says whether headline h opens with every word of title t
+// and goes on: the metadata's title is the headline cut short ("Why we
+// rewrote our sync engine" of "Why we rewrote our sync engine (and what
+// we'd do differently)").
+func extendsTitle(h, t string) bool {
+	wh, wt := words(h), words(t)
+	return len(wt) >= 3 && len(wh) > len(wt) && slices.Equal(wh[:len(wt)], wt)
+}
+
 // withoutBlogName cuts the blog's name, as its masthead h1 writes it,
 // and a colon from the start of a title ("Blog Name: Post Title",
 // Blogger's). A declared site's name before a colon is kept: "Figma: The
@@ -1474,7 +1493,7 @@ func (pm *pageMeta) headline(site string) string {
 			}
 		}
 	}
-	if long == 0 || found*2 <= long {
+	if long == 0 || found*2 <= long && !extendsTitle(h, pm.metaTitle(site)) {
 		return ""
 	}
 	if strings.EqualFold(h, pm.htmlTitle) {

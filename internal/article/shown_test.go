@@ -448,6 +448,9 @@ func TestExtract_TitleIsTheHeadlineThePageShows(t *testing.T) {
 			`<html><head><meta property="og:title" content="What Causes Shin Splints? Symptoms and Treatment"><script type="application/ld+json">{"@type":["MedicalWebPage"],"headline":"Shin Splints: Why Your Lower Legs Hurt After Running"}</script></head>` +
 				`<body><article><h1>Shin Splints: Why Your Lower Legs Hurt After Running</h1>` + body + `</article></body></html>`,
 			"Shin Splints: Why Your Lower Legs Hurt After Running"},
+		{"an h1 that goes on where the title stops",
+			`<html><head><title>Why we rewrote our sync engine | Fieldnote Blog</title></head><body><article><h1>Why we rewrote our sync engine (and what we'd do differently)</h1>` + body + `</article></body></html>`,
+			"Why we rewrote our sync engine (and what we'd do differently)"},
 		{"two h1s: the metadata decides",
 			`<html><head>` + head + `</head><body><h1>The Best Trail Backpacks</h1><h1>Backpacks we tested</h1><article>` + body + `</article></body></html>`,
 			"Best Trail Backpacks 2025: Our Picks"},
