@@ -2453,6 +2453,10 @@ var (
 	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|[<>{}=]|^undefined$|简介|簡介|介绍|プロフィール|一覧|更多|全部|المقالات`)
 	// reAuthorGroup is a desk, not a person: "Staff", "Contributor", an
 	// editorial office ("编辑部", "編集部", "فريق التحرير", "מערכת").
+	// reInstitution is the office or school a writer writes for, after the
+	// name ("Jennifer Wu, Office of Communications", "Jane Roe, Department
+	// of Biology", "John Doe, Stanford University").
+	reInstitution = regexp.MustCompile(`^(?:The\s+)?(?:Office|Department|Dept\.|Division|School|College|Faculty|Institute|Cent(?:er|re)|Bureau|Ministry|University|Council|Board)\s+(?:of|for)\s+\p{Lu}|\s(?:University|College|Institute|Communications|News Service|News Office|Press Office|Newsroom)$`)
 	reAuthorGroup = regexp.MustCompile(`(?i)\bstaff\b|contributor$|编辑部|編輯部|編集部|新闻中心|本报|本報|التحرير|المحرر|מערכת`)
 	// reAuthorLabel is what stands before a name in a credit's part
 	// ("Author: Jane Roe", "Authors: Jane Roe and …", "About Jane Roe").
@@ -2831,8 +2835,8 @@ func splitAuthors(s string) (names []string, desk string) {
 				}
 				p = strings.TrimSuffix(p, aside)
 			}
-			if len(names) > 0 && (rePostNominal.MatchString(p) || isPublication(p) || isLowerPhrase(p) || strings.ContainsAny(p, "0123456789")) || titled && !strings.Contains(p, " ") {
-				continue // a degree, a paper, a role, a place ("envoyé spécial à Kiev") or a desk with a number ("g1 SP")
+			if len(names) > 0 && (rePostNominal.MatchString(p) || isPublication(p) || reInstitution.MatchString(p) || isLowerPhrase(p) || strings.ContainsAny(p, "0123456789")) || titled && !strings.Contains(p, " ") {
+				continue // a degree, a paper, an office, a role, a place ("envoyé spécial à Kiev") or a desk with a number ("g1 SP")
 			}
 			if i > 0 && i == len(items)-1 && len(names) > 0 && strings.Contains(names[len(names)-1], " ") && !strings.Contains(strings.TrimSpace(item), " ") {
 				continue // one word after a full name is where it was filed from ("Jane Roe, Berlin")

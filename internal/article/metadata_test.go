@@ -310,6 +310,9 @@ func TestSplitAuthors(t *testing.T) {
 		credit, want, desk string
 	}{
 		{"Paul Frew, Home and Digital Security Expert", "Paul Frew", ""},
+		{"Jennifer Wu, Office of Communications", "Jennifer Wu", ""},
+		{"Jane Roe, Department of Biology, and John Doe, Stanford University", "Jane Roe|John Doe", ""},
+		{"Jane Roe, Office Manager", "Jane Roe", ""},
 		{"Nicole Forbes, Master Horticulturalist, Garden Educator", "Nicole Forbes", ""},
 		{"Samer Morqos, Counseling Psychologist", "Samer Morqos", ""},
 		{"TOM KRISHER, AP Auto Writer", "TOM KRISHER", ""},
