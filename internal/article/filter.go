@@ -79,6 +79,37 @@ func withoutBylines(bs []block, credits map[*html.Node]string, authors []string)
 	return out
 }
 
+// maxWriterBio is the longest block (runes) read as the writer's bio.
+const maxWriterBio = 400
+
+// withoutWriterBio drops, among the last three blocks, those that open
+// with one of the page's writers and say what the writer is or does
+// ("Eric Song is IGN's deal curator …", "Steven Mufson covers the White
+// House."): the writer's bio, set in the story's own body without a
+// class that says so. The human truths leave it out (three of four pages
+// on WCXB and ScrapingHub that carry one).
+func withoutWriterBio(bs []block, authors []string) []block {
+	if len(authors) == 0 {
+		return bs
+	}
+	out := bs
+	for i := len(bs) - 1; i >= 0 && i >= len(bs)-3; i-- {
+		b := bs[i]
+		if b.runes > maxWriterBio || isHeading(b.tag) {
+			continue
+		}
+		m := reBioOpening.FindStringSubmatch(b.text)
+		if m == nil || !slices.ContainsFunc(authors, func(a string) bool { return strings.EqualFold(a, m[1]) }) {
+			continue
+		}
+		if len(out) == len(bs) {
+			out = slices.Clone(bs)
+		}
+		out = slices.Delete(out, i, i+1)
+	}
+	return out
+}
+
 // namesAuthor reports whether a credit line's names, split as the
 // authors are ("Jane Roe and John Doe"), hold one of the authors.
 func namesAuthor(credit string, authors []string) bool {

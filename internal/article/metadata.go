@@ -738,7 +738,7 @@ var (
 	// reAboutLabel is an author box's label.
 	reAboutLabel = regexp.MustCompile(`^(?i:about the author|about the writer)\s*:?$`)
 	// reBioOpening is a bio's opening: a name, then what the person is.
-	reBioOpening = regexp.MustCompile(`^(\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){1,3})\s+(?:is|was|has|writes|covers)\s`)
+	reBioOpening = regexp.MustCompile(`^(\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){1,3})\s+(?:is|was|has|writes|covers|reports)\s`)
 )
 
 // aboutTheAuthor is the name an author box gives: an "About the author"

@@ -216,3 +216,29 @@ func TestExtractPitchBoxBesideTheStory(t *testing.T) {
 	a := mustExtract(t, page, "https://coastpost.example/news/harbour-reopens")
 	checkText(t, a.Text, storyParas, []string{"coffee a week", "Members are invited", "cancel anytime", "Join now", "Sign up for our newsletter"})
 }
+
+// The writer's bio set as the story's last paragraph, with no class that
+// says so, goes when it opens with the page's writer; a closing
+// paragraph about someone else, or one that only opens with the writer's
+// name, stays.
+func TestExtractWriterBioAtTheEnd(t *testing.T) {
+	head := `<meta name="author" content="Nora Kask">`
+	cases := []struct {
+		name, extra   string
+		want, notWant []string
+	}{
+		{"the writer's bio in italics", `<p><i>Nora Kask is a coast reporter for the Coast Post. She covers fisheries and ports.</i></p>`, nil, []string{"Nora Kask is a coast reporter"}},
+		{"what the writer covers", `<p>Nora Kask covers the coast and its fisheries.</p>`, nil, []string{"Nora Kask covers"}},
+		{"a closing line about someone else", `<p>Marta Ilić has fished from the harbour for thirty years and means to go on.</p>`, []string{"Marta Ilić has fished"}, nil},
+		{"a closing line that opens with the writer's name but is no bio", `<p>Nora Kask's grandfather fished from this harbour until the storm of 1962.</p>`, []string{"grandfather fished from this harbour"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := mustExtract(t, storyPage(head, tc.extra, len(storyParas)-1), "https://coastpost.example/news/harbour-reopens")
+			if len(a.Authors) != 1 || a.Authors[0] != "Nora Kask" {
+				t.Fatalf("Authors = %q, want Nora Kask", a.Authors)
+			}
+			checkText(t, a.Text, append(slices.Clone(storyParas), tc.want...), tc.notWant)
+		})
+	}
+}
