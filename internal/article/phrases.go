@@ -32,7 +32,7 @@ var boilerplatePhrases = map[string]bool{
 	"tags": true, "topics": true, "filed under": true, "see also": true, "also read": true, "next": true, "previous": true,
 	"advert": true, "adverts": true, "this slideshow requires javascript": true, "javascript is disabled": true,
 	"sharing is caring": true, "share this post": true, "share this page": true, "print this article": true,
-	"table of contents": true, "was this article helpful": true, "was this page helpful": true, "was this post helpful": true, "was this helpful": true, "contents": true, "toggle": true, "show more": true, "show less": true,
+	"end of article": true, "end of story": true, "table of contents": true, "was this article helpful": true, "was this page helpful": true, "was this post helpful": true, "was this helpful": true, "contents": true, "toggle": true, "show more": true, "show less": true,
 	"iklan": true, "reklam": true, "mainos": true, "annonce": true, "publicidade": true, "реклама": true,
 	"광고": true, "広告": true, "广告": true, "advertentie": true, "reklame": true,
 	"anzeige": true, "werbung": true, "publicité": true, "publicidad": true, "pubblicità": true, "reklama": true,
@@ -104,9 +104,10 @@ const maxPromo = 250
 // membership ("unlimited access", "become a member", "cancel anytime"), or
 // that counts the readers already signed up and mails them ("Join 31,000
 // readers who get one email every Tuesday"), or that only promises an
-// easy way out ("No spam. Unsubscribe anytime.").
+// easy way out ("No spam. Unsubscribe anytime."), or that asks for tips
+// ("Got a tip? Contact this reporter via email …").
 var rePromo = regexp.MustCompile(`(?i)^\W*(?:sign(?:ing)? up|subscribe|register|download|install|get|join|follow|listen to|try)\s+(?:now\s+)?(?:for|to|on|up|us|the|our|a|an|free|this|today'?s)\b.{0,80}\b(?:newsletters?|briefings?|inbox|apps?|alerts|podcasts?|digest|updates|emails?|free trial)\b|\b(?:in|to|into) your inbox\b|\b(?:sign up|subscribe) (?:for|to) (?:\S+ ){0,5}newsletters?\b|\bdelivered (?:straight |right |directly )?(?:to|through|into) your (?:inbox|letterbox|door)\b` +
-	`|` + foreignNewsletterPromo + `|` + channelPromo + `|\bunlimited (?:digital )?access\b|\bbecome an? (?:member|subscriber|supporter|patron)\b|\bsupport (?:independent|quality|our|local) journalism\b|\bcancel any ?time\b|^\W*(?:no spam\W+)?unsubscribe (?:any ?time|at any time)\W*$|^[\s*•·-]*join (?:over |more than )?[\d,.]+\s*(?:k|m|million|thousand)?\+? (?:other )?(?:readers|subscribers|people|members)\b.{0,80}\b(?:emails?|inbox|newsletters?|subscribe|unsubscribe)\b`)
+	`|` + foreignNewsletterPromo + `|` + channelPromo + `|\b(?:got|have) a (?:news )?tip\?.{0,80}\b(?:contact|email|reach)\b|\bunlimited (?:digital )?access\b|\bbecome an? (?:member|subscriber|supporter|patron)\b|\bsupport (?:independent|quality|our|local) journalism\b|\bcancel any ?time\b|^\W*(?:no spam\W+)?unsubscribe (?:any ?time|at any time)\W*$|^[\s*•·-]*join (?:over |more than )?[\d,.]+\s*(?:k|m|million|thousand)?\+? (?:other )?(?:readers|subscribers|people|members)\b.{0,80}\b(?:emails?|inbox|newsletters?|subscribe|unsubscribe)\b`)
 
 // foreignNewsletterPromo asks for a newsletter sign-up, or offers "our"
 // newsletter, in Spanish, French, German, Italian, Portuguese and Dutch
@@ -138,7 +139,7 @@ func isPromo(b block) bool {
 // neither (most of a story).
 var (
 	promoVerbs = []string{"sign", "subscribe", "register", "download", "install", "get", "join", "follow", "listen", "try"}
-	promoWords = []string{"inbox", "newsletter", "boletín", "boletines", "delivered", "unlimited", "become a", "journalism", "cancel any", "unsubscribe", "whatsapp", "telegram", "t.me/", "google news"}
+	promoWords = []string{"inbox", "newsletter", "boletín", "boletines", "delivered", "unlimited", "become a", "journalism", "cancel any", "unsubscribe", "tip?", "whatsapp", "telegram", "t.me/", "google news"}
 )
 
 // promoText reports text that rePromo matches.

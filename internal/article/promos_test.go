@@ -171,6 +171,18 @@ func TestExtractInsideTheBody(t *testing.T) {
 			notWant: []string{"WhatsApp Channel", "Grup Telegram", "Google News", "Suivez-nous"},
 		},
 		{
+			name:    "a call for tips and an end-of-article marker",
+			extra:   `<p><em>Do you work at the port authority? Got a tip? Contact this reporter via email at nkask@coastpost.example or Signal at 555-0199.</em></p><div class="end"><h3>End of Article</h3></div>`,
+			at:      7,
+			notWant: []string{"Got a tip", "End of Article"},
+		},
+		{
+			name:  "a story's sentence on tips stays",
+			extra: `<p>The harbour master said he had a tip for anyone buying a used trawler: check the hull before the engine.</p>`,
+			at:    4,
+			want:  []string{"had a tip for anyone buying a used trawler"},
+		},
+		{
 			name: "a story's sentences on messenger channels stay",
 			extra: `<p>Residents were told to follow official updates on Telegram, where the council posts a warning before every closure.</p>` +
 				`<p>The fishermen's channel, t.me/harbourwatch, posted a video of the breaking wall on Sunday night.</p>` +
