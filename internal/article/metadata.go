@@ -2451,12 +2451,12 @@ var (
 	// however many words it runs to.
 	reJobTitleEnd = regexp.MustCompile(`(?i)\b(?:` + jobNouns + `|` + titleNouns + `)s?$`)
 	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|[<>{}=]|^undefined$|简介|簡介|介绍|プロフィール|一覧|更多|全部|المقالات`)
-	// reAuthorGroup is a desk, not a person: "Staff", "Contributor", an
-	// editorial office ("编辑部", "編集部", "فريق التحرير", "מערכת").
 	// reInstitution is the office or school a writer writes for, after the
 	// name ("Jennifer Wu, Office of Communications", "Jane Roe, Department
 	// of Biology", "John Doe, Stanford University").
 	reInstitution = regexp.MustCompile(`^(?:The\s+)?(?:Office|Department|Dept\.|Division|School|College|Faculty|Institute|Cent(?:er|re)|Bureau|Ministry|University|Council|Board)\s+(?:of|for)\s+\p{Lu}|\s(?:University|College|Institute|Communications|News Service|News Office|Press Office|Newsroom)$`)
+	// reAuthorGroup is a desk, not a person: "Staff", "Contributor", an
+	// editorial office ("编辑部", "編集部", "فريق التحرير", "מערכת").
 	reAuthorGroup = regexp.MustCompile(`(?i)\bstaff\b|contributor$|编辑部|編輯部|編集部|新闻中心|本报|本報|التحرير|المحرر|מערכת`)
 	// reAuthorLabel is what stands before a name in a credit's part
 	// ("Author: Jane Roe", "Authors: Jane Roe and …", "About Jane Roe").
