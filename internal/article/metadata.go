@@ -1423,14 +1423,10 @@ func (pm *pageMeta) title(site string) string {
 	return ""
 }
 
-// metaTitle is the title the metadata gives, its site name removed.
-func (pm *pageMeta) metaTitle(site string) string {
-	for _, c := range []string{pm.ldTitle(), pm.get("og:title"), pm.get("twitter:title"), pm.htmlTitle} {
-		if c != "" {
-			return stripSiteName(c, site, nil)
-		}
-	}
-	return ""
+// metaTitles are the titles the metadata gives, the first one first:
+// JSON-LD's, Open Graph's, Twitter's and the document's.
+func (pm *pageMeta) metaTitles() []string {
+	return []string{pm.ldTitle(), pm.get("og:title"), pm.get("twitter:title"), pm.htmlTitle}
 }
 
 // extendsTitle says whether headline h opens with every word of title t
@@ -1483,7 +1479,8 @@ func (pm *pageMeta) headline(site string) string {
 	if n := countWords(h); n < 2 || n > 30 || site != "" && (containsFold(h, site) || containsFold(site, h)) {
 		return ""
 	}
-	titles := strings.ToLower(strings.Join([]string{pm.ldTitle(), pm.ld.headline, pm.ld.pageHeadline, pm.get("og:title"), pm.get("twitter:title"), pm.htmlTitle}, " "))
+	metas := pm.metaTitles()
+	titles := strings.ToLower(strings.Join(append(metas, pm.ld.headline, pm.ld.pageHeadline), " "))
 	long, found := 0, 0
 	for _, w := range strings.Fields(strings.ToLower(h)) {
 		if w = strings.Trim(w, ".,:;!?\"'()[]“”‘’"); len(w) >= 4 {
@@ -1493,7 +1490,7 @@ func (pm *pageMeta) headline(site string) string {
 			}
 		}
 	}
-	if long == 0 || found*2 <= long && !extendsTitle(h, pm.metaTitle(site)) {
+	if long == 0 || found*2 <= long && !extendsTitle(h, stripSiteName(firstNonEmpty(metas...), site, nil)) {
 		return ""
 	}
 	if strings.EqualFold(h, pm.htmlTitle) {
