@@ -1780,10 +1780,11 @@ func (pm *pageMeta) publishedAt(pageURL string) (t *time.Time, declared, undated
 		if urlDay != nil && urlDay.Format(time.DateOnly) != t.Format(time.DateOnly) {
 			return urlDay, true, false
 		}
-		if shown := pm.earlierShownDay(*t); shown != nil {
-			return shown, true, false
+		line, shown := pm.firstDateLine()
+		if earlier := earlierShownDay(*t, shown); earlier != nil {
+			return earlier, true, false
 		}
-		local := pm.inShownZone(*t)
+		local := inShownZone(*t, line, shown)
 		return &local, true, false
 	}
 	if urlDay != nil {
@@ -1859,32 +1860,37 @@ func (pm *pageMeta) showsOtherUpdatedDay(t *time.Time) bool {
 	return false
 }
 
-// inShownZone is a declared instant given in UTC, in the zone of the clock
-// the page shows by its headline: NZZ's "12.09.2024, 00.40 Uhr" beside a
-// declared 2024-09-11T22:40Z is that instant at UTC+2, and the story's day
-// is the 12th where it was published. The shown clock must be off the
-// instant by whole quarter hours within UTC-12 to UTC+14; otherwise, and
-// for a declared day without a time, the declaration stands.
-func (pm *pageMeta) inShownZone(declared time.Time) time.Time {
-	if _, offset := declared.Zone(); offset != 0 || declared.Hour() == 0 && declared.Minute() == 0 && declared.Second() == 0 {
-		return declared // the declaration carries its zone, or has no clock to compare
-	}
+// firstDateLine is the first date line near the headline that shows a
+// day, and that day; none is "" and nil.
+func (pm *pageMeta) firstDateLine() (string, *time.Time) {
 	for _, s := range pm.dateLinesNearHeadline() {
-		shown := shownDate(s, pm.slashes)
-		if shown == nil {
-			continue
+		if shown := shownDate(s, pm.slashes); shown != nil {
+			return s, shown
 		}
-		h, mi, ok := wallClock(s)
-		if !ok {
-			return declared // no clock, or one in a zone it names
-		}
-		d := time.Date(shown.Year(), shown.Month(), shown.Day(), h, mi, 0, 0, time.UTC).Sub(declared.Truncate(time.Minute))
-		if d == 0 || d%(15*time.Minute) != 0 || d < -12*time.Hour || d > 14*time.Hour {
-			return declared
-		}
-		return declared.In(time.FixedZone("", int(d/time.Second)))
 	}
-	return declared
+	return "", nil
+}
+
+// inShownZone is a declared instant given in UTC, in the zone of the clock
+// the page shows by its headline (line, which shows the day shown): NZZ's
+// "12.09.2024, 00.40 Uhr" beside a declared 2024-09-11T22:40Z is that
+// instant at UTC+2, and the story's day is the 12th where it was
+// published. The shown clock must be off the instant by whole quarter
+// hours within UTC-12 to UTC+14; otherwise, and for a declared day without
+// a time, the declaration stands.
+func inShownZone(declared time.Time, line string, shown *time.Time) time.Time {
+	if _, offset := declared.Zone(); offset != 0 || declared.Hour() == 0 && declared.Minute() == 0 && declared.Second() == 0 || shown == nil {
+		return declared // the declaration carries its zone, has no clock to compare, or the page shows no day
+	}
+	h, mi, ok := wallClock(line)
+	if !ok {
+		return declared // no clock, or one in a zone it names
+	}
+	d := time.Date(shown.Year(), shown.Month(), shown.Day(), h, mi, 0, 0, time.UTC).Sub(declared.Truncate(time.Minute))
+	if d == 0 || d%(15*time.Minute) != 0 || d < -12*time.Hour || d > 14*time.Hour {
+		return declared
+	}
+	return declared.In(time.FixedZone("", int(d/time.Second)))
 }
 
 // earlierShownDay is the day shown in the page's first date line near the
@@ -1895,21 +1901,17 @@ func (pm *pageMeta) inShownZone(declared time.Time) time.Time {
 // and the declared instant stays, unless no zone puts it on the shown day
 // (22:02 UTC is the same day from UTC-12 to UTC+1: a page showing the day
 // before dates the story by its own field, not by the publish).
-func (pm *pageMeta) earlierShownDay(declared time.Time) *time.Time {
+func earlierShownDay(declared time.Time, shown *time.Time) *time.Time {
+	if shown == nil {
+		return nil
+	}
 	day := time.Date(declared.Year(), declared.Month(), declared.Day(), 0, 0, 0, 0, time.UTC)
 	westmost := declared.UTC().Add(-12 * time.Hour) // the instant's wall clock at UTC-12
 	earliest := time.Date(westmost.Year(), westmost.Month(), westmost.Day(), 0, 0, 0, 0, time.UTC)
-	for _, s := range pm.dateLinesNearHeadline() {
-		shown := shownDate(s, pm.slashes)
-		if shown == nil {
-			continue
-		}
-		if shown.AddDate(0, 0, 2).After(day) && !shown.Before(earliest) {
-			return nil
-		}
-		return shown
+	if shown.AddDate(0, 0, 2).After(day) && !shown.Before(earliest) {
+		return nil
 	}
-	return nil
+	return shown
 }
 
 // prefixedPublished are the values of metas a site names with a prefix of
