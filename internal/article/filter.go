@@ -26,12 +26,21 @@ func filterBlocks(bs []block, titles []string, st *statTable) []block {
 	out := bs[:0]
 	seen := 0 // runes kept so far: the story told before a heading
 	prose := false
+	lastProse := -1 // the story's last paragraph so far
+	var box *html.Node
 	for i, b := range bs {
+		if box != nil && contains(box, b.node) {
+			continue
+		}
 		if headingLike(b) && (isEndHeading(b.text) || isStrongEnd(b.text)) {
-			// A "you may also like" style heading ends the story; weaker
+			// A "you may also like" style heading ends the story, unless
+			// it heads a box set between the story's paragraphs; weaker
 			// ones ("Subscribe") end it unless real prose follows (an inline
 			// box in the middle of the story), then only the heading goes.
 			if seen*5 >= total && isStrongEnd(b.text) {
+				if box = inlineBox(bs, i, lastProse); box != nil {
+					continue
+				}
 				break
 			}
 			if proseRunes(bs[i+1:]) < 100 {
@@ -48,6 +57,9 @@ func filterBlocks(bs []block, titles []string, st *statTable) []block {
 		if b.runes >= 80 {
 			prose = true
 		}
+		if isProse(b) {
+			lastProse = i
+		}
 		// A linked subheading introducing prose (a product in a gift guide)
 		// is content; linked headings in a row are a teaser list.
 		if linkBlock(b) && !(isHeading(b.tag) && i+1 < len(bs) && isProse(bs[i+1])) && !proseList(b, lists) && !inIntroducedList(b.node, st) {
@@ -57,6 +69,32 @@ func filterBlocks(bs []block, titles []string, st *statTable) []block {
 		out = append(out, b)
 	}
 	return out
+}
+
+// inlineBox is the box that a strong end heading (bs[i]) heads inside the
+// story: an element set between the story's paragraphs — below the
+// element that holds the story's last paragraph so far (bs[last]) and
+// followed by more of the story's paragraphs in that same element (a
+// "Related" list between paragraphs). Nil when the heading sits in the
+// story's element itself, or nothing of the story follows the box.
+func inlineBox(bs []block, i, last int) *html.Node {
+	if last < 0 {
+		return nil
+	}
+	story := bs[last].node.Parent
+	box := bs[i].node
+	for box != nil && box.Parent != story {
+		box = box.Parent
+	}
+	if box == nil || box == bs[i].node {
+		return nil
+	}
+	for _, b := range bs[i+1:] {
+		if isProse(b) && b.node.Parent == story && !contains(box, b.node) {
+			return box
+		}
+	}
+	return nil
 }
 
 // withoutBylines drops the blocks that are credit lines naming one of the

@@ -140,3 +140,55 @@ func TestExtractShortLiveBlog(t *testing.T) {
 		t.Errorf("kind %s, want an article", a.PageKind)
 	}
 }
+
+// A "Related" box set between a story's paragraphs, its class naming
+// content too ("inline-related-content"): the story goes on after it, in
+// the same element, so the box goes and the story stays whole. A
+// "Related" heading set in the story's own element, with teasers after
+// it, still ends the story.
+func TestExtractInlineRelatedBox(t *testing.T) {
+	sentences := []string{
+		"For the first time in the town's history, officials banned all outdoor watering with sprinklers on Tuesday.",
+		"The emergency order, which takes effect Friday, also bars residents from filling swimming pools at home.",
+		"\"We are not trying to punish anybody,\" the mayor said at a news conference outside City Hall.",
+		"The town has more than tripled in population since 2010, part of a building boom across the hills.",
+		"Much of that growth relies on an aquifer that is vast but slow to recharge after a dry winter.",
+		"The groundwater district said its monitoring well near the town fell another four feet in February.",
+		"Residents who rely on private wells are not covered by the order, but were asked to cut their use.",
+		"A mother of two who moved to a subdivision north of town said the water pressure had dropped.",
+		"Several cities along the interstate corridor have moved to stricter watering schedules this spring.",
+		"State lawmakers are debating a proposal to put a billion dollars a year into water infrastructure.",
+		"A hydrologist at the state university said the region is a warning for fast-growing suburbs.",
+		"The city will hold a public meeting next week on a plan to buy treated water from a supplier.",
+	}
+	var before, after strings.Builder
+	for i, s := range sentences {
+		p := "<p>" + s + " Officials expect to review the order again in the summer, once the district has read its wells and the spring rain is counted.</p>"
+		if i < 3 {
+			before.WriteString(p)
+		} else {
+			after.WriteString(p)
+		}
+	}
+	box := `<section class="inline-related-content"><h2 class="inline-related-content__title">Related</h2><ul>
+		<li class="inline-related-item"><a href="/n/1" class="related-item__link"><span class="related-item__eyebrow">U.S. News</span>
+		<span class="related-item__headline">Rivers in central Texas are running dry as the drought deepens</span></a></li></ul></section>`
+	page := `<html><head><title>Town bans sprinklers as aquifer falls - News</title></head><body><main><article><h1>Town bans sprinklers as aquifer falls</h1>
+		<div class="article-body"><div class="article-body__content">` + before.String() + box + after.String() + `</div></div></article></main></body></html>`
+	a := mustExtract(t, page, "https://news.example/us-news/town-bans-sprinklers-rcna1")
+	for _, s := range sentences {
+		if !strings.Contains(a.Text, s) {
+			t.Fatalf("%q is missing:\n%s", s, a.Text)
+		}
+	}
+	if strings.Contains(a.Text, "Rivers in central Texas") || strings.Contains(a.Text, "Related") {
+		t.Errorf("the related box stayed:\n%s", a.Text)
+	}
+
+	page = `<html><head><title>Town bans sprinklers as aquifer falls - News</title></head><body><main><article><h1>Town bans sprinklers as aquifer falls</h1>
+		<div class="article-body">` + before.String() + `<h2>Related</h2>` + after.String() + `</div></article></main></body></html>`
+	a = mustExtract(t, page, "https://news.example/us-news/town-bans-sprinklers-rcna1")
+	if !strings.Contains(a.Text, sentences[2]) || strings.Contains(a.Text, sentences[3]) {
+		t.Errorf("a Related heading in the story's own element should end it:\n%s", a.Text)
+	}
+}
