@@ -164,7 +164,7 @@ func assemble(pm *pageMeta, res contentResult, counts pageCounts, pageURL string
 	a.Section = firstNonEmpty(pm.get("article:section", "parsely-section", "section", "itemprop:articlesection"), cleanInline(pm.ld.section))
 	a.Tags = dedupe(append(pm.all("article:tag", "news_keywords", "keywords", "parsely-tags"), pm.ld.keywords...))
 	a.Authors = pm.authors(firstNonEmpty(pageURL, a.CanonicalURL))
-	if bs := withoutWriterBio(withoutBylines(res.blocks, pm.creditLines, a.Authors), a.Authors); len(bs) < len(res.blocks) {
+	if bs := withoutSignOff(withoutBylines(res.blocks, pm.creditLines, a.Authors), a.Authors); len(bs) < len(res.blocks) {
 		res.blocks = bs
 		a.Text = joinBlocks(bs)
 		a.WordCount = countWords(a.Text)

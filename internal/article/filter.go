@@ -26,7 +26,7 @@ func filterBlocks(bs []block, titles []string, st *statTable) []block {
 	out := bs[:0]
 	seen := 0 // runes kept so far: the story told before a heading
 	prose := false
-	lastProse := -1 // the story's last paragraph so far
+	var story *html.Node // the element that holds the story's last paragraph so far
 	var box *html.Node
 	for i, b := range bs {
 		if box != nil && contains(box, b.node) {
@@ -38,7 +38,7 @@ func filterBlocks(bs []block, titles []string, st *statTable) []block {
 			// ones ("Subscribe") end it unless real prose follows (an inline
 			// box in the middle of the story), then only the heading goes.
 			if seen*5 >= total && isStrongEnd(b.text) {
-				if box = inlineBox(bs, i, lastProse); box != nil {
+				if box = inlineBox(bs, i, story); box != nil {
 					continue
 				}
 				break
@@ -48,7 +48,14 @@ func filterBlocks(bs []block, titles []string, st *statTable) []block {
 			}
 			continue
 		}
-		if isBoilerplateText(b.text) || isDateline(b.text) || isPromo(b) || isStampLine(b) || isAffiliateNote(b) {
+		if isPromo(b) {
+			if n := len(out); n > 0 && headsBox(out[n-1], b, story) {
+				seen -= out[n-1].runes
+				out = out[:n-1]
+			}
+			continue
+		}
+		if isBoilerplateText(b.text) || isDateline(b.text) || isStampLine(b) || isAffiliateNote(b) {
 			continue
 		}
 		if (b.tag == atom.H1 && (isTitle(b.text, titles) || (!prose && nearTitle(b.text, titles)))) || (b.tag == atom.H2 && !prose && isTitle(b.text, titles)) {
@@ -58,7 +65,7 @@ func filterBlocks(bs []block, titles []string, st *statTable) []block {
 			prose = true
 		}
 		if isProse(b) {
-			lastProse = i
+			story = b.node.Parent
 		}
 		// A linked subheading introducing prose (a product in a gift guide)
 		// is content; linked headings in a row are a teaser list.
@@ -72,16 +79,15 @@ func filterBlocks(bs []block, titles []string, st *statTable) []block {
 }
 
 // inlineBox is the box that a strong end heading (bs[i]) heads inside the
-// story: an element set between the story's paragraphs — below the
-// element that holds the story's last paragraph so far (bs[last]) and
-// followed by more of the story's paragraphs in that same element (a
-// "Related" list between paragraphs). Nil when the heading sits in the
-// story's element itself, or nothing of the story follows the box.
-func inlineBox(bs []block, i, last int) *html.Node {
-	if last < 0 {
+// story: an element set between the story's paragraphs — below story, the
+// element that holds the story's last paragraph so far, and followed by
+// more of the story's paragraphs in that same element (a "Related" list
+// between paragraphs). Nil when the heading sits in the story's element
+// itself, or nothing of the story follows the box.
+func inlineBox(bs []block, i int, story *html.Node) *html.Node {
+	if story == nil {
 		return nil
 	}
-	story := bs[last].node.Parent
 	box := bs[i].node
 	for box != nil && box.Parent != story {
 		box = box.Parent
@@ -96,6 +102,19 @@ func inlineBox(bs []block, i, last int) *html.Node {
 	}
 	return nil
 }
+
+// headsBox reports a short line or heading (h) that heads the box a
+// promo (p) is in: the newsletter's name or the appeal's slogan above its
+// pitch ("Unser München-Newsletter", "Explanatory journalism is a public
+// good"), in the same element as the pitch and not in story, the element
+// that holds the story's last paragraph so far.
+func headsBox(h, p block, story *html.Node) bool {
+	box := p.node.Parent
+	return headingLike(h) && h.runes <= maxBoxHeading && box != nil && h.node.Parent == box && box != story
+}
+
+// maxBoxHeading is the longest heading (runes) read as a promo box's.
+const maxBoxHeading = 80
 
 // withoutBylines drops the blocks that are credit lines naming one of the
 // page's authors (pageMeta.creditLines): a byline, never the story's
@@ -117,27 +136,33 @@ func withoutBylines(bs []block, credits map[*html.Node]string, authors []string)
 	return out
 }
 
-// maxWriterBio is the longest block (runes) read as the writer's bio.
-const maxWriterBio = 400
+// maxSignOff is the longest block (runes) read as the story's sign-off.
+const maxSignOff = 400
 
-// withoutWriterBio drops, among the last three blocks, those that open
-// with one of the page's writers and say what the writer is or does
-// ("Eric Song is IGN's deal curator …", "Steven Mufson covers the White
-// House."): the writer's bio, set in the story's own body without a
-// class that says so. The human truths leave it out (three of four pages
-// on WCXB and ScrapingHub that carry one).
-func withoutWriterBio(bs []block, authors []string) []block {
-	if len(authors) == 0 {
-		return bs
-	}
+// reSignOffLine is a story's closing line about the story itself: the
+// credit to others who worked on it ("Jane Roe contributed to this
+// report.", "John Doe contributed reporting from Hong Kong.", "(Reporting
+// by Jane Roe; Editing by John Doe)", "— With assistance from Jane Roe"),
+// and the print edition's note ("This article appeared in the Business
+// section of the print edition under the headline …", "A version of this
+// article appears in print on …"). The human truths leave contributor
+// credits out (five of the six ScrapingHub pages that carry one).
+var reSignOffLine = regexp.MustCompile(`(?i)^\W*(?:additional )?reporting by\b|\bcontributed (?:reporting|to this (?:report|story|article))\b|^\W*(?:writing|editing) by\b|^\W*with (?:additional )?assistance from\b` +
+	`|\bappear(?:s|ed) in (?:the )?(?:\S+ ){0,6}print edition\b|\bappears in print on\b`)
+
+// withoutSignOff drops, among the last three blocks, the story's sign-off:
+// the credit to its contributors or the print edition's note
+// (reSignOffLine), and the writer's bio —
+// a block that opens with one of the page's writers and says what the
+// writer is or does ("Eric Song is IGN's deal curator …", "Steven Mufson
+// covers the White House."), set in the story's own body without a class
+// that says so. The human truths leave bios out (three of four pages on
+// WCXB and ScrapingHub that carry one).
+func withoutSignOff(bs []block, authors []string) []block {
 	out := bs
 	for i := len(bs) - 1; i >= 0 && i >= len(bs)-3; i-- {
 		b := bs[i]
-		if b.runes > maxWriterBio || isHeading(b.tag) {
-			continue
-		}
-		m := reBioOpening.FindStringSubmatch(b.text)
-		if m == nil || !slices.ContainsFunc(authors, func(a string) bool { return strings.EqualFold(a, m[1]) }) {
+		if b.runes > maxSignOff || isHeading(b.tag) || !reSignOffLine.MatchString(b.text) && !isWriterBio(b.text, authors) {
 			continue
 		}
 		if len(out) == len(bs) {
@@ -146,6 +171,16 @@ func withoutWriterBio(bs []block, authors []string) []block {
 		out = slices.Delete(out, i, i+1)
 	}
 	return out
+}
+
+// isWriterBio reports text that opens with one of authors and says what
+// the writer is or does.
+func isWriterBio(text string, authors []string) bool {
+	if len(authors) == 0 {
+		return false
+	}
+	m := reBioOpening.FindStringSubmatch(text)
+	return m != nil && slices.ContainsFunc(authors, func(a string) bool { return strings.EqualFold(a, m[1]) })
 }
 
 // namesAuthor reports whether a credit line's names, split as the

@@ -27,7 +27,8 @@ var boilerplatePhrases = map[string]bool{
 	"back to top": true, "click here": true, "loading": true, "scroll to continue with content": true,
 	"photo": true, "image": true, "video": true, "getty images": true, "close": true, "menu": true,
 	"whatsapp": true, "facebook": true, "twitter": true, "linkedin": true, "pinterest": true, "reddit": true,
-	"copy link": true, "link copied": true, "view comments": true, "show comments": true,
+	"copy link": true, "link copied": true, "link kopieren": true, "copier le lien": true, "copiar enlace": true, "copia link": true,
+	"copiar link": true, "link kopiëren": true, "kopioi linkki": true, "kopiera länk": true, "kopier lenke": true, "kopiuj link": true, "watch now": true, "view comments": true, "show comments": true,
 	"we recommend": true, "most popular": true, "most read": true, "trending": true, "top stories": true,
 	"tags": true, "topics": true, "filed under": true, "see also": true, "also read": true, "next": true, "previous": true,
 	"advert": true, "adverts": true, "this slideshow requires javascript": true, "javascript is disabled": true,
@@ -59,7 +60,7 @@ func isBoilerplateText(s string) bool {
 		return false
 	}
 	t := strings.ToLower(strings.TrimRight(strings.TrimLeft(strings.TrimSpace(s), "-–—*[( "), ".:!?…>»›→-–—*]) "))
-	return boilerplatePhrases[t] || reLoading.MatchString(s)
+	return boilerplatePhrases[t] || reLoading.MatchString(s) || reReadingTime.MatchString(s)
 }
 
 // maxAffiliateNote is the longest block (runes) read as an affiliate note.
@@ -91,6 +92,10 @@ var reAffiliateNote = regexp.MustCompile(`^\W*(?:disclosure|disclaimer|editorial
 
 // reLoading matches a placeholder that a script replaces once the page has
 // loaded: "Loading paragraph...", "Loading reviews…", "Please wait...".
+// reReadingTime is a reading time alone on its line ("3 min", "5 min
+// read", "8 Minuten Lesezeit", "Lesezeit: 4 Min.").
+var reReadingTime = regexp.MustCompile(`(?i)^\W*(?:(?:reading time|read time|lesezeit|temps de lecture|tiempo de lectura|tempo de leitura|tempo di lettura|leestijd):?\s*)?\d{1,3}\s*(?:min|mins|minutes?|minuten|minutos|minuti)\.?(?:\s+(?:read|reading|lesezeit|de lecture|de lectura|de leitura|di lettura|leestijd))?\W*$`)
+
 var reLoading = regexp.MustCompile(`(?i)^\s*(?:loading|please wait)\b.{0,24}(?:\.\.\.|…)\s*$`)
 
 // maxPromo is the longest block (runes) read as a call to action.
@@ -105,9 +110,12 @@ const maxPromo = 250
 // that counts the readers already signed up and mails them ("Join 31,000
 // readers who get one email every Tuesday"), or that only promises an
 // easy way out ("No spam. Unsubscribe anytime."), or that asks for tips
-// ("Got a tip? Contact this reporter via email …").
+// ("Got a tip? Contact this reporter via email …"), or that asks for money
+// to keep the site "free for all", or to follow a writer's handle
+// ("Follow Jane Roe on X @janeroe."), or to subscribe ("Hier kostenlos
+// abonnieren.").
 var rePromo = regexp.MustCompile(`(?i)^\W*(?:sign(?:ing)? up|subscribe|register|download|install|get|join|follow|listen to|try)\s+(?:now\s+)?(?:for|to|on|up|us|the|our|a|an|free|this|today'?s)\b.{0,80}\b(?:newsletters?|briefings?|inbox|apps?|alerts|podcasts?|digest|updates|emails?|free trial)\b|\b(?:in|to|into) your inbox\b|\b(?:sign up|subscribe) (?:for|to) (?:\S+ ){0,5}newsletters?\b|\bdelivered (?:straight |right |directly )?(?:to|through|into) your (?:inbox|letterbox|door)\b` +
-	`|` + foreignNewsletterPromo + `|` + channelPromo + `|\b(?:got|have) a (?:news )?tip\?.{0,80}\b(?:contact|email|reach)\b|\bunlimited (?:digital )?access\b|\bbecome an? (?:member|subscriber|supporter|patron)\b|\bsupport (?:independent|quality|our|local) journalism\b|\bcancel any ?time\b|^\W*(?:no spam\W+)?unsubscribe (?:any ?time|at any time)\W*$|^[\s*•·-]*join (?:over |more than )?[\d,.]+\s*(?:k|m|million|thousand)?\+? (?:other )?(?:readers|subscribers|people|members)\b.{0,80}\b(?:emails?|inbox|newsletters?|subscribe|unsubscribe)\b`)
+	`|` + foreignNewsletterPromo + `|` + channelPromo + `|\b(?:got|have) a (?:news )?tip\?.{0,80}\b(?:contact|email|reach)\b|\bkeep (?:\S+ ){1,3}free for (?:all|everyone|everybody)\b|^\W*(?:stay|keep) (?:on top of|up to date|informed|in the loop)\b.{0,150}\bnewsletters?\b|^\W*follow\b.{0,80}@\w+\W*$|\b(?:jetzt|hier)(?: kostenlos| gratis)? abonnieren\b|\bunlimited (?:digital )?access\b|\bbecome an? (?:member|subscriber|supporter|patron)\b|\bsupport (?:independent|quality|our|local) journalism\b|\bcancel any ?time\b|^\W*(?:no spam\W+)?unsubscribe (?:any ?time|at any time)\W*$|^[\s*•·-]*join (?:over |more than )?[\d,.]+\s*(?:k|m|million|thousand)?\+? (?:other )?(?:readers|subscribers|people|members)\b.{0,80}\b(?:emails?|inbox|newsletters?|subscribe|unsubscribe)\b`)
 
 // foreignNewsletterPromo asks for a newsletter sign-up, or offers "our"
 // newsletter, in Spanish, French, German, Italian, Portuguese and Dutch
@@ -139,7 +147,7 @@ func isPromo(b block) bool {
 // neither (most of a story).
 var (
 	promoVerbs = []string{"sign", "subscribe", "register", "download", "install", "get", "join", "follow", "listen", "try"}
-	promoWords = []string{"inbox", "newsletter", "boletín", "boletines", "delivered", "unlimited", "become a", "journalism", "cancel any", "unsubscribe", "tip?", "whatsapp", "telegram", "t.me/", "google news"}
+	promoWords = []string{"inbox", "newsletter", "free for", "abonnieren", "boletín", "boletines", "delivered", "unlimited", "become a", "journalism", "cancel any", "unsubscribe", "tip?", "whatsapp", "telegram", "t.me/", "google news"}
 )
 
 // promoText reports text that rePromo matches.

@@ -191,6 +191,25 @@ func TestExtractInsideTheBody(t *testing.T) {
 			want: []string{"follow official updates on Telegram", "t.me/harbourwatch", "neighbourhood WhatsApp group"},
 		},
 		{
+			name: "a newsletter box and a donation appeal, each with its heading",
+			extra: `<div class="story-element factbox"><p class="factbox-headline">Unser Hafen-Newsletter</p><p>Was ist los am Hafen? Unser kostenloser Newsletter informiert Sie jeden Tag. Jetzt abonnieren!</p></div>` +
+				`<div class="story-element ask"><h3>Independent journalism is a public good</h3><p>We believe everyone deserves to know what happens on the coast. That is why we keep our work free for all: support us with a contribution today.</p><a href="/give">Give</a></div>`,
+			at:      4,
+			notWant: []string{"Hafen-Newsletter", "Jetzt abonnieren", "public good", "free for all"},
+		},
+		{
+			name:    "the writer's handle, a reading time and a video label",
+			extra:   `<p><i>Follow Coast Post's Nora Kask on X @NoraKask.</i></p><p>3 min read</p><div class="video"><h3>watch now</h3></div>`,
+			at:      2,
+			notWant: []string{"@NoraKask", "3 min", "watch now"},
+		},
+		{
+			name:  "a story's subheading before a sentence on a newsletter stays",
+			extra: `<h2>Back at sea</h2><p>Stay up to date: the harbour master said the port's newsletter would list every closure.</p>`,
+			at:    4,
+			want:  []string{"Back at sea"},
+		},
+		{
 			name:    "promo paragraph for the app",
 			extra:   `<p><em>Download the Coast Post app for breaking news alerts on your phone — it's free on iOS and Android.</em></p>`,
 			at:      3,
@@ -229,11 +248,12 @@ func TestExtractPitchBoxBesideTheStory(t *testing.T) {
 	checkText(t, a.Text, storyParas, []string{"coffee a week", "Members are invited", "cancel anytime", "Join now", "Sign up for our newsletter"})
 }
 
-// The writer's bio set as the story's last paragraph, with no class that
-// says so, goes when it opens with the page's writer; a closing
-// paragraph about someone else, or one that only opens with the writer's
-// name, stays.
-func TestExtractWriterBioAtTheEnd(t *testing.T) {
+// The story's sign-off set as its last paragraphs, with no class that
+// says so: the writer's bio goes when it opens with the page's writer,
+// and so do the credits to those who contributed and the print edition's
+// note; a closing paragraph about someone else, or one that only opens
+// with the writer's name, stays.
+func TestExtractSignOffAtTheEnd(t *testing.T) {
 	head := `<meta name="author" content="Nora Kask">`
 	cases := []struct {
 		name, extra   string
@@ -243,6 +263,9 @@ func TestExtractWriterBioAtTheEnd(t *testing.T) {
 		{"what the writer covers", `<p>Nora Kask covers the coast and its fisheries.</p>`, nil, []string{"Nora Kask covers"}},
 		{"a closing line about someone else", `<p>Marta Ilić has fished from the harbour for thirty years and means to go on.</p>`, []string{"Marta Ilić has fished"}, nil},
 		{"a closing line that opens with the writer's name but is no bio", `<p>Nora Kask's grandfather fished from this harbour until the storm of 1962.</p>`, []string{"grandfather fished from this harbour"}, nil},
+		{"the contributors' credits", `<p><i>Associated Press writer Rio Yamat in Split contributed to this report.</i></p><p>(Reporting by Ivo Perić; Editing by Anna Berg)</p>`, nil, []string{"contributed to this report", "Reporting by"}},
+		{"the agency's assistance and the print edition's note", `<p>— With assistance from Alice Gledhill</p><p><i>This article appeared in the Europe section of the print edition under the headline "Back to sea"</i></p>`, nil, []string{"With assistance", "print edition"}},
+		{"a closing line on what a fund contributed stays", `<p>The regional fund contributed to this repair as well, paying for the rock brought in from the quarry.</p>`, []string{"The regional fund contributed to this repair"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
