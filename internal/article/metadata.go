@@ -420,9 +420,10 @@ func bylineText(n *html.Node, limit int) (string, bool) {
 }
 
 // reKicker names the part of a headline that labels its topic above it
-// (Tagesschau's "seitenkopf__topline", taz's "kicker", a Dachzeile, an
-// eyebrow, a surtitre, an occhiello): shown apart, not the headline.
-var reKicker = regexp.MustCompile(`(?i)kicker|topline|dachzeile|spitzmarke|overline|eyebrow|roofline|surtit|antetitulo|occhiello`)
+// (Tagesschau's "seitenkopf__topline", taz's "kicker", FAZ's
+// "header-label", a Dachzeile, an eyebrow, a surtitre, an occhiello, a
+// forum thread's prefix label): shown apart, not the headline.
+var reKicker = regexp.MustCompile(`(?i)kicker|topline|dachzeile|spitzmarke|overline|eyebrow|roofline|surtit|antetitulo|occhiello|label`)
 
 // headlineText is an <h1>'s text without its kicker: "Verkehrsminister
 // einigen sich" above "Deutschlandticket wird ab Januar teurer" is no

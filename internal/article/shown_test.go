@@ -422,6 +422,10 @@ func TestExtract_TitleIsTheHeadlineThePageShows(t *testing.T) {
 		{"a kicker set off by hidden punctuation",
 			`<html><head><title>Kohleausstieg in der Lausitz: Die Lausitz wartet auf den Wandel - taz.de</title></head><body><article><h1><span class="kicker">Kohleausstieg in der Lausitz</span><span class="hide">: </span><span>Die Lausitz wartet auf den Wandel</span></h1>` + body + `</article></body></html>`,
 			"Die Lausitz wartet auf den Wandel"},
+		{"a kicker named a label, glued to the headline",
+			`<html><head><title>Bilanz 2024: Deutsche Bahn fährt erneut Milliardenverlust ein</title></head><body><article><h1 class="header-title"><span class="header-label"><span class="header-label__content">Bilanz 2024</span></span>` +
+				`<span class="header-title__text">Deutsche Bahn fährt erneut Milliardenverlust ein</span></h1>` + body + `</article></body></html>`,
+			"Deutsche Bahn fährt erneut Milliardenverlust ein"},
 		{"the story's h1 over the social title",
 			`<html><head>` + head + `</head><body><article><h1>The Best Trail Backpacks, Tested on 400 Miles</h1>` + body + `</article></body></html>`,
 			"The Best Trail Backpacks, Tested on 400 Miles"},
