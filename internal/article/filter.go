@@ -147,7 +147,7 @@ const maxSignOff = 400
 // section of the print edition under the headline …", "A version of this
 // article appears in print on …"). The human truths leave contributor
 // credits out (five of the six ScrapingHub pages that carry one).
-var reSignOffLine = regexp.MustCompile(`(?i)^\W*(?:additional )?reporting by\b|\bcontributed (?:reporting|to this (?:report|story|article))\b|^\W*(?:writing|editing) by\b|^\W*with (?:additional )?assistance from\b` +
+var reSignOffLine = regexp.MustCompile(`(?i)^\W*(?:additional )?reporting by\b|\bcontributed (?:reporting|to this (?:report|story|article))\b|^\W*(?:writing|editing) by\b|^\W*with (?:additional )?assistance from\b|^\W*with files from\b` +
 	`|\bappear(?:s|ed) in (?:the )?(?:\S+ ){0,6}print edition\b|\bappears in print on\b`)
 
 // withoutSignOff drops, among the last three blocks, the story's sign-off:

@@ -347,8 +347,8 @@ func (c hintCache) unlikely(n *html.Node) bool {
 	if c.overlay(n) || negativeRoles[strings.ToLower(attr(n, "role"))] {
 		return true
 	}
-	if attr(n, "itemprop") == "articleBody" {
-		return false
+	if attr(n, "itemprop") == "articleBody" || isHeading(n.DataAtom) && strings.Contains(strings.ToLower(attr(n, "class")), "subhead") {
+		return false // the body, or a story's subheading named "subheader", which "header" would call chrome
 	}
 	// Class and id are judged separately: generated ids such as
 	// "like-post-wrapper-123" must not excuse a "sharedaddy" class.

@@ -171,6 +171,12 @@ func TestExtractInsideTheBody(t *testing.T) {
 			notWant: []string{"WhatsApp Channel", "Grup Telegram", "Google News", "Suivez-nous"},
 		},
 		{
+			name:    "a call to subscribe to the publication on WhatsApp",
+			extra:   `<div class="article__whatsapp"><p>Subscribe to Coast Post on WhatsApp and stay up to date with the latest news.</p><a href="https://whatsapp.com/channel/coastpost">Follow</a></div>`,
+			at:      6,
+			notWant: []string{"on WhatsApp"},
+		},
+		{
 			name:    "a call for tips and an end-of-article marker",
 			extra:   `<p><em>Do you work at the port authority? Got a tip? Contact this reporter via email at nkask@coastpost.example or Signal at 555-0199.</em></p><div class="end"><h3>End of Article</h3></div>`,
 			at:      7,
@@ -264,6 +270,7 @@ func TestExtractSignOffAtTheEnd(t *testing.T) {
 		{"a closing line about someone else", `<p>Marta Ilić has fished from the harbour for thirty years and means to go on.</p>`, []string{"Marta Ilić has fished"}, nil},
 		{"a closing line that opens with the writer's name but is no bio", `<p>Nora Kask's grandfather fished from this harbour until the storm of 1962.</p>`, []string{"grandfather fished from this harbour"}, nil},
 		{"the contributors' credits", `<p><i>Associated Press writer Rio Yamat in Split contributed to this report.</i></p><p>(Reporting by Ivo Perić; Editing by Anna Berg)</p>`, nil, []string{"contributed to this report", "Reporting by"}},
+		{"files from an agency", `<p><i>— With files from The Canadian Press</i></p>`, nil, []string{"With files from"}},
 		{"the agency's assistance and the print edition's note", `<p>— With assistance from Alice Gledhill</p><p><i>This article appeared in the Europe section of the print edition under the headline "Back to sea"</i></p>`, nil, []string{"With assistance", "print edition"}},
 		{"a closing line on what a fund contributed stays", `<p>The regional fund contributed to this repair as well, paying for the rock brought in from the quarry.</p>`, []string{"The regional fund contributed to this repair"}, nil},
 	}

@@ -180,6 +180,12 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"Radwege", "Bibliotheken"},
 		},
 		{
+			name: "subheadings named \"subheader\" are kept",
+			body: `<article>` + pTags(ps[:2]) + `<h2 class="subheader | font_headline">She read everything</h2>` + pTags(ps[2:4]) +
+				`<h2 class="subheader | font_headline">A home full of readings</h2>` + pTags(ps[4:]) + `</article>`,
+			want: append([]string{"She read everything", "A home full of readings"}, ps...),
+		},
+		{
 			name: "linked subheadings introducing prose are kept",
 			body: `<article>` + pTags(ps[:2]) + `<h3><a href="/p/1">Acme Travel Charger 65W</a></h3>` + pTags(ps[2:4]) +
 				`<h3><a href="/p/2">Zeta Wireless Pad</a></h3>` + pTags(ps[4:]) + `</article>`,
