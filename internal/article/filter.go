@@ -276,18 +276,41 @@ func isProse(b block) bool {
 	return b.runes >= 80 && b.linkLen*10 < b.runes*3
 }
 
-// isTitle reports whether a heading repeats one of the page's titles.
+// isTitle reports whether a heading repeats one of the page's titles, or
+// most of one compared on letters and digits alone: a kicker set in the
+// heading without a space before the headline ("Neues
+// WehrdienstgesetzBundestag beschließt …") is the title's "Neues
+// Wehrdienstgesetz: Bundestag beschließt …".
 func isTitle(h string, titles []string) bool {
-	h = strings.ToLower(strings.TrimSpace(h))
-	if len(h) < 4 {
+	low, squashed := strings.ToLower(strings.TrimSpace(h)), ""
+	if len(low) < 4 {
 		return false
 	}
 	for _, t := range titles {
-		if t != "" && strings.Contains(strings.ToLower(t), h) {
+		if t == "" {
+			continue
+		}
+		if strings.Contains(strings.ToLower(t), low) {
+			return true
+		}
+		if squashed == "" {
+			squashed = alnumLower(h)
+		}
+		if st := alnumLower(t); len(squashed)*2 >= len(st) && strings.Contains(st, squashed) {
 			return true
 		}
 	}
 	return false
+}
+
+// alnumLower is s lower-cased, with only its letters and digits.
+func alnumLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, s)
 }
 
 // linkBlock reports blocks that are essentially links ("Read more: ...",

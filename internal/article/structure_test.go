@@ -180,6 +180,12 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"Radwege", "Bibliotheken"},
 		},
 		{
+			name:    "a headline h2 whose kicker is glued to the title goes, as the title",
+			body:    `<article><h2><span class="block font-bold">Council</span><span class="align-middle">Approves Budget</span></h2>` + pTags(ps) + `</article>`,
+			want:    ps,
+			notWant: []string{"CouncilApproves"},
+		},
+		{
 			name: "subheadings named \"subheader\" are kept",
 			body: `<article>` + pTags(ps[:2]) + `<h2 class="subheader | font_headline">She read everything</h2>` + pTags(ps[2:4]) +
 				`<h2 class="subheader | font_headline">A home full of readings</h2>` + pTags(ps[4:]) + `</article>`,
