@@ -194,7 +194,7 @@ var dateWords = func() map[string]bool {
 	for _, w := range strings.Fields("am pm a p m gmt utc et ct mt pt st nd rd th updated published posted on at last modified " +
 		"uhr stand um vom le à el de il op las alle às om em datum fecha segunda terça quarta quinta sexta feira " +
 		"veröffentlicht erschienen aktualisiert publié publiée mis jour publicado publicada actualizado actualizada " +
-		"pubblicato pubblicata aggiornato atualizado atualizada gepubliceerd bijgewerkt " +
+		"pubblicato pubblicata aggiornato modifica modificato modificata modifié modifiée modificado modificada geändert atualizado atualizada gepubliceerd bijgewerkt " +
 		"опубликовано опубліковано обновлено оновлено г opublikowano zaktualizowano yayınlandı güncellendi " +
 		"publisert oppdatert publicerad uppdaterad publiceret opdateret diterbitkan diperbarui " +
 		"发布时间 發佈時間 发布于 发表于 更新时间 更新時間 公開日 投稿日 更新日 配信 입력 수정 " +
