@@ -60,7 +60,7 @@ func isBoilerplateText(s string) bool {
 		return false
 	}
 	t := strings.ToLower(strings.TrimRight(strings.TrimLeft(strings.TrimSpace(s), "-–—*[( "), ".:!?…>»›→-–—*]) "))
-	return boilerplatePhrases[t] || reLoading.MatchString(s) || reReadingTime.MatchString(s)
+	return boilerplatePhrases[t] || reLoading.MatchString(s) || strings.Contains(t, "min") && reReadingTime.MatchString(s)
 }
 
 // maxAffiliateNote is the longest block (runes) read as an affiliate note.
