@@ -132,7 +132,7 @@ const foreignNewsletterPromo = `\b(?:suscr[ií]b(?:e|ete|irte)|ap[uú]nt(?:ate|a
 // https://www.whatsapp.com/channel/…", "klik link https://t.me/…, kemudian
 // join"). A story's "residents were told to follow updates on Telegram"
 // names no "us"; a Telegram link in a story asks nobody to join.
-const channelPromo = `\b(?:(?:follow|join|siga|folgen sie|folge|ikuti|takip edin)\s+(?:us|uns|kami|bizi)|suivez-nous|síguenos|seguici|folgt uns|volg ons)\b.{0,30}\b(?:whatsapp|telegram|google news)\b` +
+const channelPromo = `\b(?:(?:follow|join|siga|folgen sie|folge|ikuti|takip edin|obserwuj|śledź)\s+(?:us|uns|kami|bizi|nas)|suivez-nous|síguenos|seguici|folgt uns|volg ons)\b.{0,30}\b(?:whatsapp|telegram|google news|wiadomościach google)\b` +
 	`|\bjoin our (?:\S+ ){0,3}(?:whatsapp|telegram) (?:channel|group|community)\b|^\W*(?:subscribe to|follow) (?:\S+ ){1,3}on (?:whatsapp|telegram|google news)\b` +
 	`|\b(?:whatsapp\.com/channel/|chat\.whatsapp\.com/|news\.google\.com/publications/|t\.me/(?:\+|joinchat/))` +
 	`|\bt\.me/\w+.{0,80}\b(?:join|klik|click)\b|\b(?:join|klik|click)\b.{0,80}\bt\.me/\w`
@@ -147,7 +147,7 @@ func isPromo(b block) bool {
 // neither (most of a story).
 var (
 	promoVerbs = []string{"sign", "subscribe", "register", "download", "install", "get", "join", "follow", "listen", "try"}
-	promoWords = []string{"inbox", "newsletter", "free for", "abonnieren", "boletín", "boletines", "delivered", "unlimited", "become a", "journalism", "cancel any", "unsubscribe", "tip?", "whatsapp", "telegram", "t.me/", "google news"}
+	promoWords = []string{"inbox", "newsletter", "free for", "abonnieren", "boletín", "boletines", "delivered", "unlimited", "become a", "journalism", "cancel any", "unsubscribe", "tip?", "whatsapp", "telegram", "t.me/", "google news", "wiadomościach google"}
 )
 
 // promoText reports text that rePromo matches.
