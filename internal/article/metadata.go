@@ -2395,6 +2395,8 @@ var (
 	// 图/李明", "记者 张伟 通讯员 李明", "文：山田太郎 写真：佐藤花子").
 	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|editing|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$|,?\s+who\s+(?:lives|works|writes|covers|loves|enjoys|builds|helps)\b.*$` +
 		`|(?:^|[\s，,、|]+)(?:责任编辑|責任編輯|编辑|編輯|图|圖|摄影|攝影|通讯员|通訊員|写真|撮影|イラスト)\s*[：:/／=＝].*$|\s+(?:通讯员|通訊員|实习生|實習生)\s.*$`)
+	// reLegalForm is a firm's legal form at the end of its name.
+	reLegalForm = regexp.MustCompile(`(?i)(?:,?\s+)(?:pllc|llc|l\.l\.c\.|llp|inc\.?|ltd\.?|limited|gmbh|plc|corp\.?|s\.a\.|s\.l\.|b\.v\.|pty ltd)$`)
 	// reSourceLead is the source a Chinese credit names before the writer
 	// ("来源：新华社 作者：张伟").
 	reSourceLead = regexp.MustCompile(`^\s*(?:来源|來源)\s*[：:][^\s，,|]*[\s，,|]*`)
@@ -2789,6 +2791,9 @@ var hanStringers = []string{"通讯员", "通訊員", "实习生", "實習生", 
 // person's title.
 func splitAuthors(s string) (names []string, desk string) {
 	s = reSourceLead.ReplaceAllString(unbracketed(cleanInline(s)), "")
+	if loc := reLegalForm.FindStringIndex(s); loc != nil && loc[0] > 0 && !strings.ContainsAny(s[:loc[0]], ",;|") && !reByPrefix.MatchString(s) {
+		return []string{s}, "" // one firm ("Harmon & Reyes, PLLC"), not two people
+	}
 	s = hangulDots(s)
 	s = hanReporter(s)
 	if mayCreditVisuals(s) {

@@ -311,6 +311,9 @@ func TestSplitAuthors(t *testing.T) {
 	}{
 		{"Paul Frew, Home and Digital Security Expert", "Paul Frew", ""},
 		{"Jennifer Wu, Office of Communications", "Jennifer Wu", ""},
+		{"Harmon & Reyes, PLLC", "Harmon & Reyes, PLLC", ""}, // one firm, not two people
+		{"Smith and Jones LLP", "Smith and Jones LLP", ""},
+		{"By Jane Roe and John Doe", "Jane Roe|John Doe", ""},
 		{"Jane Roe, Department of Biology, and John Doe, Stanford University", "Jane Roe|John Doe", ""},
 		{"Jane Roe, Office Manager", "Jane Roe", ""},
 		{"Nicole Forbes, Master Horticulturalist, Garden Educator", "Nicole Forbes", ""},

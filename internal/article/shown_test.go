@@ -779,6 +779,9 @@ func TestExtract_DeclaredAuthorsNamingTheSiteGiveWay(t *testing.T) {
 			`<p>By Katrin Hoffmann</p>`, []string{"Katrin Hoffmann"}},
 		{"the site's name and its town, and no person", `<meta property="og:site_name" content="DER SPIEGEL"><meta name="author" content="DER SPIEGEL, Hamburg, Germany">`,
 			``, []string{"DER SPIEGEL"}},
+		{"a firm with its legal form, the publisher too, and a shown byline",
+			`<script type="application/ld+json">{"@type":"BlogPosting","headline":"A story","author":{"@type":"Organization","name":"Harmon & Reyes, PLLC"},"publisher":{"@type":"Organization","name":"Harmon & Reyes, PLLC"}}</script>`,
+			`<p class="fusion-meta-info">By <a href="/author/daniel-harmon/">Daniel Harmon</a> | March 3rd, 2025 | Car Accidents</p>`, []string{"Daniel Harmon"}},
 		{"an organization and a byline named for the site's tests", ldOrg,
 			`<div data-testid="byline-new-contributors"><div><span>Eleanor Hughes</span><div><span>BBC News, Somerset</span></div></div></div>`, []string{"Eleanor Hughes"}},
 	}
