@@ -2395,6 +2395,9 @@ var (
 	// 图/李明", "记者 张伟 通讯员 李明", "文：山田太郎 写真：佐藤花子").
 	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|editing|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$|,?\s+who\s+(?:lives|works|writes|covers|loves|enjoys|builds|helps)\b.*$` +
 		`|(?:^|[\s，,、|]+)(?:责任编辑|責任編輯|编辑|編輯|图|圖|摄影|攝影|通讯员|通訊員|写真|撮影|イラスト)\s*[：:/／=＝].*$|\s+(?:通讯员|通訊員|实习生|實習生)\s.*$`)
+	// reAmpersandTeam is a brand's team whose name holds an ampersand and
+	// no other list separator.
+	reAmpersandTeam = regexp.MustCompile(`(?i)^[^,;|]*\S\s*&\s*\S[^,;|]*\s(?:team|staff|editors|editorial team)$`)
 	// reLegalForm is a firm's legal form at the end of its name.
 	reLegalForm = regexp.MustCompile(`(?i)(?:,?\s+)(?:pllc|llc|l\.l\.c\.|llp|inc\.?|ltd\.?|limited|gmbh|plc|corp\.?|s\.a\.|s\.l\.|b\.v\.|pty ltd)$`)
 	// reSourceLead is the source a Chinese credit names before the writer
@@ -2452,7 +2455,7 @@ var (
 	// and Digital Security Expert"): the title of the name before it,
 	// however many words it runs to.
 	reJobTitleEnd = regexp.MustCompile(`(?i)\b(?:` + jobNouns + `|` + titleNouns + `)s?$`)
-	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|[<>{}=]|^undefined$|简介|簡介|介绍|プロフィール|一覧|更多|全部|المقالات`)
+	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|\bmeet the\b|[<>{}=]|^undefined$|简介|簡介|介绍|プロフィール|一覧|更多|全部|المقالات`)
 	// reInstitution is the office or school a writer writes for, after the
 	// name ("Jennifer Wu, Office of Communications", "Jane Roe, Department
 	// of Biology", "John Doe, Stanford University").
@@ -2793,6 +2796,9 @@ func splitAuthors(s string) (names []string, desk string) {
 	s = reSourceLead.ReplaceAllString(unbracketed(cleanInline(s)), "")
 	if loc := reLegalForm.FindStringIndex(s); loc != nil && loc[0] > 0 && !strings.ContainsAny(s[:loc[0]], ",;|") && !reByPrefix.MatchString(s) {
 		return []string{s}, "" // one firm ("Harmon & Reyes, PLLC"), not two people
+	}
+	if t := reByPrefix.ReplaceAllString(s, ""); reAmpersandTeam.MatchString(t) {
+		return nil, t // one brand's team ("The Ember & Oak Team"), not two people
 	}
 	s = hangulDots(s)
 	s = hanReporter(s)

@@ -313,6 +313,8 @@ func TestSplitAuthors(t *testing.T) {
 		{"Jennifer Wu, Office of Communications", "Jennifer Wu", ""},
 		{"Harmon & Reyes, PLLC", "Harmon & Reyes, PLLC", ""}, // one firm, not two people
 		{"Smith and Jones LLP", "Smith and Jones LLP", ""},
+		{"By The Ember & Oak Team", "", "The Ember & Oak Team"}, // one brand's team
+		{"Meet the Author", "", ""},                             // a sidebar widget's heading
 		{"By Jane Roe and John Doe", "Jane Roe|John Doe", ""},
 		{"Jane Roe, Department of Biology, and John Doe, Stanford University", "Jane Roe|John Doe", ""},
 		{"Jane Roe, Office Manager", "Jane Roe", ""},
