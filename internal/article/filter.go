@@ -27,7 +27,7 @@ func filterBlocks(bs []block, titles []string, st *statTable) []block {
 	seen := 0 // runes kept so far: the story told before a heading
 	prose := false
 	var story *html.Node // the element that holds the story's last paragraph so far
-	var box *html.Node
+	var box *html.Node   // a box set between the story's paragraphs (inlineBox), whose blocks go
 	for i, b := range bs {
 		if box != nil && contains(box, b.node) {
 			continue
@@ -152,12 +152,9 @@ var reSignOffLine = regexp.MustCompile(`(?i)^\W*(?:additional )?reporting by\b|\
 
 // withoutSignOff drops, among the last three blocks, the story's sign-off:
 // the credit to its contributors or the print edition's note
-// (reSignOffLine), and the writer's bio —
-// a block that opens with one of the page's writers and says what the
-// writer is or does ("Eric Song is IGN's deal curator …", "Steven Mufson
-// covers the White House."), set in the story's own body without a class
-// that says so. The human truths leave bios out (three of four pages on
-// WCXB and ScrapingHub that carry one).
+// (reSignOffLine), and the writer's bio, set in the story's own body
+// without a class that says so (isWriterBio). The human truths leave bios
+// out (three of four pages on WCXB and ScrapingHub that carry one).
 func withoutSignOff(bs []block, authors []string) []block {
 	out := bs
 	for i := len(bs) - 1; i >= 0 && i >= len(bs)-3; i-- {
@@ -174,7 +171,8 @@ func withoutSignOff(bs []block, authors []string) []block {
 }
 
 // isWriterBio reports text that opens with one of authors and says what
-// the writer is or does.
+// the writer is or does ("Eric Song is IGN's deal curator …", "Steven
+// Mufson covers the White House.").
 func isWriterBio(text string, authors []string) bool {
 	if len(authors) == 0 {
 		return false

@@ -2399,7 +2399,7 @@ var (
 	// no other list separator.
 	reAmpersandTeam = regexp.MustCompile(`(?i)^[^,;|]*\S\s*&\s*\S[^,;|]*\s(?:team|staff|editors|editorial team)$`)
 	// reLegalForm is a firm's legal form at the end of its name.
-	reLegalForm = regexp.MustCompile(`(?i)(?:,?\s+)(?:pllc|llc|l\.l\.c\.|llp|inc\.?|ltd\.?|limited|gmbh|plc|corp\.?|s\.a\.|s\.l\.|b\.v\.|pty ltd)$`)
+	reLegalForm = regexp.MustCompile(`(?i),?\s+(?:pllc|llc|l\.l\.c\.|llp|inc\.?|ltd\.?|limited|gmbh|plc|corp\.?|s\.a\.|s\.l\.|b\.v\.|pty ltd)$`)
 	// reSourceLead is the source a Chinese credit names before the writer
 	// ("来源：新华社 作者：张伟").
 	reSourceLead = regexp.MustCompile(`^\s*(?:来源|來源)\s*[：:][^\s，,|]*[\s，,|]*`)
