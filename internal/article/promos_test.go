@@ -205,10 +205,11 @@ func TestExtractInsideTheBody(t *testing.T) {
 			notWant: []string{"Hafen-Newsletter", "Jetzt abonnieren", "public good", "free for all"},
 		},
 		{
-			name:    "the writer's handle, a reading time and a video label",
-			extra:   `<p><i>Follow Coast Post's Nora Kask on X @NoraKask.</i></p><p>3 min read</p><div class="video"><h3>watch now</h3></div>`,
+			name: "the writer's handle, a reading time, a video label and a newsletter line",
+			extra: `<p><i>Follow Coast Post's Nora Kask on X @NoraKask.</i></p><p>3 min read</p><h3>watch now</h3>` +
+				`<p>Stay on top of the coast with Harbour Notes, our weekly subscriber-only newsletter.</p>`,
 			at:      2,
-			notWant: []string{"@NoraKask", "3 min", "watch now"},
+			notWant: []string{"@NoraKask", "3 min", "watch now", "Harbour Notes"},
 		},
 		{
 			name:  "a story's subheading before a sentence on a newsletter stays",
