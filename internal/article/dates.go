@@ -939,7 +939,7 @@ func (pm *pageMeta) headlineLinkBeside(p, n *html.Node) bool {
 	headline := func(c *html.Node) bool {
 		text := rawText(c)
 		words := countWords(text)
-		if isAncestor(c, n) {
+		if contains(c, n) {
 			words -= countWords(rawText(n))
 		}
 		href := attr(c, "href")

@@ -93,7 +93,7 @@ func collectMeta(elems *goquery.Selection, hc hintCache, pageURL string) *pageMe
 	var scope *html.Node
 	elems.FilterMatcher(selItemprop).Each(func(_ int, s *goquery.Selection) {
 		if s.IsMatcher(selAuthorScope) {
-			if scope != nil && isAncestor(scope, s.Get(0)) {
+			if scope != nil && contains(scope, s.Get(0)) {
 				return
 			}
 			scope = s.Get(0)
@@ -294,7 +294,7 @@ func namedPart(n *html.Node) string {
 	var last *html.Node
 	links := 0
 	for d := range n.Descendants() {
-		if d.Type != html.ElementNode || last != nil && isAncestor(last, d) {
+		if d.Type != html.ElementNode || last != nil && contains(last, d) {
 			continue
 		}
 		if d.DataAtom == atom.A {
@@ -442,7 +442,7 @@ func headlineText(h1 *html.Node) string {
 	}
 	var b strings.Builder
 	for d := range h1.Descendants() {
-		if d.Type == html.TextNode && !isAncestor(kicker, d) {
+		if d.Type == html.TextNode && !contains(kicker, d) {
 			b.WriteString(d.Data)
 		}
 	}
@@ -1334,16 +1334,6 @@ var (
 		"contributor": true, "contributors": true, "journalist": true, "journalists": true, "reporter": true, "reporters": true, "staff": true, "profile": true, "profiles": true, "user": true, "users": true,
 	}
 )
-
-// isAncestor reports whether a is n or one of its ancestors.
-func isAncestor(a, n *html.Node) bool {
-	for ; n != nil; n = n.Parent {
-		if n == a {
-			return true
-		}
-	}
-	return false
-}
 
 // imgSources are the attributes imgSrc reads, lazy loaders' included
 // (dropScriptText keeps their values).
