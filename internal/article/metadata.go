@@ -2445,7 +2445,7 @@ var (
 	// and Digital Security Expert"): the title of the name before it,
 	// however many words it runs to.
 	reJobTitleEnd = regexp.MustCompile(`(?i)\b(?:` + jobNouns + `|` + titleNouns + `)s?$`)
-	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|\bmeet the\b|[<>{}=]|^undefined$|简介|簡介|介绍|プロフィール|一覧|更多|全部|المقالات`)
+	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|\bmeet the\b|[<>{}=]|\s[»›]\s|^undefined$|简介|簡介|介绍|プロフィール|一覧|更多|全部|المقالات`)
 	// reInstitution is the office or school a writer writes for, after the
 	// name ("Jennifer Wu, Office of Communications", "Jane Roe, Department
 	// of Biology", "John Doe, Stanford University").
