@@ -875,6 +875,13 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			continue
 		}
 		lead := hanReporter(strings.TrimSpace(first.Data))
+		// A label alone in its element with a comma after it is read out
+		// before the name in the next one (the BBC World Service's
+		// visually hidden "Autor, ").
+		spokenLabel := first.NextSibling == nil && strings.HasSuffix(lead, ",")
+		if spokenLabel {
+			lead = strings.TrimSuffix(lead, ",")
+		}
 		nearHeadline := h1 >= 0 && i >= h1-dateLinesBefore && i < h1+dateLinesAfter
 		dated := 0
 		if nearHeadline { // a story's meta line, not a card's
@@ -884,11 +891,15 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 		}
 		lead = lead[dated:]
 		m := datelineCredit(lead)
+		opensStory := m != nil // the dateline's paragraph goes on with the story's first sentence
 		if m == nil {
 			if _, local := cutLocalBy(lead, by); len(lead) < 2 || !local && !strings.ContainsRune(creditInitials, unicode.ToLower(rune(lead[0]))) {
 				continue
 			}
 			t := hanReporter(cleanInline(shortText(n, maxCreditLine)))
+			if spokenLabel {
+				t = strings.TrimSuffix(t, ",")
+			}
 			if br := first.NextSibling; br != nil && br.DataAtom == atom.Br && strings.Contains(lead, " ") {
 				if own := cleanInline(lead); len(own) < len(t) && roleOrDay(t[len(own):]) {
 					t = own // "By Jane Roe<br>Staff Reporter": the credit before the role
@@ -914,10 +925,12 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 		for _, name := range names {
 			if namesPeople(name) && !hasProse(name) && !pm.inChrome(n) && !inMenu(n) && !inCaption(n) && !pm.inTeaser(n) && !pm.inCardArticle(n) {
 				pm.writtenBy = append(pm.writtenBy, name)
-				if pm.creditLines == nil {
-					pm.creditLines = map[*html.Node]string{}
+				if !opensStory {
+					if pm.creditLines == nil {
+						pm.creditLines = map[*html.Node]string{}
+					}
+					pm.creditLines[n] = name
 				}
-				pm.creditLines[n] = name
 				if nearHeadline && !inQuote(n) {
 					pm.creditedNearHeadline = append(pm.creditedNearHeadline, name)
 				}
@@ -2445,7 +2458,7 @@ var (
 	// and Digital Security Expert"): the title of the name before it,
 	// however many words it runs to.
 	reJobTitleEnd = regexp.MustCompile(`(?i)\b(?:` + jobNouns + `|` + titleNouns + `)s?$`)
-	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|\bmeet the\b|[<>{}=]|\s[»›]\s|^undefined$|简介|簡介|介绍|プロフィール|一覧|更多|全部|المقالات`)
+	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|\bmeet the\b|[<>{}=]|\s[»›]\s|[摄攝]影?$|撮影$|^undefined$|简介|簡介|介绍|プロフィール|一覧|更多|全部|المقالات`)
 	// reInstitution is the office or school a writer writes for, after the
 	// name ("Jennifer Wu, Office of Communications", "Jane Roe, Department
 	// of Biology", "John Doe, Stanford University").

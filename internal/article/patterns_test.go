@@ -27,3 +27,24 @@ func TestComputeHints_WordsThatHoldAuthor(t *testing.T) {
 		}
 	}
 }
+
+// Headings over what follows a story in Japanese, Chinese and Korean: the
+// writer's box, related news, the newsletter and Asahi's expert comments
+// end it; related news always does.
+func TestEndHeadingsInAsianScripts(t *testing.T) {
+	for _, h := range []string{"この記事を書いた人", "関連ニュース", "ニュースレター", "コメントプラス", "相关新闻", "相關新聞", "관련뉴스", "관련 뉴스"} {
+		if !isEndHeading(h) {
+			t.Errorf("isEndHeading(%q) = false", h)
+		}
+	}
+	for _, h := range []string{"関連ニュース", "相关新闻", "相關新聞", "관련뉴스"} {
+		if !isStrongEnd(h) {
+			t.Errorf("isStrongEnd(%q) = false", h)
+		}
+	}
+	for _, h := range []string{"ニュースの背景", "新闻发布会", "뉴스 분석"} { // "the news's background", "press conference", "news analysis"
+		if isEndHeading(h) {
+			t.Errorf("isEndHeading(%q) = true", h)
+		}
+	}
+}

@@ -34,7 +34,8 @@ var boilerplatePhrases = map[string]bool{
 	"advert": true, "adverts": true, "this slideshow requires javascript": true, "javascript is disabled": true,
 	"sharing is caring": true, "share this post": true, "share this page": true, "print this article": true,
 	"end of article": true, "end of story": true, "table of contents": true, "was this article helpful": true, "was this page helpful": true, "was this post helpful": true, "was this helpful": true, "contents": true, "toggle": true, "show more": true, "show less": true,
-	"iklan": true, "reklam": true, "mainos": true, "annonce": true, "publicidade": true, "реклама": true,
+	"hirdetés": true, "publicitate": true, "διαφήμιση": true, "quảng cáo": true, "إعلان": true, "פרסומת": true, "विज्ञापन": true,
+	"pokračování článku pod reklamou": true, "iklan": true, "reklam": true, "mainos": true, "annonce": true, "publicidade": true, "реклама": true,
 	"광고": true, "広告": true, "广告": true, "advertentie": true, "reklame": true,
 	"anzeige": true, "werbung": true, "publicité": true, "publicidad": true, "pubblicità": true, "reklama": true,
 	"lesen sie auch": true, "lesen sie mehr": true, "mehr zum thema": true, "weiterlesen": true, "teilen": true, "artikel teilen": true,
@@ -127,12 +128,14 @@ const foreignNewsletterPromo = `\b(?:suscr[ií]b(?:e|ete|irte)|ap[uú]nt(?:ate|a
 
 // channelPromo asks the reader to follow the publication on a messenger
 // channel or Google News: "Follow us on Google News", "Join our WhatsApp
-// channel", "Suivez-nous sur WhatsApp", or a block that writes out a
+// channel", "Suivez-nous sur WhatsApp", "Únete a nuestro canal … en
+// WhatsApp", or a block that writes out a
 // channel's invitation link (Kompas: "… WhatsApp Channel :
 // https://www.whatsapp.com/channel/…", "klik link https://t.me/…, kemudian
 // join"). A story's "residents were told to follow updates on Telegram"
 // names no "us"; a Telegram link in a story asks nobody to join.
 const channelPromo = `\b(?:(?:follow|join|siga|folgen sie|folge|ikuti|takip edin|obserwuj|śledź)\s+(?:us|uns|kami|bizi|nas)|suivez-nous|síguenos|seguici|folgt uns|volg ons)\b.{0,30}\b(?:whatsapp|telegram|google news|wiadomościach google)\b` +
+	`|(?:únete|únase|junte-se|rejoignez)\s.{0,40}\b(?:canal|chaîne)\b.{0,60}\b(?:whatsapp|telegram)\b` +
 	`|\bjoin our (?:\S+ ){0,3}(?:whatsapp|telegram) (?:channel|group|community)\b|^\W*(?:subscribe to|follow) (?:\S+ ){1,3}on (?:whatsapp|telegram|google news)\b` +
 	`|\b(?:whatsapp\.com/channel/|chat\.whatsapp\.com/|news\.google\.com/publications/|t\.me/(?:\+|joinchat/))` +
 	`|\bt\.me/\w+.{0,80}\b(?:join|klik|click)\b|\b(?:join|klik|click)\b.{0,80}\bt\.me/\w`
@@ -161,7 +164,7 @@ func promoText(s string) bool {
 
 // reStrongEnd matches headings that introduce other stories or comments.
 var reStrongEnd = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| content| posts| news| coverage| reading)?|you (?:may|might) (?:also )?(?:like|enjoy|be interested in)|recommended(?: for you| stories| articles| reading)?|more (?:stories|news|articles)(?: like this)?|(?:\d+ )?comments?|leave a (?:comment|reply)|(?:post|add) a comment|what to read next|editor'?s picks|popular (?:posts|stories|articles)|most (?:popular|read|viewed|shared|emailed)(?: (?:stories|articles|posts|now|today|this week))?|trending(?: now| stories)?` +
-	`|você (?:pode|também pode) gostar|veja também|(?:artigos|notícias|posts) relacionad[oa]s|(?:también )?te puede interesar|noticias relacionadas|sur le même sujet|articles similaires|das könnte sie auch interessieren|potrebbe interessarti|articoli correlati|похожие (?:статьи|записи)|самые популярные.*|関連記事|相关文章|(?:\d+ )?(?:` + commentsIn + `))$`)
+	`|você (?:pode|também pode) gostar|veja também|(?:artigos|notícias|posts) relacionad[oa]s|(?:también )?te puede interesar|noticias relacionadas|sur le même sujet|articles similaires|das könnte sie auch interessieren|potrebbe interessarti|articoli correlati|похожие (?:статьи|записи)|самые популярные.*|関連記事|関連ニュース|相关文章|相关新闻|相關新聞|관련\s?뉴스|(?:\d+ )?(?:` + commentsIn + `))$`)
 
 // commentsIn is "comments" as a heading writes it in German, French,
 // Spanish, Italian, Portuguese, Dutch, Russian, Ukrainian, Polish,
@@ -176,6 +179,7 @@ var reEndHeading = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| con
 	`das könnte sie auch interessieren|mehr zum thema|weitere artikel|potrebbe interessarti|articoli correlati|leggi anche|` +
 	`похожие (?:статьи|записи)|читайте также|関連記事|相关文章|관련\s?기사|` +
 	`(?:\d+ )?(?:` + commentsIn + `|komentar|评论)|` +
+	`この記事を書いた人|関連ニュース|ニュースレター|コメントプラス|相关新闻|相關新聞|관련\s?뉴스|` +
 	`читайте також|czytaj (?:też|także)|zobacz (?:też|także)|ilgili haberler|les også|läs (?:också|även)|læs også|baca juga|相关阅读|推荐阅读|あわせて読みたい)$`)
 
 // dateWords are the words a dateline may hold besides numbers: true for

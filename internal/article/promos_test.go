@@ -167,9 +167,10 @@ func TestExtractInsideTheBody(t *testing.T) {
 			extra: `<div class="channel-rec"><p>Simak breaking news dan berita pilihan kami langsung di ponselmu. Akses berita Coast Post WhatsApp Channel : <a href="https://www.whatsapp.com/channel/0029Va">https://www.whatsapp.com/channel/0029Va</a>.</p></div>` +
 				`<p>Mari bergabung di Grup Telegram "Coast Post News Update", caranya klik link https://t.me/coastpostupdate, kemudian join.</p>` +
 				`<p><strong>Follow us on Google News</strong> for the latest from the coast.</p><p>Suivez-nous sur WhatsApp pour ne rien manquer.</p>` +
-				`<p>Bądź na bieżąco! Obserwuj nas w Wiadomościach Google.</p>`,
+				`<p>Bądź na bieżąco! Obserwuj nas w Wiadomościach Google.</p>` +
+				`<p>Únete a nuestro canal ¡El Heraldo ya está en WhatsApp!, desde tu dispositivo móvil entérate de las noticias más relevantes del día.</p>`,
 			at:      5,
-			notWant: []string{"WhatsApp Channel", "Grup Telegram", "Google News", "Suivez-nous", "Obserwuj nas"},
+			notWant: []string{"WhatsApp Channel", "Grup Telegram", "Google News", "Suivez-nous", "Obserwuj nas", "Únete"},
 		},
 		{
 			name:    "a call to subscribe to the publication on WhatsApp",

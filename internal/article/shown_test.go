@@ -710,6 +710,9 @@ func TestExtract_CreditLinesInThePagesLanguage(t *testing.T) {
 		{"a lecture's time and speaker are no credit", "de", `<p>Mittwoch, 13. März 2024, 18:15 Uhr von Klaus Berger</p>`, ""},
 		{"Italian, a numeric day before the credit", "it", `<p>05/03/2024 di Giovanni Rossi</p>`, "Giovanni Rossi"},
 		{"Norwegian", "nb", `<p>Av Ola Nordmann</p>`, "Ola Nordmann"},
+		{"a label read out before the name, Spanish", "es", `<ul role="list"><li><span class="vh">Autor, </span><span>Mariana Echeverri</span></li><li><span class="vh">Título del autor, </span><span>BBC News Mundo</span></li></ul>`, "Mariana Echeverri"},
+		{"a label read out before the name, English", "en", `<ul role="list"><li><span class="vh">Author, </span><span>Jane Roe</span></li><li><span class="vh">Role, </span><span>BBC News</span></li></ul>`, "Jane Roe"},
+		{"a label with a comma in running text is no credit", "en", `<p>Author, teacher and activist Jane Roe spoke at the rally on Saturday.</p>`, ""},
 		{"Danish", "da", `<p>Af Mette Frederiksen</p>`, "Mette Frederiksen"},
 		{"Polish, a label", "pl", `<p>Autor: Jan Kowalski</p>`, "Jan Kowalski"},
 		{"Russian, a label", "ru", `<p>Автор: Анна Смирнова</p>`, "Анна Смирнова"},
@@ -756,6 +759,26 @@ func TestExtract_CreditLinesInThePagesLanguage(t *testing.T) {
 				t.Errorf("Authors = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// An agency's dateline credits the story's reporters and opens its first
+// paragraph, which stays; a photographer's credit in a caption, though
+// its element is called "author", names no writer.
+func TestExtract_ChineseDatelineCreditKeepsItsParagraph(t *testing.T) {
+	page := `<html lang="zh-CN"><head><title>全国冬小麦播种基本完成</title></head><body><div class="main"><h1>全国冬小麦播种基本完成</h1><div id="detail">` +
+		`<p>新华社北京11月14日电（记者周欣然、韩松）记者14日从农业农村部获悉，截至11月13日，全国冬小麦播种面积已超过3.3亿亩，播种进度达97%，基本与常年持平。</p>` +
+		`<p class="detailPic">11月10日，农技人员在麦田里查看小麦出苗情况。<span class="author">新华社记者 张浩然 摄</span></p>` +
+		`<p>受前期部分主产区持续降雨影响，今年秋种一度偏慢，各地抢抓晴好天气加快机播进度，目前黄淮海主产区已基本完成播种任务，晚播麦田的管理成为下一阶段的重点。</p>` +
+		`<p>农业农村部近日印发通知，要求各地围绕保苗安全越冬、促弱转壮目标，因地因苗制定技术方案，对晚播弱苗要适时镇压保墒、增施肥料，对旺长麦田要控旺转壮。</p>` +
+		`<p>专家表示，今冬气温总体偏高，病虫害越冬基数可能增加，各地要加强监测预警，做到早发现、早防治，为明年夏粮丰收打下坚实基础。</p>` +
+		`</div></div></body></html>`
+	a := mustExtract(t, page, "http://www.news.cn/politics/20251114/a.html")
+	if got := strings.Join(a.Authors, "|"); got != "周欣然|韩松" {
+		t.Errorf("Authors = %q, want the dateline's reporters", got)
+	}
+	if !strings.Contains(a.Text, "记者14日从农业农村部获悉") {
+		t.Errorf("the dateline's paragraph is gone from the text:\n%s", a.Text)
 	}
 }
 
