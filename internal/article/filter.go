@@ -143,12 +143,15 @@ const maxSignOff = 400
 // credit to others who worked on it ("Jane Roe contributed to this
 // report.", "John Doe contributed reporting from Hong Kong.", "(Reporting
 // by Jane Roe; Editing by John Doe)", "— With assistance from Jane Roe"),
-// and the print edition's note ("This article appeared in the Business
+// the print edition's note ("This article appeared in the Business
 // section of the print edition under the headline …", "A version of this
-// article appears in print on …"). The human truths leave contributor
-// credits out (five of the six ScrapingHub pages that carry one).
+// article appears in print on …"), and a desk's or an editor's
+// signature ("REDACCIÓN JUSTICIA", "rcr", "(kle)"). The human truths
+// leave contributor credits out (five of the six ScrapingHub pages that
+// carry one).
 var reSignOffLine = regexp.MustCompile(`(?i)^\W*(?:additional )?reporting by\b|\bcontributed (?:reporting|to this (?:report|story|article))\b|^\W*(?:writing|editing) by\b|^\W*with (?:additional )?assistance from\b|^\W*with files from\b` +
-	`|\bappear(?:s|ed) in (?:the )?(?:\S+ ){0,6}print edition\b|\bappears in print on\b`)
+	`|\bappear(?:s|ed) in (?:the )?(?:\S+ ){0,6}print edition\b|\bappears in print on\b` +
+	`|^\W*(?:redacción|redacao|redação|rédaction|redaktion|redazione|redactie)\b[^.!?]{0,40}$|(?-i:^\(?\p{Ll}{2,4}(?:/\p{Ll}{2,4})*\)?$)`)
 
 // withoutSignOff drops, among the last three blocks, the story's sign-off:
 // the credit to its contributors or the print edition's note

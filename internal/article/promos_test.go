@@ -275,6 +275,10 @@ func TestExtractSignOffAtTheEnd(t *testing.T) {
 		{"the contributors' credits", `<p><i>Associated Press writer Rio Yamat in Split contributed to this report.</i></p><p>(Reporting by Ivo Perić; Editing by Anna Berg)</p>`, nil, []string{"contributed to this report", "Reporting by"}},
 		{"files from an agency", `<p><i>— With files from The Canadian Press</i></p>`, nil, []string{"With files from"}},
 		{"the agency's assistance and the print edition's note", `<p>— With assistance from Alice Gledhill</p><p><i>This article appeared in the Europe section of the print edition under the headline "Back to sea"</i></p>`, nil, []string{"With assistance", "print edition"}},
+		{"a desk's signature", `<p>REDACCIÓN JUSTICIA</p>`, nil, []string{"REDACCIÓN"}},
+		{"an editor's initials", `<p>rcr</p>`, nil, []string{"rcr"}},
+		{"initials in brackets, the agency's first", `<p>(dpa/kle)</p>`, nil, []string{"kle"}},
+		{"a closing word in capitals stays", `<p>FIN</p>`, []string{"FIN"}, nil},
 		{"a closing line on what a fund contributed stays", `<p>The regional fund contributed to this repair as well, paying for the rock brought in from the quarry.</p>`, []string{"The regional fund contributed to this repair"}, nil},
 	}
 	for _, tc := range cases {
