@@ -56,9 +56,9 @@ type pageMeta struct {
 	// <h1> (the date lines' window), outside quotes, where a story's
 	// credit stands (creditedOthers).
 	creditedNearHeadline []string
-	// creditLines are the elements whose short text gave writtenBy a
-	// name, and the name: a byline, never the story's text, where the
-	// name is the story's writer (withoutBylines).
+	// creditLines are the byline elements and the elements whose short
+	// text gave writtenBy a name, and the credit: a byline, never the
+	// story's text, where it names the story's writer (withoutBylines).
 	creditLines map[*html.Node]string
 	// bodyText is the page's visible text and image descriptions,
 	// lower-cased, read only when creditedOthers needs it.
@@ -272,6 +272,9 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 			}
 			pm.bylines = append(pm.bylines, t)
 			accepted = append(accepted, n)
+			if mayCredit(t) || isFullName(t) || reCaselessName.MatchString(t) {
+				pm.addCreditLine(n, t) // a credit, not a docs page's "--reset-author" option
+			}
 			// The byline's own elements come next in elems (document
 			// order, same matcher): skip them in one step.
 			i += len(pageElements.MatchAll(n)) - 1
@@ -926,10 +929,7 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			if namesPeople(name) && !hasProse(name) && !pm.inChrome(n) && !inMenu(n) && !inCaption(n) && !pm.inTeaser(n) && !pm.inCardArticle(n) {
 				pm.writtenBy = append(pm.writtenBy, name)
 				if !opensStory {
-					if pm.creditLines == nil {
-						pm.creditLines = map[*html.Node]string{}
-					}
-					pm.creditLines[n] = name
+					pm.addCreditLine(n, name)
 				}
 				if nearHeadline && !inQuote(n) {
 					pm.creditedNearHeadline = append(pm.creditedNearHeadline, name)
@@ -937,6 +937,14 @@ func (pm *pageMeta) collectWrittenBy(nodes []*html.Node) {
 			}
 		}
 	}
+}
+
+// addCreditLine records n as a credit line naming name.
+func (pm *pageMeta) addCreditLine(n *html.Node, name string) {
+	if pm.creditLines == nil {
+		pm.creditLines = map[*html.Node]string{}
+	}
+	pm.creditLines[n] = name
 }
 
 // inCardArticle says whether n stands in an <article> that is another
@@ -1881,10 +1889,15 @@ func (pm *pageMeta) firstDateLine() (string, *time.Time) {
 // instant at UTC+2, and the story's day is the 12th where it was
 // published. The shown clock must be off the instant by whole quarter
 // hours within UTC-12 to UTC+14; otherwise, and for a declared day without
-// a time, the declaration stands.
+// a time, the declaration stands. A clock that names its zone and shows
+// the instant gives that zone (CBC's "Posted: Nov 18, 2025 9:30 PM EST"
+// beside 02:30 UTC on the 19th).
 func inShownZone(declared time.Time, line string, shown *time.Time) time.Time {
 	if _, offset := declared.Zone(); offset != 0 || declared.Hour() == 0 && declared.Minute() == 0 && declared.Second() == 0 || shown == nil {
 		return declared // the declaration carries its zone, has no clock to compare, or the page shows no day
+	}
+	if _, offset := shown.Zone(); offset != 0 && shown.Equal(declared.Truncate(time.Minute)) {
+		return declared.In(shown.Location()) // the page shows the instant in the zone it names ("9:30 PM EST")
 	}
 	h, mi, ok := wallClock(line)
 	if !ok {
@@ -2522,9 +2535,10 @@ func withNames(aside string) string {
 
 // reNameTail is what a byline writes after a name: where the writer
 // files from ("Jane Roe in Kyiv"), a bio ("Jane Roe is a reporter at
-// …"), a handle or an e-mail address ("Jane Roe @janeroe").
+// …"), a handle or an e-mail address ("Jane Roe @janeroe", "PARK MIN-HA
+// [park.minha@joongang.co.kr]").
 var reNameTail = regexp.MustCompile(`\s+(?:in\s+\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,2}|(?:is|was)\s+(?:a|an|the)\s.*|` +
-	`(?:(?i:twitter|x|email|e-mail)\s*:?\s*)?(?:@[\w.]+|[\w.+-]+@[\w-]+\.[\w.-]+))$`)
+	`(?:(?i:twitter|x|email|e-mail)\s*:?\s*)?[\[(<]?(?:@[\w.]+|[\w.+-]+@[\w-]+\.[\w.-]+)[\])>]?)$`)
 
 // reDashSep stands between a name and what a byline says of it ("Jane
 // Roe – Political reporter").

@@ -316,7 +316,8 @@ func TestSplitAuthors(t *testing.T) {
 		{"By The Ember & Oak Team", "", "The Ember & Oak Team"}, // one brand's team
 		{"Meet the Author", "", ""},                             // a sidebar widget's heading
 		{"Home » Solutions & Services » Cybersecurity", "", ""},
-		{"新华社记者 张浩然 摄", "", ""}, // a photographer's credit in a caption // breadcrumbs in a "no-byline" box
+		{"新华社记者 张浩然 摄", "", ""},                                           // a photographer's credit in a caption
+		{"BY PARK MIN-HA [park.minha@joongang.co.kr]", "PARK MIN-HA", ""}, // breadcrumbs in a "no-byline" box
 		{"By Jane Roe and John Doe", "Jane Roe|John Doe", ""},
 		{"Jane Roe, Department of Biology, and John Doe, Stanford University", "Jane Roe|John Doe", ""},
 		{"Jane Roe, Office Manager", "Jane Roe", ""},

@@ -275,6 +275,7 @@ func TestExtractSignOffAtTheEnd(t *testing.T) {
 		{"the contributors' credits", `<p><i>Associated Press writer Rio Yamat in Split contributed to this report.</i></p><p>(Reporting by Ivo Perić; Editing by Anna Berg)</p>`, nil, []string{"contributed to this report", "Reporting by"}},
 		{"files from an agency", `<p><i>— With files from The Canadian Press</i></p>`, nil, []string{"With files from"}},
 		{"the agency's assistance and the print edition's note", `<p>— With assistance from Alice Gledhill</p><p><i>This article appeared in the Europe section of the print edition under the headline "Back to sea"</i></p>`, nil, []string{"With assistance", "print edition"}},
+		{"the writer's byline element at the end", `<div class="view-article-byline"><strong>BY NORA KASK</strong> [nora.kask@coastpost.example]</div>`, nil, []string{"NORA KASK"}},
 		{"a desk's signature", `<p>REDACCIÓN JUSTICIA</p>`, nil, []string{"REDACCIÓN"}},
 		{"an editor's initials", `<p>rcr</p>`, nil, []string{"rcr"}},
 		{"initials in brackets, the agency's first", `<p>(dpa/kle)</p>`, nil, []string{"kle"}},
