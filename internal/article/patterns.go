@@ -356,12 +356,16 @@ func (c hintCache) unlikely(n *html.Node) bool {
 		return false
 	}
 	for _, a := range n.Attr {
-		if chromeHint(c.attrHint(a)) {
+		if chromeHint(c.attrHint(a)) || testAttrs[a.Key] && a.Namespace == "" && chromeHint(c.of(a.Val)) {
 			return true
 		}
 	}
 	return false
 }
+
+// testAttrs name a component for tests and analytics, as a class would
+// (the BBC's data-e2e="byline", data-testid="related-rich-block").
+var testAttrs = map[string]bool{"data-testid": true, "data-e2e": true, "data-component": true}
 
 // chromeHint reports names that say "boilerplate" without also saying "content".
 func chromeHint(h hint) bool {

@@ -180,6 +180,14 @@ func TestExtractLayouts(t *testing.T) {
 			notWant: []string{"Radwege", "Bibliotheken"},
 		},
 		{
+			name: "parts named by test attributes are judged as by their class",
+			body: `<main><h1>Council Approves Budget</h1><section role="region" aria-labelledby="article-byline" data-e2e="byline"><h2 id="article-byline">Article information</h2>` +
+				`<ul role="list"><li><span>Author, </span><span>Jane Roe</span></li><li><span>Reporting from </span><span>Leeds</span></li></ul></section>` +
+				pTags(ps[:3]) + `<div data-testid="related-rich-block"><a href="/other">Why the city's reserves ran low</a></div>` + pTags(ps[3:]) + `</main>`,
+			want:    ps,
+			notWant: []string{"Article information", "Reporting from", "reserves ran low"},
+		},
+		{
 			name:    "a headline h2 whose kicker is glued to the title goes, as the title",
 			body:    `<article><h2><span class="block font-bold">Council</span><span class="align-middle">Approves Budget</span></h2>` + pTags(ps) + `</article>`,
 			want:    ps,
