@@ -145,13 +145,15 @@ const maxSignOff = 400
 // by Jane Roe; Editing by John Doe)", "— With assistance from Jane Roe"),
 // the print edition's note ("This article appeared in the Business
 // section of the print edition under the headline …", "A version of this
-// article appears in print on …"), and a desk's or an editor's
-// signature ("REDACCIÓN JUSTICIA", "rcr", "(kle)"). The human truths
+// article appears in print on …"), and a desk's, an editor's or the
+// writer's signature ("REDACCIÓN JUSTICIA", "rcr", "(kle)", "Editor:
+// Helen Wright", Der Standard's "(Katharina Gruber, 20.11.2025)"). The human truths
 // leave contributor credits out (five of the six ScrapingHub pages that
 // carry one).
 var reSignOffLine = regexp.MustCompile(`(?i)^\W*(?:additional )?reporting by\b|\bcontributed (?:reporting|to this (?:report|story|article))\b|^\W*(?:writing|editing) by\b|^\W*with (?:additional )?assistance from\b|^\W*with files from\b` +
 	`|\bappear(?:s|ed) in (?:the )?(?:\S+ ){0,6}print edition\b|\bappears in print on\b` +
-	`|^\W*(?:redacción|redacao|redação|rédaction|redaktion|redazione|redactie)\b[^.!?]{0,40}$|(?-i:^\(?\p{Ll}{2,4}(?:/\p{Ll}{2,4})*\)?$)`)
+	`|^\W*(?:redacción|redacao|redação|rédaction|redaktion|redazione|redactie)\b[^.!?]{0,40}$|(?-i:^\(?\p{Ll}{2,4}(?:/\p{Ll}{2,4})*\)?$)` +
+	`|^\W*(?:editor|edited by)\s*:?\s+\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,3}$|(?-i:^\(\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,3},\s*\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}\)$)`)
 
 // withoutSignOff drops, among the last three blocks, the story's sign-off:
 // the credit to its contributors or the print edition's note

@@ -34,7 +34,7 @@ var boilerplatePhrases = map[string]bool{
 	"advert": true, "adverts": true, "this slideshow requires javascript": true, "javascript is disabled": true,
 	"sharing is caring": true, "share this post": true, "share this page": true, "print this article": true,
 	"end of article": true, "end of story": true, "table of contents": true, "was this article helpful": true, "was this page helpful": true, "was this post helpful": true, "was this helpful": true, "do you like the content of this article": true, "did you like this article": true, "did you enjoy this article": true, "contents": true, "toggle": true, "show more": true, "show less": true,
-	"hirdetés": true, "publicitate": true, "διαφήμιση": true, "quảng cáo": true, "إعلان": true, "פרסומת": true, "विज्ञापन": true,
+	"hirdetés": true, "publicitate": true, "διαφήμιση": true, "quảng cáo": true, "إعلان": true, "פרסומת": true, "विज्ञापन": true, "โฆษณา": true,
 	"pokračování článku pod reklamou": true, "iklan": true, "reklam": true, "mainos": true, "annonce": true, "publicidade": true, "реклама": true,
 	"광고": true, "広告": true, "广告": true, "advertentie": true, "reklame": true,
 	"anzeige": true, "werbung": true, "publicité": true, "publicidad": true, "pubblicità": true, "reklama": true,

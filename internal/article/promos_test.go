@@ -280,6 +280,9 @@ func TestExtractSignOffAtTheEnd(t *testing.T) {
 		{"an editor's initials", `<p>rcr</p>`, nil, []string{"rcr"}},
 		{"initials in brackets, the agency's first", `<p>(dpa/kle)</p>`, nil, []string{"kle"}},
 		{"a closing word in capitals stays", `<p>FIN</p>`, []string{"FIN"}, nil},
+		{"the editor's credit", `<p class="editor">Editor: Helen Wright</p>`, nil, []string{"Helen Wright"}},
+		{"the writer's name and day in brackets", `<p class="article-footnote">(Nora Kask, 20.11.2025)</p>`, nil, []string{"20.11.2025"}},
+		{"an editor's note stays", `<p>Editor's note: the harbour master asked that the boats' names be left out.</p>`, []string{"Editor's note"}, nil},
 		{"a closing line on what a fund contributed stays", `<p>The regional fund contributed to this repair as well, paying for the rock brought in from the quarry.</p>`, []string{"The regional fund contributed to this repair"}, nil},
 	}
 	for _, tc := range cases {

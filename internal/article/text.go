@@ -105,8 +105,14 @@ func (r *renderer) node(n *html.Node) {
 
 // text appends a text node with whitespace collapsed.
 func (r *renderer) text(s string) {
+	prev := rune(0)
 	for _, c := range s {
+		after := prev
+		prev = c
 		switch {
+		case isJoiner(c) && joinsScript(after):
+			// kept: it spells the word (Persian "جیره‌بندی", a Hindi
+			// conjunct, an emoji sequence)
 		case c == '\u00ad' || c == '\u200b' || c == '\u200c' || c == '\u200d' || c == '\ufeff' || c == '\u2060':
 			continue // invisible: soft hyphen, zero-width characters
 		case c == '\n' && r.inPre > 0:
@@ -179,6 +185,18 @@ func nfc(s string) string {
 	return norm.NFC.String(s)
 }
 
+// isJoiner reports the zero-width non-joiner and joiner.
+func isJoiner(c rune) bool {
+	return c == '\u200c' || c == '\u200d'
+}
+
+// joinsScript reports a letter after which a joiner is part of the
+// spelling: any script past Latin (Persian, Arabic, the Indic scripts,
+// emoji). After Latin letters it is an invisible stray, and dropped.
+func joinsScript(c rune) bool {
+	return c > 0x24f && !unicode.IsSpace(c)
+}
+
 // cleanInline collapses whitespace of a metadata string and drops control
 // and invisible characters.
 func cleanInline(s string) string {
@@ -187,8 +205,12 @@ func cleanInline(s string) string {
 	}
 	var sb strings.Builder
 	space := false
+	prev := rune(0)
 	for _, c := range s {
+		after := prev
+		prev = c
 		switch {
+		case isJoiner(c) && joinsScript(after):
 		case c == '\u00ad' || c == '\u200b' || c == '\u200c' || c == '\u200d' || c == '\ufeff':
 			continue
 		case unicode.IsSpace(c) || c == '\u00a0':
