@@ -119,8 +119,9 @@ for round in $(seq 1 "$ROUNDS"); do
 	bench_out=$(cd internal/article && GOMAXPROCS=1 EXTRACTION_BENCH_DIR="$SCRAPINGHUB" \
 		"$tmp/article.test" -test.run '^$' -test.bench '^BenchmarkExtract$' -test.benchtime="$BENCHTIME")
 	ours=$(echo "$bench_out" | awk '/^BenchmarkExtract/ { for (i = 1; i < NF; i++) if ($(i+1) == "pages/cpu-s") print $i }')
+	# awk reads to the end: exiting at the first match would SIGPIPE the run (exit 141).
 	peer=$(GOMAXPROCS=1 "$tmp/extractbench" run -q -bootstrap 0 -j 1 -repeat 3 -x trafilatura "$SCRAPINGHUB" |
-		awk '$2 == "trafilatura" { print $(NF-3); exit }')
+		awk '$2 == "trafilatura" && !done { print $(NF-3); done = 1 }')
 	ratio=$(awk -v a="$ours" -v b="$peer" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
 	echo "round $round: cleaner $ours pages/cpu-s, go-trafilatura $peer: ${ratio}x"
 	ratios+=("$ratio $ours $peer")
