@@ -147,9 +147,9 @@ const maxSignOff = 400
 // section of the print edition under the headline …", "A version of this
 // article appears in print on …"), and a desk's, an editor's or the
 // writer's signature ("REDACCIÓN JUSTICIA", "rcr", "(kle)", "Editor:
-// Helen Wright", Der Standard's "(Katharina Gruber, 20.11.2025)"). The human truths
-// leave contributor credits out (five of the six ScrapingHub pages that
-// carry one).
+// Helen Wright", Der Standard's "(Katharina Gruber, 20.11.2025)"). The
+// human truths leave contributor credits out (five of the six
+// ScrapingHub pages that carry one).
 var reSignOffLine = regexp.MustCompile(`(?i)^\W*(?:additional )?reporting by\b|\bcontributed (?:reporting|to this (?:report|story|article))\b|^\W*(?:writing|editing) by\b|^\W*with (?:additional )?assistance from\b|^\W*with files from\b` +
 	`|\bappear(?:s|ed) in (?:the )?(?:\S+ ){0,6}print edition\b|\bappears in print on\b` +
 	`|^\W*(?:redacción|redacao|redação|rédaction|redaktion|redazione|redactie)\b[^.!?]{0,40}$|(?-i:^\(?\p{Ll}{2,4}(?:/\p{Ll}{2,4})*\)?$)` +

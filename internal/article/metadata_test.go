@@ -313,11 +313,11 @@ func TestSplitAuthors(t *testing.T) {
 		{"Jennifer Wu, Office of Communications", "Jennifer Wu", ""},
 		{"Harmon & Reyes, PLLC", "Harmon & Reyes, PLLC", ""}, // one firm, not two people
 		{"Smith and Jones LLP", "Smith and Jones LLP", ""},
-		{"By The Ember & Oak Team", "", "The Ember & Oak Team"}, // one brand's team
-		{"Meet the Author", "", ""},                             // a sidebar widget's heading
-		{"Home » Solutions & Services » Cybersecurity", "", ""},
+		{"By The Ember & Oak Team", "", "The Ember & Oak Team"},           // one brand's team
+		{"Meet the Author", "", ""},                                       // a sidebar widget's heading
+		{"Home » Solutions & Services » Cybersecurity", "", ""},           // breadcrumbs in a "no-byline" box
 		{"新华社记者 张浩然 摄", "", ""},                                           // a photographer's credit in a caption
-		{"BY PARK MIN-HA [park.minha@joongang.co.kr]", "PARK MIN-HA", ""}, // breadcrumbs in a "no-byline" box
+		{"BY PARK MIN-HA [park.minha@joongang.co.kr]", "PARK MIN-HA", ""}, // a closing byline and its e-mail
 		{"By Jane Roe and John Doe", "Jane Roe|John Doe", ""},
 		{"Jane Roe, Department of Biology, and John Doe, Stanford University", "Jane Roe|John Doe", ""},
 		{"Jane Roe, Office Manager", "Jane Roe", ""},
