@@ -105,16 +105,13 @@ func (r *renderer) node(n *html.Node) {
 
 // text appends a text node with whitespace collapsed.
 func (r *renderer) text(s string) {
-	prev := rune(0)
+	var prev rune
 	for _, c := range s {
-		after := prev
+		before := prev
 		prev = c
 		switch {
-		case isJoiner(c) && joinsScript(after):
-			// kept: it spells the word (Persian "جیره‌بندی", a Hindi
-			// conjunct, an emoji sequence)
-		case c == '\u00ad' || c == '\u200b' || c == '\u200c' || c == '\u200d' || c == '\ufeff' || c == '\u2060':
-			continue // invisible: soft hyphen, zero-width characters
+		case invisible(c, before) || c == '\u2060':
+			continue
 		case c == '\n' && r.inPre > 0:
 			r.newline()
 			continue
@@ -185,16 +182,19 @@ func nfc(s string) string {
 	return norm.NFC.String(s)
 }
 
-// isJoiner reports the zero-width non-joiner and joiner.
-func isJoiner(c rune) bool {
-	return c == '\u200c' || c == '\u200d'
-}
-
-// joinsScript reports a letter after which a joiner is part of the
-// spelling: any script past Latin (Persian, Arabic, the Indic scripts,
-// emoji). After Latin letters it is an invisible stray, and dropped.
-func joinsScript(c rune) bool {
-	return c > 0x24f && !unicode.IsSpace(c)
+// invisible reports a character the text and metadata drop: a soft
+// hyphen, a zero-width space or byte-order mark, and a zero-width joiner
+// or non-joiner after Latin letters, a space or nothing. After a letter
+// of a script past Latin a joiner spells the word (Persian "جیره‌بندی",
+// a Hindi conjunct, an emoji sequence) and stays.
+func invisible(c, before rune) bool {
+	switch c {
+	case '\u00ad', '\u200b', '\ufeff':
+		return true
+	case '\u200c', '\u200d':
+		return before <= 0x24f || unicode.IsSpace(before)
+	}
+	return false
 }
 
 // cleanInline collapses whitespace of a metadata string and drops control
@@ -205,13 +205,12 @@ func cleanInline(s string) string {
 	}
 	var sb strings.Builder
 	space := false
-	prev := rune(0)
+	var prev rune
 	for _, c := range s {
-		after := prev
+		before := prev
 		prev = c
 		switch {
-		case isJoiner(c) && joinsScript(after):
-		case c == '\u00ad' || c == '\u200b' || c == '\u200c' || c == '\u200d' || c == '\ufeff':
+		case invisible(c, before):
 			continue
 		case unicode.IsSpace(c) || c == '\u00a0':
 			space = true
