@@ -264,23 +264,24 @@ func TestLimiter_PauseAfter429SlowsEveryCaller(t *testing.T) {
 }
 
 // TestHandler_LongCallKeepsItsLease scales the 45 s answer vs 20 s
-// visibility case down: a 1.8 s answer under a 600 ms visibility, with a
-// second consumer ready to steal idle entries. The lease keeper must keep
-// the entry, so the model is called once and the output stored once.
+// visibility case down: a 3 s answer under a 1 s visibility (less lets a
+// busy machine stall the keeper past it), with a second consumer ready to
+// steal idle entries. The lease keeper must keep the entry, so the model
+// is called once and the output stored once.
 func TestHandler_LongCallKeepsItsLease(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	f := newFakeLLM(t, func(int, chatRequest) fakeReply {
-		return fakeReply{delay: 1800 * time.Millisecond, content: validJSON()}
+		return fakeReply{delay: 3 * time.Second, content: validJSON()}
 	})
 	e.publish("doc0", e.insertCleaned(article{docID: "doc0"}))
 	p := openai(t, f, nil)
-	e.start(p, consumerOpts{visibility: 600 * time.Millisecond, name: "a"})
+	e.start(p, consumerOpts{visibility: time.Second, name: "a"})
 	e.eventually("the model call to start", 5*time.Second, func() bool { return len(f.Requests()) == 1 })
-	e.start(p, consumerOpts{visibility: 600 * time.Millisecond, name: "b"})
+	e.start(p, consumerOpts{visibility: time.Second, name: "b"})
 	e.eventually("a ledger row", 10*time.Second, func() bool { return e.ledger() == 1 })
 	e.settled()
-	time.Sleep(700 * time.Millisecond) // past one more visibility: a stolen copy would show now
+	time.Sleep(1100 * time.Millisecond) // past one more visibility: a stolen copy would show now
 	if n := len(f.Requests()); n != 1 {
 		t.Fatalf("model called %d times, want 1", n)
 	}
