@@ -257,7 +257,7 @@ func (pm *pageMeta) collectBylines(elems *goquery.Selection, hc hintCache) *goqu
 		if notByline[n.DataAtom] {
 			continue
 		}
-		h := hc.node(n) | hc.of(attr(n, "data-testid")) | hc.of(attr(n, "data-component")) // React sites name parts for tests (the BBC's "byline-new-contributors")
+		h := hc.node(n) | hc.testNames(n) // React sites name parts for tests (the BBC's "byline-new-contributors")
 		if attr(n, "rel") != "author" && (n.FirstChild == nil || h&hByline == 0) || pm.inChrome(n) || pm.inCardArticle(n) {
 			continue
 		}

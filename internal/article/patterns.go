@@ -262,6 +262,18 @@ func (c hintCache) node(n *html.Node) hint {
 	return h
 }
 
+// testNames returns the combined hints of n's test attributes (testAttrs),
+// which name a component as a class would.
+func (c hintCache) testNames(n *html.Node) hint {
+	var h hint
+	for _, a := range n.Attr {
+		if testAttrs[a.Key] && a.Namespace == "" {
+			h |= c.of(a.Val)
+		}
+	}
+	return h
+}
+
 // negativeRoles are ARIA landmarks that never hold the article body.
 var negativeRoles = map[string]bool{
 	"navigation": true, "banner": true, "contentinfo": true, "complementary": true,
