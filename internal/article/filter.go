@@ -140,31 +140,45 @@ func withoutBylines(bs []block, credits map[*html.Node]string, authors []string)
 const maxSignOff = 400
 
 // reSignOffLine is a story's closing line about the story itself: the
-// credit to others who worked on it ("Jane Roe contributed to this
-// report.", "John Doe contributed reporting from Hong Kong.", "(Reporting
-// by Jane Roe; Editing by John Doe)", "— With assistance from Jane Roe"),
-// the print edition's note ("This article appeared in the Business
-// section of the print edition under the headline …", "A version of this
-// article appears in print on …"), and a desk's, an editor's or the
-// writer's signature ("REDACCIÓN JUSTICIA", "rcr", "(kle)", "Editor:
-// Helen Wright", Der Standard's "(Katharina Gruber, 20.11.2025)"). The
-// human truths leave contributor credits out (five of the six
-// ScrapingHub pages that carry one).
-var reSignOffLine = regexp.MustCompile(`(?i)^\W*(?:additional )?reporting by\b|\bcontributed (?:reporting|to this (?:report|story|article))\b|^\W*(?:writing|editing) by\b|^\W*with (?:additional )?assistance from\b|^\W*with files from\b` +
-	`|\bappear(?:s|ed) in (?:the )?(?:\S+ ){0,6}print edition\b|\bappears in print on\b` +
-	`|^\W*(?:redacción|redacao|redação|rédaction|redaktion|redazione|redactie)\b[^.!?]{0,40}$|(?-i:^\(?\p{Ll}{2,4}(?:/\p{Ll}{2,4})*\)?$)` +
-	`|^\W*(?:editor|edited by)\s*:?\s+\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,3}$|(?-i:^\(\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,3},\s*\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}\)$)`)
+// credit to others who worked on it ("(Reporting by Jane Roe; Editing by
+// John Doe)", "— With assistance from Jane Roe"), and a desk's, an
+// editor's or the writer's signature ("REDACCIÓN JUSTICIA", "rcr",
+// "(kle)", "Editor: Helen Wright", Der Standard's "(Katharina Gruber,
+// 20.11.2025)"). Every branch opens at the line's start, and one ^ before
+// them all lets the matcher try that position only (a ^ per branch does
+// not: 578 ns against 88 µs on a 356-byte paragraph). reSignOffNote says
+// the same of a note anywhere in the line ("Jane Roe contributed to this
+// report.", the print edition's note "This article appeared in the
+// Business section of the print edition …", "A version of this article
+// appears in print on …"); its words are looked for first
+// (isSignOffLine). The human truths leave contributor credits out (five
+// of the six ScrapingHub pages that carry one).
+var (
+	reSignOffLine = regexp.MustCompile(`(?i)^(?:\W*(?:additional )?reporting by\b|\W*(?:writing|editing) by\b|\W*with (?:additional )?assistance from\b|\W*with files from\b` +
+		`|\W*(?:redacción|redacao|redação|rédaction|redaktion|redazione|redactie)\b[^.!?]{0,40}$|(?-i:\(?\p{Ll}{2,4}(?:/\p{Ll}{2,4})*\)?$)` +
+		`|\W*(?:editor|edited by)\s*:?\s+\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,3}$|(?-i:\(\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,3},\s*\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}\)$))`)
+	reSignOffNote = regexp.MustCompile(`(?i)\bcontributed (?:reporting|to this (?:report|story|article))\b|\bappear(?:s|ed) in (?:the )?(?:\S+ ){0,6}print edition\b|\bappears in print on\b`)
+)
+
+// isSignOffLine reports a sign-off by reSignOffLine or reSignOffNote.
+func isSignOffLine(text string) bool {
+	if reSignOffLine.MatchString(text) {
+		return true
+	}
+	lower := strings.ToLower(text)
+	return (strings.Contains(lower, "contributed ") || strings.Contains(lower, "appear")) && reSignOffNote.MatchString(text)
+}
 
 // withoutSignOff drops, among the last three blocks, the story's sign-off:
 // the credit to its contributors or the print edition's note
-// (reSignOffLine), and the writer's bio, set in the story's own body
+// (isSignOffLine), and the writer's bio, set in the story's own body
 // without a class that says so (isWriterBio). The human truths leave bios
 // out (three of four pages on WCXB and ScrapingHub that carry one).
 func withoutSignOff(bs []block, authors []string) []block {
 	out := bs
 	for i := len(bs) - 1; i >= 0 && i >= len(bs)-3; i-- {
 		b := bs[i]
-		if b.runes > maxSignOff || isHeading(b.tag) || !reSignOffLine.MatchString(b.text) && !isWriterBio(b.text, authors) {
+		if b.runes > maxSignOff || isHeading(b.tag) || !isSignOffLine(b.text) && !isWriterBio(b.text, authors) {
 			continue
 		}
 		if len(out) == len(bs) {
