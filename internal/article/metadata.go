@@ -2453,7 +2453,7 @@ var (
 	// hong@example.com", "张伟 记者"; "资深记者" is a title alone).
 	reRoleAfterName = regexp.MustCompile(`\s+(?:기자|특파원|记者|記者)(?:\s+\S+@\S+)?$`)
 	reAuthorRole    = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
-	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:(?:` + wordsOpener + `)|` + genreOpener + `|` + localCreditVerbs + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜=＝,]\s*|^\s*(?:text|texte|testo|texto|tekst|words)\s*[:：]\s*|^\s*` + envoyOpener + `\s+`)
+	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:(?:(?:` + wordsOpener + `)|` + genreOpener + `|` + localCreditVerbs + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜=＝,]\s*|(?:text|texte|testo|texto|tekst|words)\s*[:：]\s*|` + envoyOpener + `\s+)`) // one ^ before all: see reSignOffLine
 	// A credit is a list (reListSep) of names joined by "and" (reAndSep);
 	// a "·" parts it between spaces ("Jane Roe · Follow · 5 min read"), as
 	// transcribed names hold one ("迈克尔·乔丹").
