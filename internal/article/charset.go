@@ -3,10 +3,10 @@ package article
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/newscrawl/newscrawl/internal/quickre"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
@@ -14,8 +14,8 @@ import (
 
 // Declared-charset patterns, searched only in the head of the document.
 var (
-	reMetaCharset = regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_:.\-]+)`)
-	reXMLEncoding = regexp.MustCompile(`(?i)^\s*<\?xml[^>]+encoding\s*=\s*["']([a-zA-Z0-9_.\-]+)`)
+	reMetaCharset = quickre.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_:.\-]+)`)
+	reXMLEncoding = quickre.MustCompile(`(?i)^\s*<\?xml[^>]+encoding\s*=\s*["']([a-zA-Z0-9_.\-]+)`)
 )
 
 // binaryMagic lists prefixes of common non-HTML formats.

@@ -2,8 +2,9 @@ package article
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
+
+	"github.com/newscrawl/newscrawl/internal/quickre"
 )
 
 // Page kinds reported in Article.PageKind.
@@ -36,7 +37,7 @@ type pageSignals struct {
 // reArchiveTitle is a title that names a list of posts: a blog engine's
 // archive ("Category: Budgets", "Month: 2024/11", "Tag: bikes") or a
 // section's bare name ("News", "Posts", "Archives").
-var reArchiveTitle = regexp.MustCompile(`(?i)^(?:(?:category|tag|month|year|day|archives?|topic|series)\s*:\s*\S.*|news|blog|posts|all posts|articles|archives?|stories|latest news|latest posts|press releases)$`)
+var reArchiveTitle = quickre.MustCompile(`(?i)^(?:(?:category|tag|month|year|day|archives?|topic|series)\s*:\s*\S.*|news|blog|posts|all posts|articles|archives?|stories|latest news|latest posts|press releases)$`)
 
 // classify decides whether the page is a single article and what else it
 // is. Explicit markup (JSON-LD type, og:type) is trusted first; otherwise

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/newscrawl/newscrawl/internal/quickre"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -59,14 +60,14 @@ var dateLayouts = []string{
 
 var (
 	// reURLDate finds /2019/11/19/, /2019-11-19/ or /20191119/ style path dates.
-	reURLDate = regexp.MustCompile(`(?:^|[/_-])((?:19|20)\d\d)[/_-]?(0[1-9]|1[0-2])[/_-]?(0[1-9]|[12]\d|3[01])(?:[/_.+-]|$)`)
+	reURLDate = quickre.MustCompile(`(?:^|[/_-])((?:19|20)\d\d)[/_-]?(0[1-9]|1[0-2])[/_-]?(0[1-9]|[12]\d|3[01])(?:[/_.+-]|$)`)
 	// reURLNamedDate finds /2023/october/03/.
-	reURLNamedDate = regexp.MustCompile(`(?i)/((?:19|20)\d\d)/(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*/(0?[1-9]|[12]\d|3[01])(?:[/_.+-]|$)`)
+	reURLNamedDate = quickre.MustCompile(`(?i)/((?:19|20)\d\d)/(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*/(0?[1-9]|[12]\d|3[01])(?:[/_.+-]|$)`)
 	// reURLMonth finds /2019/11/ when no day is present.
-	reURLMonth = regexp.MustCompile(`/((?:19|20)\d\d)/(0[1-9]|1[0-2])/`)
+	reURLMonth = quickre.MustCompile(`/((?:19|20)\d\d)/(0[1-9]|1[0-2])/`)
 	// reISOInText finds an ISO-like date inside free text.
-	reISOInText = regexp.MustCompile(`((?:19|20)\d\d)-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?:[T ](\d\d):(\d\d)(?::(\d\d))?)?`)
-	reSpaces    = regexp.MustCompile(`\s+`)
+	reISOInText = quickre.MustCompile(`((?:19|20)\d\d)-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?:[T ](\d\d):(\d\d)(?::(\d\d))?)?`)
+	reSpaces    = quickre.MustCompile(`\s+`)
 )
 
 // parseDate parses the date formats seen in metadata; it rejects years far
@@ -183,7 +184,7 @@ func urlHasDate(u string) bool {
 // write it ("12. märz 2024", "1er mars 2024", "12 de marzo de 2024"); the
 // month first, as English writes it, only in English (englishMonth: "gen
 // 6, 2022" is a product's generation, "set 6, 2019" a match).
-var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
+var reShownDate = quickre.MustCompile(`(?:^|[^a-z0-9])(?:` +
 	englishMonth + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?((?:19|20)\d\d)` +
 	`|(\d{1,2})` + dayMark + `(?:of\s+|de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?((?:19|20)\d\d)` +
 	`|((?:19|20)\d\d)(?:[-/.]|\s*[年년]\s*)(\d{1,2})(?:[-/.]|\s*[月월]\s*)(\d{1,2})(?:[^0-9]|$)` +
@@ -198,7 +199,7 @@ var reShownDate = regexp.MustCompile(`(?:^|[^a-z0-9])(?:` +
 // two digits each, as versions, model numbers and standings seldom write
 // them ("2.1.24", "Bruins 3-1-24"), and not in brackets ("(25-12-10)").
 // Its submatches follow reShownDate's (rareGroups).
-var reRareDate = regexp.MustCompile(`(?:^|[^a-z0-9(])(?:` +
+var reRareDate = quickre.MustCompile(`(?:^|[^a-z0-9(])(?:` +
 	`((?:19|20)\d\d)(?:\.|\s+m\.)\s+(` + monthAlternation(yearFirstMonths) + `)\.?\s+(\d{1,2})(?:\.|\s+d\.)` +
 	`|(\d{1,2})\s+(` + monthAlternation(thaiMonths) + `)\s*((?:25|19|20)\d\d)(?:[^0-9]|$)` +
 	`|(\d\d)\.(\d\d)\.(\d\d)(?:[^0-9.]|\.?$|\.\s)` +
@@ -251,7 +252,7 @@ const (
 // whole words, the longest first: where a name may stand before a day
 // ("Jane Novak 12 May"), "nov" must not read a surname.
 var monthWords = func() string {
-	english := regexp.MustCompile(`^` + englishMonth + `$`)
+	english := quickre.MustCompile(`^` + englishMonth + `$`)
 	var names []string
 	for n := range monthNumbers {
 		if english.MatchString(n) {
@@ -285,7 +286,7 @@ const dayMark = `(?:\.\s*|\s?(?:st|nd|rd|th|er)\s+|\s+)`
 // otherMonths are the names of foreignMonths that englishMonth does not
 // read ("mai", "août", "março").
 func otherMonths() map[string]string {
-	english := regexp.MustCompile(`^` + englishMonth + `$`)
+	english := quickre.MustCompile(`^` + englishMonth + `$`)
 	m := map[string]string{}
 	for name, n := range foreignMonths {
 		if !english.MatchString(name) {
@@ -461,11 +462,11 @@ func shownDate(text string, slashes slashOrder) *time.Time {
 var (
 	// rePublishedWord labels a line's published day, lower-cased, as
 	// reUpdated its updated day.
-	rePublishedWord = regexp.MustCompile(`published|posted|veröffentlicht|erschienen|publiée?|publicad[oa]|pubblicato|gepubliceerd|опубликовано|опубліковано|opublikowano|yayınlandı|publisert|publicerad|publiceret|diterbitkan|发布时间|发布于|发表于|發佈時間|公開日|投稿日|입력`)
+	rePublishedWord = quickre.MustCompile(`published|posted|veröffentlicht|erschienen|publiée?|publicad[oa]|pubblicato|gepubliceerd|опубликовано|опубліковано|opublikowano|yayınlandı|publisert|publicerad|publiceret|diterbitkan|发布时间|发布于|发表于|發佈時間|公開日|投稿日|입력`)
 	// reClockBefore is a time of day with its zone just before a day,
 	// a weekday between ("3:45 pm est, tue march 5"); after a bar the
 	// time is another thing's ("Watch live at 7:00 PM ET | March 5").
-	reClockBefore = regexp.MustCompile(`(?:^|[^\d.:])(\d{1,2}:\d{2}\s*(?:[ap]\.?\s?m\.?)?\s*(?:utc|gmt|[a-z]{2,5}))[\s,]*(?:` + weekday + `\.?,?\s*)?$`)
+	reClockBefore = quickre.MustCompile(`(?:^|[^\d.:])(\d{1,2}:\d{2}\s*(?:[ap]\.?\s?m\.?)?\s*(?:utc|gmt|[a-z]{2,5}))[\s,]*(?:` + weekday + `\.?,?\s*)?$`)
 )
 
 // slashOrder is how a page writes a slashed date's day and month.
@@ -558,7 +559,7 @@ func afterWord(pre string) bool {
 
 // reVersionLead is what makes the dotted number after it a release's
 // version, not a day.
-var reVersionLead = regexp.MustCompile(`(?:\b(?:version|ver|release|build|firmware|model|python|kernel|ios|android|section)[.:]?\s*|\d\.)$`)
+var reVersionLead = quickre.MustCompile(`(?:\b(?:version|ver|release|build|firmware|model|python|kernel|ios|android|section)[.:]?\s*|\d\.)$`)
 
 // shownDay is the day of reShownDate's submatches m.
 func shownDay(m []string, slashes slashOrder) *time.Time {
@@ -622,7 +623,7 @@ func slashed(a, b, year string, slashes slashOrder) *time.Time {
 // ("10:07 AM EST", "at 3:15 p.m. ET", "14:30 CET", "13h36 UTC+2", "à
 // 14h05", "klo 10.15 EET", "10時15分", "10:15 Uhr", after Russian's "г."
 // for the year: a word that is no zone is read as none).
-var reClock = regexp.MustCompile(`^\s*(?:(?:г\.?|года),?\s*)?(?:[,|/·•@–—-]\s*)?(?:(?:at|à|um|a las|alle|às|om|klo)\s+)?(\d{1,2})(?:[:h.]|時|시\s?)(\d{2})(?::\d{2}|分|분)?\s*(?:([ap])\.?\s?m\.?)?\s*\(?(?:(utc|gmt)\s*([+-]\d{1,2})(?::?(\d{2}))?|([a-z]{2,5}))?(?:\b|$)`)
+var reClock = quickre.MustCompile(`^\s*(?:(?:г\.?|года),?\s*)?(?:[,|/·•@–—-]\s*)?(?:(?:at|à|um|a las|alle|às|om|klo)\s+)?(\d{1,2})(?:[:h.]|時|시\s?)(\d{2})(?::\d{2}|分|분)?\s*(?:([ap])\.?\s?m\.?)?\s*\(?(?:(utc|gmt)\s*([+-]\d{1,2})(?::?(\d{2}))?|([a-z]{2,5}))?(?:\b|$)`)
 
 // clockZones are the offsets, in minutes east of UTC, of the zone names
 // news pages write after a time. Names used for two zones (IST) are left
@@ -800,16 +801,16 @@ var (
 	// word or two ("Essay - Published:", the story's kind or section), a
 	// writer's credit ("Posted by Jane Roe on", "By Jane Roe |"), or a
 	// time of day among labels (leadClock).
-	reDateLine = regexp.MustCompile(`^` + dateLabel + `$`)
-	reDateLead = regexp.MustCompile(`^(?:(?:` + dateLabelWords + `|` + leadClock + `)*|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?|(?:posted|published|written|submitted)\s+by\s+[^|•·]{2,60}?\s+on(?:\s+` + weekday + `\.?,?)?|by(?:\s+[^\s|•·,:;]+){1,4}\s*[|•·—–-]?)$`)
+	reDateLine = quickre.MustCompile(`^` + dateLabel + `$`)
+	reDateLead = quickre.MustCompile(`^(?:(?:` + dateLabelWords + `|` + leadClock + `)*|(?:\pL+[\s|•·—–-]+){1,2}(?:published|posted)(?:\s+on)?\s*:?|(?:posted|published|written|submitted)\s+by\s+[^|•·]{2,60}?\s+on(?:\s+` + weekday + `\.?,?)?|by(?:\s+[^\s|•·,:;]+){1,4}\s*[|•·—–-]?)$`)
 	// reUpdatedLine is what an updated stamp's line may hold beside its day.
-	reUpdatedLine = regexp.MustCompile(`^(?:last|updated|on|date|` + updatedIn + `|am|le|el|em|il|op|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:：|,.•·—–-])*$`)
+	reUpdatedLine = quickre.MustCompile(`^(?:last|updated|on|date|` + updatedIn + `|am|le|el|em|il|op|г|года|\d+\s*min(?:ute)?s?(?:\s*read)?|[\s:：|,.•·—–-])*$`)
 	// reUpdatedAfterDay is an updated stamp's label after a date line's
 	// day ("| Last updated: ", ", aktualisiert am"), its own day to follow
 	// (afterDateLine).
-	reUpdatedAfterDay = regexp.MustCompile(`^[\s|,.•·—–-]*(?:(?:last\s+)?(?:updated|modified)(?:\s+on)?|(?:` + updatedIn + `)(?:\s+(?:am|le|el|em|il|op))?)\s*[:：]?\s*`)
+	reUpdatedAfterDay = quickre.MustCompile(`^[\s|,.•·—–-]*(?:(?:last\s+)?(?:updated|modified)(?:\s+on)?|(?:` + updatedIn + `)(?:\s+(?:am|le|el|em|il|op))?)\s*[:：]?\s*`)
 	// reUpdated is the word of an updated stamp, lower-cased.
-	reUpdated = regexp.MustCompile(`updated|modified|` + updatedIn)
+	reUpdated = quickre.MustCompile(`updated|modified|` + updatedIn)
 )
 
 // dateLinesNearHeadline returns the texts of the elements around the
@@ -822,7 +823,7 @@ func (pm *pageMeta) dateLinesNearHeadline() []string {
 
 // linesNearHeadline is dateLinesNearHeadline with what the lines may hold
 // before and after their day.
-func (pm *pageMeta) linesNearHeadline(lead, rest *regexp.Regexp) []string {
+func (pm *pageMeta) linesNearHeadline(lead, rest *quickre.Regexp) []string {
 	nodes, h := pm.nodes, pm.firstH1
 	if h < 0 {
 		return nil
@@ -871,7 +872,7 @@ func (pm *pageMeta) othersCredit(pre string) bool {
 // credit of a link within the line to its writer's page, and holds after
 // it what lead admits ("<a href="/author/jane-roe">Jane Roe</a> · 4 min
 // read · March 5, 2024").
-func creditLead(n *html.Node, pre string, lead *regexp.Regexp) bool {
+func creditLead(n *html.Node, pre string, lead *quickre.Regexp) bool {
 	pre, by := strings.CutPrefix(pre, "by ")
 	for d := range n.Descendants() {
 		if d.DataAtom != atom.A {
@@ -988,7 +989,7 @@ func (pm *pageMeta) linksSibling(href string) bool {
 // reStorySlug is the end of a story's path: a slug of three words or more
 // ("/council-approves-new-cycling-lanes"), or a number of five digits or
 // more ("/story/7027012", "/a54ef-1392021.html").
-var reStorySlug = regexp.MustCompile(`[^/]+[-_][^/]+[-_][^/]+/?$|\d{5}[^/]*/?$`)
+var reStorySlug = quickre.MustCompile(`[^/]+[-_][^/]+[-_][^/]+/?$|\d{5}[^/]*/?$`)
 
 // isOwnHeadline says whether a link's text is the page's own headline (a
 // permalink on a page whose address is a short link).
@@ -1061,7 +1062,7 @@ func withoutClock(s string) string {
 
 // reNoWriter opens what follows "by" and names no writer: a place or a
 // way ("6:40 pm by the old harbour wall", "by video conference").
-var reNoWriter = regexp.MustCompile(`^\s+(?:the|a|an|our|video|phone|mail|email|appointment)\b`)
+var reNoWriter = quickre.MustCompile(`^\s+(?:the|a|an|our|video|phone|mail|email|appointment)\b`)
 
 // creditWords open reCreditAfterDay's credit: "by" and its French,
 // Spanish and Portuguese, German, Dutch and Italian words.
@@ -1072,7 +1073,7 @@ var creditWords = []string{"by", "par", "por", "von", "door", "di"}
 // words, or a site's account ("by admin"), to the end or a separator ("by
 // jane roe | 5 min read"); a longer run after "by" is a sentence, a
 // shorter one a deadline ("by midnight").
-var reCreditAfterDay = regexp.MustCompile(`^[\s,]*(?:` + strings.Join(creditWords, "|") + `)\s+(?:` + creditName + `(?:\s+(?:and|&|et|y|und|en|e)\s+` + creditName + `)?|admin|administrator|editor|staff|webmaster)\s*(?:$|[,|•·])`)
+var reCreditAfterDay = quickre.MustCompile(`^[\s,]*(?:` + strings.Join(creditWords, "|") + `)\s+(?:` + creditName + `(?:\s+(?:and|&|et|y|und|en|e)\s+` + creditName + `)?|admin|administrator|editor|staff|webmaster)\s*(?:$|[,|•·])`)
 
 // creditName is a name in reCreditAfterDay: two to four words (five
 // run into a sentence: "on March 5, 2024 by noon the polls had closed").

@@ -1,12 +1,12 @@
 package article
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/newscrawl/newscrawl/internal/quickre"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -154,10 +154,10 @@ const maxSignOff = 400
 // (isSignOffLine). The human truths leave contributor credits out (five
 // of the six ScrapingHub pages that carry one).
 var (
-	reSignOffLine = regexp.MustCompile(`(?i)^(?:\W*(?:additional )?reporting by\b|\W*(?:writing|editing) by\b|\W*with (?:additional )?assistance from\b|\W*with files from\b` +
+	reSignOffLine = quickre.MustCompile(`(?i)^(?:\W*(?:additional )?reporting by\b|\W*(?:writing|editing) by\b|\W*with (?:additional )?assistance from\b|\W*with files from\b` +
 		`|\W*(?:redacción|redacao|redação|rédaction|redaktion|redazione|redactie)\b[^.!?]{0,40}$|(?-i:\(?\p{Ll}{2,4}(?:/\p{Ll}{2,4})*\)?$)` +
 		`|\W*(?:editor|edited by)\s*:?\s+\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,3}$|(?-i:\(\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,3},\s*\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}\)$))`)
-	reSignOffNote = regexp.MustCompile(`(?i)\bcontributed (?:reporting|to this (?:report|story|article))\b|\bappear(?:s|ed) in (?:the )?(?:\S+ ){0,6}print edition\b|\bappears in print on\b`)
+	reSignOffNote = quickre.MustCompile(`(?i)\bcontributed (?:reporting|to this (?:report|story|article))\b|\bappear(?:s|ed) in (?:the )?(?:\S+ ){0,6}print edition\b|\bappears in print on\b`)
 )
 
 // isSignOffLine reports a sign-off by reSignOffLine or reSignOffNote.
@@ -250,7 +250,7 @@ func isStampLine(b block) bool {
 }
 
 // reYear matches a year of this or the last century.
-var reYear = regexp.MustCompile(`\b(?:19|20)\d\d\b`)
+var reYear = quickre.MustCompile(`\b(?:19|20)\d\d\b`)
 
 // headingLike reports blocks that may title a page section: real headings
 // and short stand-alone lines, but not table cells or list items.
@@ -343,7 +343,7 @@ func linkBlock(b block) bool {
 }
 
 // reSlideCounter matches a slideshow caption's counter: "3/50 Title", "3 of 50".
-var reSlideCounter = regexp.MustCompile(`^\s*(\d{1,3})\s*(?:/|of)\s*(\d{1,3})(?:\s|$)`)
+var reSlideCounter = quickre.MustCompile(`^\s*(\d{1,3})\s*(?:/|of)\s*(\d{1,3})(?:\s|$)`)
 
 // minSlides is how many numbered captions make a slideshow;
 // minArticleBeside the prose (runes) beside it that makes it an article's.
@@ -575,7 +575,7 @@ func repeats(q, text string) bool {
 const minRepeat = 20
 
 // reEllipsis matches the ellipses that mark cuts in a quotation.
-var reEllipsis = regexp.MustCompile(`\.\.\.|…|\[\.\.\.\]`)
+var reEllipsis = quickre.MustCompile(`\.\.\.|…|\[\.\.\.\]`)
 
 // letters lower-cases s and keeps only its letters and digits, so
 // quotation marks, dashes and spacing do not hide a repeat.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"net/url"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/newscrawl/newscrawl/internal/quickre"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -347,10 +347,10 @@ func listedNames(text string, names []string) []string {
 }
 
 // reNameJoin is what stands between two names of one list.
-var reNameJoin = regexp.MustCompile(`(?i)^\s*(?:[,;&·•|/]|and|und|et|y|e|i|og|och|en)?\s*$`)
+var reNameJoin = quickre.MustCompile(`(?i)^\s*(?:[,;&·•|/]|and|und|et|y|e|i|og|och|en)?\s*$`)
 
 // reVisualRole is a role beside a name that takes pictures, not words.
-var reVisualRole = regexp.MustCompile(`(?i)^(?:photographer|photos?|fotograf(?:in)?|fot[oó]graf[oa]|photographe|illustrat(?:or|rice)|videographer|kamera)$`)
+var reVisualRole = quickre.MustCompile(`(?i)^(?:photographer|photos?|fotograf(?:in)?|fot[oó]graf[oa]|photographe|illustrat(?:or|rice)|videographer|kamera)$`)
 
 // classNamesName tells whether a class attribute has a token that ends in
 // "name" (author-name, byline__name, authorName).
@@ -426,7 +426,7 @@ func bylineText(n *html.Node, limit int) (string, bool) {
 // (Tagesschau's "seitenkopf__topline", taz's "kicker", FAZ's
 // "header-label", a Dachzeile, an eyebrow, a surtitre, an occhiello, a
 // forum thread's prefix label): shown apart, not the headline.
-var reKicker = regexp.MustCompile(`(?i)kicker|topline|dachzeile|spitzmarke|overline|eyebrow|roofline|surtit|antetitulo|occhiello|label`)
+var reKicker = quickre.MustCompile(`(?i)kicker|topline|dachzeile|spitzmarke|overline|eyebrow|roofline|surtit|antetitulo|occhiello|label`)
 
 // headlineText is an <h1>'s text without its kicker: "Verkehrsminister
 // einigen sich" above "Deutschlandticket wird ab Januar teurer" is no
@@ -512,7 +512,7 @@ func namesRole(name string) bool {
 
 // reBoxLabel finds the words of an author box's labels ("About the
 // author", "More from Jane Roe", "Follow me").
-var reBoxLabel = regexp.MustCompile(`(?i)\b(?:about|author|authors|written|more|posts|articles|from|by|follow|contact|me)\b`)
+var reBoxLabel = quickre.MustCompile(`(?i)\b(?:about|author|authors|written|more|posts|articles|from|by|follow|contact|me)\b`)
 
 // isTopicPath says whether href's path has a topic segment: tag, tags, series,
 // category, categories, topic or topics.
@@ -714,15 +714,15 @@ func mayCredit(t string) bool {
 
 var (
 	// reCredit is a line that credits a writer, the name (if any) after it.
-	reCredit = regexp.MustCompile(`^(?i:(?:` + wordsOpener + `) by|(?:posted|published|submitted)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by)\s*:?\s*(.*)$`)
+	reCredit = quickre.MustCompile(`^(?i:(?:` + wordsOpener + `) by|(?:posted|published|submitted)(?:\s+on\s+[^|•·]{6,30}?)?\s+by|(?:view all |see all |all |more )?(?:posts|articles|stories) by|author(?:s|\(s\))?|by)\s*:?\s*(.*)$`)
 	// reCreditTail is what a credit line holds after the name: a day, or
 	// a separator and what follows it ("Jane Roe | March 3, 2024").
-	reCreditTail = regexp.MustCompile(`\s*(?:[|•·;]|\s[–—-]\s).*$`)
+	reCreditTail = quickre.MustCompile(`\s*(?:[|•·;]|\s[–—-]\s).*$`)
 	// rePersonName is a name as a byline writes it: two to four words,
 	// each capitalised ("Jane Roe", "Lisa D. Ellis", "Md Najmul Hossain"),
 	// but for the particles of a surname ("Jan de Vries", "Ursula von der
 	// Leyen", "Luís da Silva").
-	rePersonName = regexp.MustCompile(`^\p{Lu}[\p{L}'’.-]*(?:\s+(?:(?:` + nameParticles + `)\s+){0,2}\p{Lu}[\p{L}'’.-]*){1,3}$`)
+	rePersonName = quickre.MustCompile(`^\p{Lu}[\p{L}'’.-]*(?:\s+(?:(?:` + nameParticles + `)\s+){0,2}\p{Lu}[\p{L}'’.-]*){1,3}$`)
 	// reCaselessName is a name in a script without capitals: two to four
 	// words of Arabic or Hebrew ("أحمد علي"), two to five characters of
 	// Chinese or Korean ("张伟", "홍길동"), or a Japanese family name and
@@ -730,7 +730,7 @@ var (
 	// it is believed only after a credit's word (namesPeople) or as the
 	// one link of an author element or a link to an author's page, never
 	// of a box's text alone.
-	reCaselessName = regexp.MustCompile(`^(?:` + caselessName + `)$`)
+	reCaselessName = quickre.MustCompile(`^(?:` + caselessName + `)$`)
 )
 
 const caselessName = `\p{Arabic}+(?:\s+\p{Arabic}+){1,3}|\p{Hebrew}+(?:\s+\p{Hebrew}+){1,3}|\p{Han}{2,5}|\p{Hangul}{2,5}|[\p{Han}\p{Katakana}]+\s[\p{Han}\p{Katakana}]+`
@@ -738,11 +738,11 @@ const caselessName = `\p{Arabic}+(?:\s+\p{Arabic}+){1,3}|\p{Hebrew}+(?:\s+\p{Heb
 var (
 	// reCreditAfter is the credit a date line goes on with: "by Jane Roe",
 	// up to a comma or a bar ("by Jane Roe, Staff Writer").
-	reCreditAfter = regexp.MustCompile(`^\s*(?i:by)\s+([^,|•·]+)`)
+	reCreditAfter = quickre.MustCompile(`^\s*(?i:by)\s+([^,|•·]+)`)
 	// reAboutLabel is an author box's label.
-	reAboutLabel = regexp.MustCompile(`^(?i:about the author|about the writer)\s*:?$`)
+	reAboutLabel = quickre.MustCompile(`^(?i:about the author|about the writer)\s*:?$`)
 	// reBioOpening is a bio's opening: a name, then what the person is.
-	reBioOpening = regexp.MustCompile(`^(\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){1,3})\s+(?:is|was|has|writes|covers|reports)\s`)
+	reBioOpening = quickre.MustCompile(`^(\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){1,3})\s+(?:is|was|has|writes|covers|reports)\s`)
 )
 
 // aboutTheAuthor is the name an author box gives: an "About the author"
@@ -826,7 +826,7 @@ func datedCredit(lead, local string) int {
 }
 
 // reTimeOfDay is a time of day in a date ("18:15 Uhr", "10h12").
-var reTimeOfDay = regexp.MustCompile(`\d[:h]\d\d`)
+var reTimeOfDay = quickre.MustCompile(`\d[:h]\d\d`)
 
 // recentYear reports a year of this century in a day's text: "9.
 // November 1989 von Günter Schabowski" is a kicker's anniversary, no
@@ -1029,7 +1029,7 @@ const maxCreditLine = 140
 // 李明）…", "本报讯（记者 张伟）…"): there "记者" needs no space after
 // it. A stringer or an intern credited after them ("通讯员 王五") is not
 // read.
-var reHanDateline = regexp.MustCompile(`^(?:\p{Han}{2,12}?(?:[\d０-９]{1,2}月)?[\d０-９]{1,2}日[电電]|\p{Han}{1,6}?[讯訊])\s*[（(]\s*(?:记者|記者)\s*[：:]?\s*(\p{Han}{2,4}(?:(?:\s*[、，,]\s*|\s+)\p{Han}{2,4})*?)\s*(?:(?:通讯员|通訊員|实习生|實習生)[^）)]*)?[）)]`)
+var reHanDateline = quickre.MustCompile(`^(?:\p{Han}{2,12}?(?:[\d０-９]{1,2}月)?[\d０-９]{1,2}日[电電]|\p{Han}{1,6}?[讯訊])\s*[（(]\s*(?:记者|記者)\s*[：:]?\s*(\p{Han}{2,4}(?:(?:\s*[、，,]\s*|\s+)\p{Han}{2,4})*?)\s*(?:(?:通讯员|通訊員|实习生|實習生)[^）)]*)?[）)]`)
 
 // hanReporterWords follow "记者" in words that name no one: notes, a
 // press conference, "learnt".
@@ -1189,7 +1189,7 @@ func sluggedFirstName(name, pagePath string) bool {
 }
 
 var (
-	reFirstName = regexp.MustCompile(`^\p{Lu}\p{Ll}+$`)
+	reFirstName = quickre.MustCompile(`^\p{Lu}\p{Ll}+$`)
 	roleNames   = map[string]bool{"admin": true, "administrator": true, "staff": true, "editor": true, "editors": true,
 		"team": true, "guest": true, "contributor": true, "author": true, "webmaster": true, "newsroom": true, "editorial": true, "desk": true}
 )
@@ -1407,7 +1407,7 @@ func (pm *pageMeta) siteName() string {
 }
 
 // reTitleSep splits "Headline | Site" style titles.
-var reTitleSep = regexp.MustCompile(`\s+(?:[|\-–—·•:»«/]|::)\s+`)
+var reTitleSep = quickre.MustCompile(`\s+(?:[|\-–—·•:»«/]|::)\s+`)
 
 // title picks the headline: JSON-LD, Dublin Core, Open Graph, Twitter,
 // then <title>, with a trailing or leading site name removed.
@@ -2365,7 +2365,7 @@ func (pm *pageMeta) labelledAuthors() []string {
 }
 
 // reCardAuthor matches a summary-card label that names the author.
-var reCardAuthor = regexp.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `)\s+by|author|by)\s*$`)
+var reCardAuthor = quickre.MustCompile(`(?i)^\s*(?:(?:` + creditVerbs + `)\s+by|author|by)\s*$`)
 
 // citationNames turns scholarly citation_author values, one author each,
 // into names: "Roy, Aniruddha" is Aniruddha Roy (splitAuthors would make
@@ -2398,10 +2398,10 @@ var (
 	// 03/03/2024"). The six languages' "on" ("le", "am", "el" …) counts in
 	// lower case only: capitalised, it is a surname ("Thanh Le 12 May
 	// 2024").
-	reAuthorDate = regexp.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?|on|at|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(?:\b(?:` + monthWords + `)\.?\s+\d|` + stampClock + `(?:\s*(?:$|[,|·•])|\s*[ap]\.?\s?m\b|(?-i:\s+[A-Z]{2,4}\b))|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
+	reAuthorDate = quickre.MustCompile(`(?i)\s*(?:[|,·•–—-]\s*)?(?:(?:(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?|on|at|(?-i:le|el|am|em|il|op|vom|du|del))\s+)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(?:\b(?:` + monthWords + `)\.?\s+\d|` + stampClock + `(?:\s*(?:$|[,|·•])|\s*[ap]\.?\s?m\b|(?-i:\s+[A-Z]{2,4}\b))|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `(?:[^\pL]|$)|\d{1,4}[/.-]\d|\d+\s+(?:sec|min|hour|hr|day|week|month)s?\s+ago).*$`)
 	// reLeadDate is a day before the name in a date-and-author line
 	// ("Dec 17, 2025 · Julian K. Arni"); reAuthorDate would cut the rest.
-	reLeadDate = regexp.MustCompile(`(?i)^\s*(?:` + weekday + `\.?,?\s+)?(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{4}|\d{4}年\d{1,2}月\d{1,2}日)(?:,?\s*(?:at|um|à|alle|ore|om|às|a las)?\s*\d{1,2}[:.h]\d{2}(?:\s*(?:[ap]\.?m\.?|uhr))?)?\s*(?:[|,·•–—-]\s*)?`)
+	reLeadDate = quickre.MustCompile(`(?i)^\s*(?:` + weekday + `\.?,?\s+)?(?:` + englishMonth + `\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}` + dayMark + `(?:de\s+)?` + shownMonth + `\.?,?\s+(?:de\s+)?\d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{4}|\d{4}年\d{1,2}月\d{1,2}日)(?:,?\s*(?:at|um|à|alle|ore|om|às|a las)?\s*\d{1,2}[:.h]\d{2}(?:\s*(?:[ap]\.?m\.?|uhr))?)?\s*(?:[|,·•–—-]\s*)?`)
 	// reAfterWriter is what follows a writer's name and is no credit for
 	// writing: whom the writer speaks for ("Jane Roe on behalf of the
 	// team"), an editor's or a reviewer's credit ("Written by Jane Roe
@@ -2409,18 +2409,18 @@ var (
 	// the writer ("Written by Jane Roe who lives in Oslo"), in Chinese and
 	// Japanese an editor's, a photographer's or a stringer's ("文/张伟
 	// 图/李明", "记者 张伟 通讯员 李明", "文：山田太郎 写真：佐藤花子").
-	reAfterWriter = regexp.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|editing|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$|,?\s+who\s+(?:lives|works|writes|covers|loves|enjoys|builds|helps)\b.*$` +
+	reAfterWriter = quickre.MustCompile(`(?i)\s+(?:on behalf of|(?:medically\s+)?(?:edited|editing|reviewed|fact[- ]checked|illustrated|translated)\s+by)\b.*$|,?\s+who\s+(?:lives|works|writes|covers|loves|enjoys|builds|helps)\b.*$` +
 		`|(?:^|[\s，,、|]+)(?:责任编辑|責任編輯|编辑|編輯|图|圖|摄影|攝影|通讯员|通訊員|写真|撮影|イラスト)\s*[：:/／=＝].*$|\s+(?:通讯员|通訊員|实习生|實習生)\s.*$`)
 	// reAmpersandTeam is a brand's team whose name holds an ampersand and
 	// no other list separator.
-	reAmpersandTeam = regexp.MustCompile(`(?i)^[^,;|]*\S\s*&\s*\S[^,;|]*\s(?:team|staff|editors|editorial team)$`)
+	reAmpersandTeam = quickre.MustCompile(`(?i)^[^,;|]*\S\s*&\s*\S[^,;|]*\s(?:team|staff|editors|editorial team)$`)
 	// reLegalForm is a firm's legal form at the end of its name.
 	// Go's matcher tries every position of a pattern anchored at the end
 	// only; endsInLegalForm looks at the end first.
-	reLegalForm = regexp.MustCompile(`(?i),?\s+(?:pllc|llc|l\.l\.c\.|llp|inc\.?|ltd\.?|limited|gmbh|plc|corp\.?|s\.a\.|s\.l\.|b\.v\.|pty ltd)$`)
+	reLegalForm = quickre.MustCompile(`(?i),?\s+(?:pllc|llc|l\.l\.c\.|llp|inc\.?|ltd\.?|limited|gmbh|plc|corp\.?|s\.a\.|s\.l\.|b\.v\.|pty ltd)$`)
 	// reSourceLead is the source a Chinese credit names before the writer
 	// ("来源：新华社 作者：张伟").
-	reSourceLead = regexp.MustCompile(`^\s*(?:来源|來源)\s*[：:][^\s，,|]*[\s，,|]*`)
+	reSourceLead = quickre.MustCompile(`^\s*(?:来源|來源)\s*[：:][^\s，,|]*[\s，,|]*`)
 	// reHanReportFrom is where a Chinese reporter files from, after the
 	// name ("记者 张伟 北京报道", "記者王小明／台北報導"), and
 	// reHanReporter a reporter's credit with the paper or agency before
@@ -2428,13 +2428,13 @@ var (
 	// "聯合報／ 記者王小明"), the names apart by a comma or a space.
 	// Without a filing place after the name, a space or a colon must
 	// follow "reporter": "记者手记", "记者招待会" and "记者获悉" are words.
-	reHanReportFrom = regexp.MustCompile(`\s*[／/\s]\s*\p{Han}{0,6}?(?:报道|報導)\s*$`)
-	reHanReporter   = regexp.MustCompile(`^[（(]?\s*(?:\p{Han}{1,6}\s*[／/]\s*)?\p{Han}{0,6}?(记者|記者)(\s*[：:]\s*|\s+)?(\p{Han}{2,5}(?:(?:\s*[、，,]\s*|\s+)\p{Han}{2,5})*)\s*[）)]?$`)
+	reHanReportFrom = quickre.MustCompile(`\s*[／/\s]\s*\p{Han}{0,6}?(?:报道|報導)\s*$`)
+	reHanReporter   = quickre.MustCompile(`^[（(]?\s*(?:\p{Han}{1,6}\s*[／/]\s*)?\p{Han}{0,6}?(记者|記者)(\s*[：:]\s*|\s+)?(\p{Han}{2,5}(?:(?:\s*[、，,]\s*|\s+)\p{Han}{2,5})*)\s*[）)]?$`)
 	// reHanNameSep parts the names of a reporters' credit ("张伟 李娜");
 	// after the traditional "記者", reHanListSep, as Japanese writes a
 	// space within a name ("記者 山田 太郎").
-	reHanNameSep = regexp.MustCompile(`\s*[、，,]\s*|\s+`)
-	reHanListSep = regexp.MustCompile(`\s*[、，,]\s*`)
+	reHanNameSep = quickre.MustCompile(`\s*[、，,]\s*|\s+`)
+	reHanListSep = quickre.MustCompile(`\s*[、，,]\s*`)
 	// reLaterBy opens a later part of a credit with "By" after one part, or
 	// after stamps alone: that part is the credit ("Published 10:30 AM ET,
 	// Sun March 3, 2024 | By Jane Roe", "Opinion | By Jane Roe", "Published
@@ -2442,83 +2442,83 @@ var (
 	// would cut the name with the stamp. After a name and more it is a
 	// column's or a photographer's ("Jane Roe | March 3, 2024 | By the
 	// Book"). A lower-case "by" is prose ("Jane Roe 2nd · by the editors").
-	reLaterBy = regexp.MustCompile(`^(?:[^|•·]*[|•·]\s*|(?:[^|•·\d]*\d[^|•·]*[|•·]\s*){2,})(?:By|BY)\s+`)
+	reLaterBy = quickre.MustCompile(`^(?:[^|•·]*[|•·]\s*|(?:[^|•·\d]*\d[^|•·]*[|•·]\s*){2,})(?:By|BY)\s+`)
 	// reLeadClock is a time of day before the name, with its label, zone
 	// and separator ("10:30 AM EST | Jane Roe", "at 10:30 am · Jane Roe",
 	// "Updated 10:30 AM ET By Jane Roe").
-	reLeadClock = regexp.MustCompile(`(?i)^\s*(?:(?:at|(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?)\s+)?` + stampClock +
+	reLeadClock = quickre.MustCompile(`(?i)^\s*(?:(?:at|(?:last\s+)?(?:updated|modified|published|posted)(?:\s+(?:on|at))?:?)\s+)?` + stampClock +
 		`(?:\s*[ap]\.?\s?m\b\.?)?(?-i:\s+(?:` + zoneNames() + `)\b)?[\s|·•,–—-]*`)
 	// reAuthorTitle is a job title after a name ("Jane Roe Founder at Acme").
-	reAuthorTitle = regexp.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:` + titleNouns + `)\b.*$`)
+	reAuthorTitle = quickre.MustCompile(`(?i)\s+(?:(?:senior|chief|lead|managing|executive|contributing|staff)\s+)?(?:` + titleNouns + `)\b.*$`)
 	// reRoleAfterName is a Korean, Chinese or Japanese reporter's title
 	// after the name, and the e-mail address after that ("홍길동 기자
 	// hong@example.com", "张伟 记者"; "资深记者" is a title alone).
-	reRoleAfterName = regexp.MustCompile(`\s+(?:기자|특파원|记者|記者)(?:\s+\S+@\S+)?$`)
-	reAuthorRole    = regexp.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
-	reByPrefix      = regexp.MustCompile(`(?i)^\s*(?:(?:(?:(?:` + wordsOpener + `)|` + genreOpener + `|` + localCreditVerbs + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜=＝,]\s*|(?:text|texte|testo|texto|tekst|words)\s*[:：]\s*|` + envoyOpener + `\s+)`) // one ^ before all: see reSignOffLine
+	reRoleAfterName = quickre.MustCompile(`\s+(?:기자|특파원|记者|記者)(?:\s+\S+@\S+)?$`)
+	reAuthorRole    = quickre.MustCompile(`(?i)\b(?:writer|editor|correspondent|reporter|columnist|staff)\b`)
+	reByPrefix      = quickre.MustCompile(`(?i)^\s*(?:(?:(?:(?:` + wordsOpener + `)|` + genreOpener + `|` + localCreditVerbs + `|posted)\s+)?(?:` + bylinePrefixes() + `)\s*[:：\s/／|｜=＝,]\s*|(?:text|texte|testo|texto|tekst|words)\s*[:：]\s*|` + envoyOpener + `\s+)`) // one ^ before all: see reSignOffLine
 	// A credit is a list (reListSep) of names joined by "and" (reAndSep);
 	// a "·" parts it between spaces ("Jane Roe · Follow · 5 min read"), as
 	// transcribed names hold one ("迈克尔·乔丹").
-	reListSep = regexp.MustCompile(`\s*[,;|•、，]\s*|\s+·\s+`)
-	reAndSep  = regexp.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e|en|og|och)\s)\s*`)
+	reListSep = quickre.MustCompile(`\s*[,;|•、，]\s*|\s+·\s+`)
+	reAndSep  = quickre.MustCompile(`\s*(?:&|\s(?:and|AND|And|und|et|y|e|en|og|och)\s)\s*`)
 	// reWithAside is a note naming who wrote with the writer ("Martin
 	// Untersinger (avec Damien Leloup et Morgane Tual)"): more names, or
 	// an agency ("mit dpa", "con información de EFE").
-	reWithAside = regexp.MustCompile(`(?i)\s*\((?:with|avec|mit|con|com|met|med)\s+([^()]+)\)`)
+	reWithAside = quickre.MustCompile(`(?i)\s*\((?:with|avec|mit|con|com|met|med)\s+([^()]+)\)`)
 	// reListAside is a note in brackets holding a list after a name
 	// ("Jane Doe (Reuters, Berlin)"): a place or a desk, cut before the
 	// credit is split as a list.
-	reListAside = regexp.MustCompile(`\s*\([^()]*[,;|][^()]*\)(\s*(?:$|[,;|&]|\s(?:and|und|et|y|e)\s))`)
+	reListAside = quickre.MustCompile(`\s*\([^()]*[,;|][^()]*\)(\s*(?:$|[,;|&]|\s(?:and|und|et|y|e)\s))`)
 	// reJobTitleEnd is a list item that ends in a job ("Paul Frew, Home
 	// and Digital Security Expert"): the title of the name before it,
 	// however many words it runs to.
-	reJobTitleEnd = regexp.MustCompile(`(?i)\b(?:` + jobNouns + `|` + titleNouns + `)s?$`)
-	reAuthorJunk  = regexp.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|\bmeet the\b|[<>{}=]|\s[»›]\s|[摄攝]影?$|撮影$|^undefined$|简介|簡介|介绍|プロフィール|一覧|更多|全部|المقالات`)
+	reJobTitleEnd = quickre.MustCompile(`(?i)\b(?:` + jobNouns + `|` + titleNouns + `)s?$`)
+	reAuthorJunk  = quickre.MustCompile(`(?i)https?://|www\.|@|\d{3,}|updated|published|follow|\bmeet the\b|[<>{}=]|\s[»›]\s|[摄攝]影?$|撮影$|^undefined$|简介|簡介|介绍|プロフィール|一覧|更多|全部|المقالات`)
 	// reInstitution is the office or school a writer writes for, after the
 	// name ("Jennifer Wu, Office of Communications", "Jane Roe, Department
 	// of Biology", "John Doe, Stanford University").
-	reInstitution = regexp.MustCompile(`^(?:The\s+)?(?:Office|Department|Dept\.|Division|School|College|Faculty|Institute|Cent(?:er|re)|Bureau|Ministry|University|Council|Board)\s+(?:of|for)\s+\p{Lu}|\s(?:University|College|Institute|Communications|News Service|News Office|Press Office|Newsroom)$`)
+	reInstitution = quickre.MustCompile(`^(?:The\s+)?(?:Office|Department|Dept\.|Division|School|College|Faculty|Institute|Cent(?:er|re)|Bureau|Ministry|University|Council|Board)\s+(?:of|for)\s+\p{Lu}|\s(?:University|College|Institute|Communications|News Service|News Office|Press Office|Newsroom)$`)
 	// reAuthorGroup is a desk, not a person: "Staff", "Contributor", an
 	// editorial office ("编辑部", "編集部", "فريق التحرير", "מערכת").
-	reAuthorGroup = regexp.MustCompile(`(?i)\bstaff\b|contributor$|编辑部|編輯部|編集部|新闻中心|本报|本報|التحرير|المحرر|מערכת`)
+	reAuthorGroup = quickre.MustCompile(`(?i)\bstaff\b|contributor$|编辑部|編輯部|編集部|新闻中心|本报|本報|التحرير|المحرر|מערכת`)
 	// reAuthorLabel is what stands before a name in a credit's part
 	// ("Author: Jane Roe", "Authors: Jane Roe and …", "About Jane Roe").
-	reAuthorLabel = regexp.MustCompile(`(?i)^\s*(?:(?:authors?|about|and)\s*:?\s+|(?:authors?|reporters?|writers?|penulis|wartawan)\s*:\s*)`)
+	reAuthorLabel = quickre.MustCompile(`(?i)^\s*(?:(?:authors?|about|and)\s*:?\s+|(?:authors?|reporters?|writers?|penulis|wartawan)\s*:\s*)`)
 	// rePostNominal is a degree, a credential or a suffix after a name
 	// ("Jane Roe, MS, RD", "Ph.D.", "Jr."): the name's, not a second one.
-	rePostNominal = regexp.MustCompile(`^(?:\p{Lu}{2,5}|Ph\.?\s?D|M\.D|Jr|Sr|I{2,3}|Esq)\.?$`)
+	rePostNominal = quickre.MustCompile(`^(?:\p{Lu}{2,5}|Ph\.?\s?D|M\.D|Jr|Sr|I{2,3}|Esq)\.?$`)
 	// rePublication is the paper a credit names after the writer ("Jane
 	// Roe, The New York Times", "…, USA TODAY", "…, for The Guardian",
 	// "…, Special to The Globe", "…, Süddeutsche Zeitung", "…, Die Welt",
 	// "…, Daily Star", "…, Times of India"). "Post", "Star" and "Spiegel"
 	// are surnames too, so only an article or "Daily" makes them a paper's;
 	// "Le" and "De" open Vietnamese and Dutch names ("Le Minh", "De Jong").
-	rePublication = regexp.MustCompile(`^(?:(?i:special\s+to|for)\s+\S.*|(?:The|Der|Die|Das)\s+\p{Lu}.*|` +
+	rePublication = quickre.MustCompile(`^(?:(?i:special\s+to|for)\s+\S.*|(?:The|Der|Die|Das)\s+\p{Lu}.*|` +
 		`(?:\p{Lu}[\p{L}.&'’-]*\s+){1,3}(?:Times|Journal|Tribune|Gazette|Chronicle|Telegraph|Inquirer|Examiner|Dispatch|News|Magazine|Herald|Observer|Daily|` +
 		`Zeitung|Rundschau|Kurier|Anzeiger|Tagblatt|Nachrichten|Presse|Monde|Figaro|Parisien|Repubblica|Stampa|Mundo|País|Tiempo|Nación)|` +
 		`(?:Daily|Evening|Morning|Weekly|Corriere|Gazzetta|Diario|Jornal|Folha)(?:\s+\p{Lu}[\p{L}.&'’-]*){1,3}|(?:Times|News|Voice)\s+of\s+\p{Lu}\p{L}+|USA (?:TODAY|Today))$`)
 	// reVisualAside is a reAside that names a visual trade ("(Fotos)").
-	reVisualAside = regexp.MustCompile(`(?i)^\s*\(\s*(?:` + visualTrades + `)\s*\)$`)
+	reVisualAside = quickre.MustCompile(`(?i)^\s*\(\s*(?:` + visualTrades + `)\s*\)$`)
 	// reAside is a parenthesised note after a name ("Jane Roe (Data
 	// Analyst)", "Jean Doe (CNXSoft)"), cut unless it names a role.
-	reAside = regexp.MustCompile(`\s*\([^()]*\)$`)
+	reAside = quickre.MustCompile(`\s*\([^()]*\)$`)
 	// reAuthorControl is an author box's link or button, a label alone, a
 	// numbered heading or a commenter's credit: no name.
-	reAuthorControl = regexp.MustCompile(`(?i)^(?:(?:view|see|read|more|all)\b.*\b(?:posts?|articles?|stories|author)$|(?:read\s+)?more\s+(?:from|by)\s|(?:learn|read)\s+more\b|(?:the\s+)?authors?$|write\s+(?:a|your)\s+review|\d+\.\s)|\scommented(?:\s+on)?$`)
+	reAuthorControl = quickre.MustCompile(`(?i)^(?:(?:view|see|read|more|all)\b.*\b(?:posts?|articles?|stories|author)$|(?:read\s+)?more\s+(?:from|by)\s|(?:learn|read)\s+more\b|(?:the\s+)?authors?$|write\s+(?:a|your)\s+review|\d+\.\s)|\scommented(?:\s+on)?$`)
 	// reVisualCredit is a part crediting the pictures, not the words
 	// ("Photos by John Doe", ", Illustration: Ann Lee", "· Video by …"),
 	// with the names after it up to the next part. The prepositions of
 	// other languages are lower case: "Art De Luca" is a name.
-	reVisualCredit = regexp.MustCompile(`(?i)(?:^|[,;|•.]\s*|\s[·/]\s*)(?:` + visualTrades + `)(?:\s+(?:and|&)\s+(?:` + visualTrades + `))*\s*(?:by\b|:|(?-i:von|de|di|por|par|door|av)\b)[^|•;·]*`)
+	reVisualCredit = quickre.MustCompile(`(?i)(?:^|[,;|•.]\s*|\s[·/]\s*)(?:` + visualTrades + `)(?:\s+(?:and|&)\s+(?:` + visualTrades + `))*\s*(?:by\b|:|(?-i:von|de|di|por|par|door|av)\b)[^|•;·]*`)
 	// reWriterAfter is the writer's credit that may follow a picture
 	// credit after a comma ("Photos by John Doe, text by Jane Roe").
-	reWriterAfter = regexp.MustCompile(`(?i),\s*(?:` + creditVerbs + `|by)\b`)
+	reWriterAfter = quickre.MustCompile(`(?i),\s*(?:` + creditVerbs + `|by)\b`)
 	// reListenPart is an audio player's label or a reading time among a
 	// credit's parts ("Listen 3:16", "5 min read"): no name.
-	reListenPart = regexp.MustCompile(`(?i)^(?:listen(?:\s+to\s+(?:this|the)\s+(?:article|story))?(?:\s+` + duration + `)?|` + duration +
+	reListenPart = quickre.MustCompile(`(?i)^(?:listen(?:\s+to\s+(?:this|the)\s+(?:article|story))?(?:\s+` + duration + `)?|` + duration +
 		`(?:\s+(?:read|listen))?|(?:reading|read|listening)\s+time:?\s*` + duration + `)$`)
 	// reColophon is a credit by trade ("design: Jane Roe, code: John Doe").
-	reColophon = regexp.MustCompile(`(?i)(?:^|[,;]\s*)(?:design|code|development|hosting|photos?|illustrations?|fotos?|foto's|photographie|fotografía|fotografia|ilustración|illustrazione)\s*:`)
+	reColophon = quickre.MustCompile(`(?i)(?:^|[,;]\s*)(?:design|code|development|hosting|photos?|illustrations?|fotos?|foto's|photographie|fotografía|fotografia|ilustración|illustrazione)\s*:`)
 )
 
 // withNames turns a reWithAside note into the names it holds (", Damien
@@ -2539,12 +2539,12 @@ func withNames(aside string) string {
 // files from ("Jane Roe in Kyiv"), a bio ("Jane Roe is a reporter at
 // …"), a handle or an e-mail address ("Jane Roe @janeroe", "PARK MIN-HA
 // [park.minha@joongang.co.kr]").
-var reNameTail = regexp.MustCompile(`\s+(?:in\s+\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,2}|(?:is|was)\s+(?:a|an|the)\s.*|` +
+var reNameTail = quickre.MustCompile(`\s+(?:in\s+\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*){0,2}|(?:is|was)\s+(?:a|an|the)\s.*|` +
 	`(?:(?i:twitter|x|email|e-mail)\s*:?\s*)?[\[(<]?(?:@[\w.]+|[\w.+-]+@[\w-]+\.[\w.-]+)[\])>]?)$`)
 
 // reDashSep stands between a name and what a byline says of it ("Jane
 // Roe – Political reporter").
-var reDashSep = regexp.MustCompile(`\s+[–—-]\s+`)
+var reDashSep = quickre.MustCompile(`\s+[–—-]\s+`)
 
 // cutNameTail cuts reNameTail from a credit's part, and a dash and the
 // role, desk or paper after it.
@@ -2573,7 +2573,7 @@ func cutNameTail(p string) string {
 // Morning Post", "Juan Pérez - Buenos Aires").
 //
 // reJoinSep is what joinedNames parts at.
-var reJoinSep = regexp.MustCompile(`\s+i\s+`)
+var reJoinSep = quickre.MustCompile(`\s+i\s+`)
 
 func joinedNames(parts []string) []string {
 	for i := 0; i < len(parts); i++ {
@@ -2625,7 +2625,7 @@ func isLowerPhrase(p string) bool {
 }
 
 // reLowerRole is a role written before a name in lower case.
-var reLowerRole = regexp.MustCompile(`^(?:photographers?|illustrators?|videographers?|cameraman|editors?|reporters?|correspondents?|writers?)$`)
+var reLowerRole = quickre.MustCompile(`^(?:photographers?|illustrators?|videographers?|cameraman|editors?|reporters?|correspondents?|writers?)$`)
 
 // placeParticles open where a writer files from ("de Brasília", "da
 // Roma", "aus Berlin").

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/newscrawl/newscrawl/internal/quickre"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -180,7 +180,7 @@ var foreignURLWords = map[string][]string{
 }
 
 // reURLNumericID finds a numeric id in a URL path (/item/48213).
-var reURLNumericID = regexp.MustCompile(`(?:^|[/_.-])\d{4,}(?:[/_.-]|$)`)
+var reURLNumericID = quickre.MustCompile(`(?:^|[/_.-])\d{4,}(?:[/_.-]|$)`)
 
 // kindFeatureNames name the model's inputs, in order. Changing them needs
 // a retrained model (kindtrain refuses a model whose names differ).
@@ -222,7 +222,7 @@ var (
 		wordCTA: "contact call quote schedule consultation pricing price book enroll signup demo hire order trial",
 	})
 
-	reTextDated = regexp.MustCompile(`\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2},? (?:19|20)\d\d|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* (?:19|20)\d\d|(?:19|20)\d\d-\d\d-\d\d)\b`)
+	reTextDated = quickre.MustCompile(`\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2},? (?:19|20)\d\d|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* (?:19|20)\d\d|(?:19|20)\d\d-\d\d-\d\d)\b`)
 )
 
 // hasYear says whether s holds 19dd or 20dd, which every reTextDated

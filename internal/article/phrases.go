@@ -1,11 +1,12 @@
 package article
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/newscrawl/newscrawl/internal/quickre"
 )
 
 // Text-level vocabulary: whole blocks that are UI text, section headings
@@ -85,19 +86,19 @@ func isAffiliateNote(b block) bool {
 // reCommission is what an affiliate note is about: affiliate links, a
 // commission earned, qualifying purchases ("the European Commission", "an
 // ABC affiliate" and "affiliated" are not).
-var reCommission = regexp.MustCompile(`\baffiliate (?:links?|ones|marketer|partners?|programs?)\b|\b(?:earn|earns|receive|receives|make|makes|get)\b.{0,30}\bcommissions?\b|\bqualifying purchases\b`)
+var reCommission = quickre.MustCompile(`\baffiliate (?:links?|ones|marketer|partners?|programs?)\b|\b(?:earn|earns|receive|receives|make|makes|get)\b.{0,30}\bcommissions?\b|\bqualifying purchases\b`)
 
 // reAffiliateNote is an affiliate note's label or its words for the page,
 // lower-cased.
-var reAffiliateNote = regexp.MustCompile(`^\W*(?:disclosure|disclaimer|editorial note|affiliate disclosure|advertising disclosure)\b|^\W*affiliate links (?:are|may)\b|\b(?:this|our)\s+(?:blog\s+)?(?:post|article|page|site|website|review|guide)\b|\bamazon associate\b`)
+var reAffiliateNote = quickre.MustCompile(`^\W*(?:disclosure|disclaimer|editorial note|affiliate disclosure|advertising disclosure)\b|^\W*affiliate links (?:are|may)\b|\b(?:this|our)\s+(?:blog\s+)?(?:post|article|page|site|website|review|guide)\b|\bamazon associate\b`)
 
 // reLoading matches a placeholder that a script replaces once the page has
 // loaded: "Loading paragraph...", "Loading reviews…", "Please wait...".
 // reReadingTime is a reading time alone on its line ("3 min", "5 min
 // read", "8 Minuten Lesezeit", "Lesezeit: 4 Min.").
-var reReadingTime = regexp.MustCompile(`(?i)^\W*(?:(?:reading time|read time|lesezeit|temps de lecture|tiempo de lectura|tempo de leitura|tempo di lettura|leestijd):?\s*)?\d{1,3}\s*(?:min|mins|minutes?|minuten|minutos|minuti)\.?(?:\s+(?:read|reading|lesezeit|de lecture|de lectura|de leitura|di lettura|leestijd))?\W*$`)
+var reReadingTime = quickre.MustCompile(`(?i)^\W*(?:(?:reading time|read time|lesezeit|temps de lecture|tiempo de lectura|tempo de leitura|tempo di lettura|leestijd):?\s*)?\d{1,3}\s*(?:min|mins|minutes?|minuten|minutos|minuti)\.?(?:\s+(?:read|reading|lesezeit|de lecture|de lectura|de leitura|di lettura|leestijd))?\W*$`)
 
-var reLoading = regexp.MustCompile(`(?i)^\s*(?:loading|please wait)\b.{0,24}(?:\.\.\.|…)\s*$`)
+var reLoading = quickre.MustCompile(`(?i)^\s*(?:loading|please wait)\b.{0,24}(?:\.\.\.|…)\s*$`)
 
 // maxPromo is the longest block (runes) read as a call to action.
 const maxPromo = 250
@@ -115,7 +116,7 @@ const maxPromo = 250
 // to keep the site "free for all", or to follow a writer's handle
 // ("Follow Jane Roe on X @janeroe."), or to subscribe ("Hier kostenlos
 // abonnieren.").
-var rePromo = regexp.MustCompile(`(?i)^\W*(?:sign(?:ing)? up|subscribe|register|download|install|get|join|follow|listen to|try)\s+(?:now\s+)?(?:for|to|on|up|us|the|our|a|an|free|this|today'?s)\b.{0,80}\b(?:newsletters?|briefings?|inbox|apps?|alerts|podcasts?|digest|updates|emails?|free trial)\b|\b(?:in|to|into) your inbox\b|\b(?:sign up|subscribe) (?:for|to) (?:\S+ ){0,5}newsletters?\b|\bdelivered (?:straight |right |directly )?(?:to|through|into) your (?:inbox|letterbox|door)\b` +
+var rePromo = quickre.MustCompile(`(?i)^\W*(?:sign(?:ing)? up|subscribe|register|download|install|get|join|follow|listen to|try)\s+(?:now\s+)?(?:for|to|on|up|us|the|our|a|an|free|this|today'?s)\b.{0,80}\b(?:newsletters?|briefings?|inbox|apps?|alerts|podcasts?|digest|updates|emails?|free trial)\b|\b(?:in|to|into) your inbox\b|\b(?:sign up|subscribe) (?:for|to) (?:\S+ ){0,5}newsletters?\b|\bdelivered (?:straight |right |directly )?(?:to|through|into) your (?:inbox|letterbox|door)\b` +
 	`|` + foreignNewsletterPromo + `|` + channelPromo + `|\b(?:got|have) a (?:news )?tip\?.{0,80}\b(?:contact|email|reach)\b|\bkeep (?:\S+ ){1,3}free for (?:all|everyone|everybody)\b|^\W*(?:stay|keep) (?:on top of|up to date|informed|in the loop)\b.{0,150}\bnewsletters?\b|^\W*follow\b.{0,80}@\w+\W*$|\b(?:jetzt|hier)(?: kostenlos| gratis)? abonnieren\b|\bunlimited (?:digital )?access\b|\bbecome an? (?:member|subscriber|supporter|patron)\b|\bsupport (?:independent|quality|our|local) journalism\b|\bcancel any ?time\b|^\W*(?:no spam\W+)?unsubscribe (?:any ?time|at any time)\W*$|^[\s*•·-]*join (?:over |more than )?[\d,.]+\s*(?:k|m|million|thousand)?\+? (?:other )?(?:readers|subscribers|people|members)\b.{0,80}\b(?:emails?|inbox|newsletters?|subscribe|unsubscribe)\b`)
 
 // foreignNewsletterPromo asks for a newsletter sign-up, or offers "our"
@@ -163,7 +164,7 @@ func promoText(s string) bool {
 }
 
 // reStrongEnd matches headings that introduce other stories or comments.
-var reStrongEnd = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| content| posts| news| coverage| reading)?|you (?:may|might) (?:also )?(?:like|enjoy|be interested in)|recommended(?: for you| stories| articles| reading)?|more (?:stories|news|articles)(?: like this)?|(?:\d+ )?comments?|leave a (?:comment|reply)|(?:post|add) a comment|what to read next|editor'?s picks|popular (?:posts|stories|articles)|most (?:popular|read|viewed|shared|emailed)(?: (?:stories|articles|posts|now|today|this week))?|trending(?: now| stories)?` +
+var reStrongEnd = quickre.MustCompile(`(?i)^(?:related(?: articles| stories| content| posts| news| coverage| reading)?|you (?:may|might) (?:also )?(?:like|enjoy|be interested in)|recommended(?: for you| stories| articles| reading)?|more (?:stories|news|articles)(?: like this)?|(?:\d+ )?comments?|leave a (?:comment|reply)|(?:post|add) a comment|what to read next|editor'?s picks|popular (?:posts|stories|articles)|most (?:popular|read|viewed|shared|emailed)(?: (?:stories|articles|posts|now|today|this week))?|trending(?: now| stories)?` +
 	`|você (?:pode|também pode) gostar|veja também|(?:artigos|notícias|posts) relacionad[oa]s|(?:también )?te puede interesar|noticias relacionadas|sur le même sujet|articles similaires|das könnte sie auch interessieren|potrebbe interessarti|articoli correlati|похожие (?:статьи|записи)|самые популярные.*|関連記事|関連ニュース|相关文章|相关新闻|相關新聞|관련\s?뉴스|(?:\d+ )?(?:` + commentsIn + `))$`)
 
 // commentsIn is "comments" as a heading writes it in German, French,
@@ -173,7 +174,7 @@ var reStrongEnd = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| cont
 const commentsIn = `kommentare|commentaires|comentarios|commenti|comentários|reacties|комментарии|коментарі|komentarze|yorumlar|kommentarer|コメント|댓글`
 
 // reEndHeading matches headings that start trailing boilerplate sections.
-var reEndHeading = regexp.MustCompile(`(?i)^(?:related(?: articles| stories| content| posts| news| coverage| links| reading)?|more (?:from|on|in|stories|news|articles|coverage)\b.*|read (?:more|next|also)\b.*|recommended(?: for you| stories| articles| reading)?|you (?:may|might) (?:also )?(?:like|enjoy|be interested in).*|(?:leave a |post a |add a )?(?:comments?|reply|replies|responses?)\b.*|\d+ (?:comments?|responses?|replies)|share (?:this|the)\b.*|about the authors?|trending(?: now| stories)?|most (?:popular|read|viewed|shared)\b.*|popular (?:posts|stories|articles)|latest (?:news|stories|posts|articles)|top stories|editor'?s picks|sign up\b.*|subscribe\b.*|newsletter|don'?t miss\b.*|what to read next|further reading|see also|tags?|topics?|categories|filed under|more\b.{0,30}\b(?:stories|news|articles|posts|coverage|reads)` +
+var reEndHeading = quickre.MustCompile(`(?i)^(?:related(?: articles| stories| content| posts| news| coverage| links| reading)?|more (?:from|on|in|stories|news|articles|coverage)\b.*|read (?:more|next|also)\b.*|recommended(?: for you| stories| articles| reading)?|you (?:may|might) (?:also )?(?:like|enjoy|be interested in).*|(?:leave a |post a |add a )?(?:comments?|reply|replies|responses?)\b.*|\d+ (?:comments?|responses?|replies)|share (?:this|the)\b.*|about the authors?|trending(?: now| stories)?|most (?:popular|read|viewed|shared)\b.*|popular (?:posts|stories|articles)|latest (?:news|stories|posts|articles)|top stories|editor'?s picks|sign up\b.*|subscribe\b.*|newsletter|don'?t miss\b.*|what to read next|further reading|see also|tags?|topics?|categories|filed under|more\b.{0,30}\b(?:stories|news|articles|posts|coverage|reads)` +
 	`|você (?:pode|também pode) gostar.*|veja também|leia também|(?:artigos|notícias|posts) relacionad[oa]s|` +
 	`(?:también )?te puede interesar|noticias relacionadas|(?:à )?lire aussi|sur le même sujet|articles similaires|` +
 	`das könnte sie auch interessieren|mehr zum thema|weitere artikel|potrebbe interessarti|articoli correlati|leggi anche|` +
@@ -242,7 +243,7 @@ var besideADay = map[string]bool{
 // reCJKDate is a word that is a year, its month or its day in Chinese,
 // Japanese or Korean and nothing else ("2024年3月12日", "2024년");
 // "2024年度财务报告" is a heading.
-var reCJKDate = regexp.MustCompile(`^(?:19|20)\d\d(?:年(?:\d{1,2}月(?:\d{1,2}日)?)?|년)$`)
+var reCJKDate = quickre.MustCompile(`^(?:19|20)\d\d(?:年(?:\d{1,2}月(?:\d{1,2}日)?)?|년)$`)
 
 // cjkPunct says whether r is punctuation of the CJK blocks, which splits
 // a CJK date from its label ("发布时间：2016年10月14日"). Other punctuation
