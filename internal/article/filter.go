@@ -150,9 +150,9 @@ const maxSignOff = 400
 // the same of a note anywhere in the line ("Jane Roe contributed to this
 // report.", the print edition's note "This article appeared in the
 // Business section of the print edition …", "A version of this article
-// appears in print on …"); its words are looked for first
-// (isSignOffLine). The human truths leave contributor credits out (five
-// of the six ScrapingHub pages that carry one).
+// appears in print on …"; quickre looks for its words first). The human
+// truths leave contributor credits out (five of the six ScrapingHub pages
+// that carry one).
 var (
 	reSignOffLine = quickre.MustCompile(`(?i)^(?:\W*(?:additional )?reporting by\b|\W*(?:writing|editing) by\b|\W*with (?:additional )?assistance from\b|\W*with files from\b` +
 		`|\W*(?:redacción|redacao|redação|rédaction|redaktion|redazione|redactie)\b[^.!?]{0,40}$|(?-i:\(?\p{Ll}{2,4}(?:/\p{Ll}{2,4})*\)?$)` +
@@ -160,25 +160,16 @@ var (
 	reSignOffNote = quickre.MustCompile(`(?i)\bcontributed (?:reporting|to this (?:report|story|article))\b|\bappear(?:s|ed) in (?:the )?(?:\S+ ){0,6}print edition\b|\bappears in print on\b`)
 )
 
-// isSignOffLine reports a sign-off by reSignOffLine or reSignOffNote.
-func isSignOffLine(text string) bool {
-	if reSignOffLine.MatchString(text) {
-		return true
-	}
-	lower := strings.ToLower(text)
-	return (strings.Contains(lower, "contributed ") || strings.Contains(lower, "appear")) && reSignOffNote.MatchString(text)
-}
-
 // withoutSignOff drops, among the last three blocks, the story's sign-off:
 // the credit to its contributors or the print edition's note
-// (isSignOffLine), and the writer's bio, set in the story's own body
+// (reSignOffLine, reSignOffNote), and the writer's bio, set in the story's own body
 // without a class that says so (isWriterBio). The human truths leave bios
 // out (three of four pages on WCXB and ScrapingHub that carry one).
 func withoutSignOff(bs []block, authors []string) []block {
 	out := bs
 	for i := len(bs) - 1; i >= 0 && i >= len(bs)-3; i-- {
 		b := bs[i]
-		if b.runes > maxSignOff || isHeading(b.tag) || !isSignOffLine(b.text) && !isWriterBio(b.text, authors) {
+		if b.runes > maxSignOff || isHeading(b.tag) || !reSignOffLine.MatchString(b.text) && !reSignOffNote.MatchString(b.text) && !isWriterBio(b.text, authors) {
 			continue
 		}
 		if len(out) == len(bs) {

@@ -2415,8 +2415,6 @@ var (
 	// no other list separator.
 	reAmpersandTeam = quickre.MustCompile(`(?i)^[^,;|]*\S\s*&\s*\S[^,;|]*\s(?:team|staff|editors|editorial team)$`)
 	// reLegalForm is a firm's legal form at the end of its name.
-	// Go's matcher tries every position of a pattern anchored at the end
-	// only; endsInLegalForm looks at the end first.
 	reLegalForm = quickre.MustCompile(`(?i),?\s+(?:pllc|llc|l\.l\.c\.|llp|inc\.?|ltd\.?|limited|gmbh|plc|corp\.?|s\.a\.|s\.l\.|b\.v\.|pty ltd)$`)
 	// reSourceLead is the source a Chinese credit names before the writer
 	// ("来源：新华社 作者：张伟").
@@ -2807,31 +2805,17 @@ func hanReporter(s string) string {
 // "记者 张伟 编辑 李娜").
 var hanStringers = []string{"通讯员", "通訊員", "实习生", "實習生", "见习记者", "見習記者", "实习记者", "實習記者", "编辑", "編輯", "责编", "責編"}
 
-// legalFormEnds are the ends reLegalForm can match at.
-var legalFormEnds = []string{"llc", "l.l.c.", "llp", "inc", "inc.", "ltd", "ltd.", "limited", "gmbh", "plc", "corp", "corp.", "s.a.", "s.l.", "b.v."}
-
-// endsInLegalForm reports whether s may end in a firm's legal form
-// (reLegalForm, which is slow to say no).
-func endsInLegalForm(s string) bool {
-	tail := strings.ToLower(s[max(0, len(s)-8):])
-	return slices.ContainsFunc(legalFormEnds, func(e string) bool { return strings.HasSuffix(tail, e) })
-}
-
 // splitAuthors turns a byline such as "By Jane Doe and John Roe" into names.
 // A credit that is a role and nothing else names a desk ("Resy Staff",
 // "SFist Contributor"), returned apart: beside a person, a role is the
 // person's title.
 func splitAuthors(s string) (names []string, desk string) {
 	s = reSourceLead.ReplaceAllString(unbracketed(cleanInline(s)), "")
-	if endsInLegalForm(s) {
-		if loc := reLegalForm.FindStringIndex(s); loc != nil && loc[0] > 0 && !strings.ContainsAny(s[:loc[0]], ",;|") && !reByPrefix.MatchString(s) {
-			return []string{s}, "" // one firm ("Harmon & Reyes, PLLC"), not two people
-		}
+	if loc := reLegalForm.FindStringIndex(s); loc != nil && loc[0] > 0 && !strings.ContainsAny(s[:loc[0]], ",;|") && !reByPrefix.MatchString(s) {
+		return []string{s}, "" // one firm ("Harmon & Reyes, PLLC"), not two people
 	}
-	if strings.Contains(s, "&") {
-		if t := reByPrefix.ReplaceAllString(s, ""); reAmpersandTeam.MatchString(t) {
-			return nil, t // one brand's team ("The Ember & Oak Team"), not two people
-		}
+	if t := reByPrefix.ReplaceAllString(s, ""); reAmpersandTeam.MatchString(t) {
+		return nil, t // one brand's team ("The Ember & Oak Team"), not two people
 	}
 	s = hangulDots(s)
 	s = hanReporter(s)
