@@ -162,9 +162,10 @@ var (
 
 // withoutSignOff drops, among the last three blocks, the story's sign-off:
 // the credit to its contributors or the print edition's note
-// (reSignOffLine, reSignOffNote), and the writer's bio, set in the story's own body
-// without a class that says so (isWriterBio). The human truths leave bios
-// out (three of four pages on WCXB and ScrapingHub that carry one).
+// (reSignOffLine, reSignOffNote), and the writer's bio, set in the
+// story's own body without a class that says so (isWriterBio). The human
+// truths leave bios out (three of four pages on WCXB and ScrapingHub that
+// carry one).
 func withoutSignOff(bs []block, authors []string) []block {
 	out := bs
 	for i := len(bs) - 1; i >= 0 && i >= len(bs)-3; i-- {

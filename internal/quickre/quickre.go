@@ -2,7 +2,7 @@
 // unanchored pattern that opens with no literal from every position of
 // the text, so a long alternation of words costs tens of microseconds to
 // say no to a short line. Most of the cleaner's patterns cannot match
-// without one of a few literals ("reporter", "staff", a digit); quickre
+// without one of a few literals ("reporter", "staff", "»"); quickre
 // finds those in the pattern's syntax tree when it is compiled and looks
 // for them first, and a text holding none of them is answered at once,
 // with exactly what regexp would have answered.
@@ -60,10 +60,12 @@ func (re *Regexp) may(s string) bool {
 	return slices.ContainsFunc(re.need, func(n string) bool { return strings.Contains(f, n) })
 }
 
+// MatchString is regexp's, answered at once where the text cannot match.
 func (re *Regexp) MatchString(s string) bool {
 	return re.may(s) && re.Regexp.MatchString(s)
 }
 
+// FindString is regexp's, answered at once where the text cannot match.
 func (re *Regexp) FindString(s string) string {
 	if !re.may(s) {
 		return ""
@@ -71,6 +73,7 @@ func (re *Regexp) FindString(s string) string {
 	return re.Regexp.FindString(s)
 }
 
+// FindStringIndex is regexp's, answered at once where the text cannot match.
 func (re *Regexp) FindStringIndex(s string) []int {
 	if !re.may(s) {
 		return nil
@@ -78,6 +81,7 @@ func (re *Regexp) FindStringIndex(s string) []int {
 	return re.Regexp.FindStringIndex(s)
 }
 
+// FindStringSubmatch is regexp's, answered at once where the text cannot match.
 func (re *Regexp) FindStringSubmatch(s string) []string {
 	if !re.may(s) {
 		return nil
@@ -85,6 +89,7 @@ func (re *Regexp) FindStringSubmatch(s string) []string {
 	return re.Regexp.FindStringSubmatch(s)
 }
 
+// FindStringSubmatchIndex is regexp's, answered at once where the text cannot match.
 func (re *Regexp) FindStringSubmatchIndex(s string) []int {
 	if !re.may(s) {
 		return nil
@@ -92,6 +97,7 @@ func (re *Regexp) FindStringSubmatchIndex(s string) []int {
 	return re.Regexp.FindStringSubmatchIndex(s)
 }
 
+// FindAllString is regexp's, answered at once where the text cannot match.
 func (re *Regexp) FindAllString(s string, n int) []string {
 	if !re.may(s) {
 		return nil
@@ -99,6 +105,7 @@ func (re *Regexp) FindAllString(s string, n int) []string {
 	return re.Regexp.FindAllString(s, n)
 }
 
+// FindAllStringIndex is regexp's, answered at once where the text cannot match.
 func (re *Regexp) FindAllStringIndex(s string, n int) [][]int {
 	if !re.may(s) {
 		return nil
@@ -106,6 +113,7 @@ func (re *Regexp) FindAllStringIndex(s string, n int) [][]int {
 	return re.Regexp.FindAllStringIndex(s, n)
 }
 
+// FindAllStringSubmatch is regexp's, answered at once where the text cannot match.
 func (re *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
 	if !re.may(s) {
 		return nil
@@ -113,6 +121,7 @@ func (re *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
 	return re.Regexp.FindAllStringSubmatch(s, n)
 }
 
+// FindAllStringSubmatchIndex is regexp's, answered at once where the text cannot match.
 func (re *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
 	if !re.may(s) {
 		return nil
@@ -120,6 +129,7 @@ func (re *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
 	return re.Regexp.FindAllStringSubmatchIndex(s, n)
 }
 
+// ReplaceAllString is regexp's, answered at once where the text cannot match.
 func (re *Regexp) ReplaceAllString(src, repl string) string {
 	if !re.may(src) {
 		return src
@@ -127,6 +137,7 @@ func (re *Regexp) ReplaceAllString(src, repl string) string {
 	return re.Regexp.ReplaceAllString(src, repl)
 }
 
+// ReplaceAllStringFunc is regexp's, answered at once where the text cannot match.
 func (re *Regexp) ReplaceAllStringFunc(src string, repl func(string) string) string {
 	if !re.may(src) {
 		return src
