@@ -262,14 +262,20 @@ func (c hintCache) node(n *html.Node) hint {
 	return h
 }
 
-// testNames returns the combined hints of n's test attributes (testAttrs),
-// which name a component as a class would.
+// testHint returns the hints of a test attribute (testAttrs), which names
+// a component as a class would; other attributes carry none.
+func (c hintCache) testHint(a html.Attribute) hint {
+	if a.Namespace != "" || !testAttrs[a.Key] {
+		return 0
+	}
+	return c.of(a.Val)
+}
+
+// testNames returns the combined hints of n's test attributes.
 func (c hintCache) testNames(n *html.Node) hint {
 	var h hint
 	for _, a := range n.Attr {
-		if testAttrs[a.Key] && a.Namespace == "" {
-			h |= c.of(a.Val)
-		}
+		h |= c.testHint(a)
 	}
 	return h
 }
@@ -368,7 +374,7 @@ func (c hintCache) unlikely(n *html.Node) bool {
 		return false
 	}
 	for _, a := range n.Attr {
-		if chromeHint(c.attrHint(a)) || testAttrs[a.Key] && a.Namespace == "" && chromeHint(c.of(a.Val)) {
+		if chromeHint(c.attrHint(a)) || chromeHint(c.testHint(a)) {
 			return true
 		}
 	}

@@ -97,36 +97,12 @@ func (re *Regexp) FindStringSubmatchIndex(s string) []int {
 	return re.Regexp.FindStringSubmatchIndex(s)
 }
 
-// FindAllString is regexp's, answered at once where the text cannot match.
-func (re *Regexp) FindAllString(s string, n int) []string {
-	if !re.may(s) {
-		return nil
-	}
-	return re.Regexp.FindAllString(s, n)
-}
-
 // FindAllStringIndex is regexp's, answered at once where the text cannot match.
 func (re *Regexp) FindAllStringIndex(s string, n int) [][]int {
 	if !re.may(s) {
 		return nil
 	}
 	return re.Regexp.FindAllStringIndex(s, n)
-}
-
-// FindAllStringSubmatch is regexp's, answered at once where the text cannot match.
-func (re *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
-	if !re.may(s) {
-		return nil
-	}
-	return re.Regexp.FindAllStringSubmatch(s, n)
-}
-
-// FindAllStringSubmatchIndex is regexp's, answered at once where the text cannot match.
-func (re *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
-	if !re.may(s) {
-		return nil
-	}
-	return re.Regexp.FindAllStringSubmatchIndex(s, n)
 }
 
 // ReplaceAllString is regexp's, answered at once where the text cannot match.
